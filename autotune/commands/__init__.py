@@ -1,0 +1,7 @@
+"""Sub-commands: each module has ``register(subparsers)`` that adds its parser with ``func=run``.
+
+To add a command: write ``autotune/commands/<name>.py`` and append it to ``COMMANDS`` (order = help order).
+"""
+from autotune.commands import builders, build, inspect_cmd, show
+
+COMMANDS = [inspect_cmd, builders, build, show]

@@ -1,0 +1,30 @@
+"""``autotune inspect --model m.py``: the model's variables (shape, bytes, sparse gradient), FLOPs, batch."""
+from __future__ import annotations
+
+from autotune.commands import _common
+from space._table import format_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser("inspect", help="list a model's variables (shape, bytes, sparse gradient)",
+                       description=__doc__)
+    _common.add_model(p)
+    p.add_argument("--json", action="store_true", help="print the inventory as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    inv = _common.inventory(args)
+    if args.json:
+        _common.print_json(inv.to_dict())
+        return 0
+    rows = [{"variable": v.name, "shape": "x".join(map(str, v.shape)) or "scalar", "dtype": v.dtype,
+             "bytes": v.bytes, "gradient": "sparse" if v.sparse else "dense",
+             "rows/step": v.gather_rows if v.sparse else ""} for v in inv.variables]
+    print(format_table(rows))
+    if inv.state:
+        print(f"\nnon-trainable state: " + ", ".join(f"{v.name} {list(v.shape)}" for v in inv.state))
+    print(f"\n{len(inv.variables)} trainable variables, {inv.total_bytes / 1e6:.3f} MB; "
+          f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step; "
+          f"optimizer {inv.optimizer.get('name', 'sgd')}")
+    return 0

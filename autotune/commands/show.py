@@ -1,0 +1,32 @@
+"""``autotune show s.pb``: a strategy file as a table (``--text`` for protobuf text format)."""
+from __future__ import annotations
+
+from space.strategy import Strategy
+
+
+def register(sub) -> None:
+    p = sub.add_parser("show", help="print a strategy file", description=__doc__)
+    p.add_argument("strategy", metavar="S.PB", help="strategy file (.pb or .pbtxt)")
+    p.add_argument("--text", action="store_true", help="print the protobuf text format")
+    p.add_argument("--model", default=None, metavar="M.PY", help="also validate against this model and show sizes")
+    p.add_argument("--spec", default=None, metavar="CLUSTER.YML", help="also validate against this cluster")
+    p.add_argument("--cache-dir", default=None, help=__import__("argparse").SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    strategy = Strategy.load(args.strategy)
+    if args.text:
+        print(strategy.to_text(), end="")
+        return 0
+    inv = None
+    if args.model:
+        from autotune.commands import _common
+
+        inv = _common.inventory(args)
+        if args.spec:
+            from space.validate import validate
+
+            validate(strategy, inv, _common.cluster(args), source=args.strategy)
+    print(strategy.summary(inv))
+    return 0

@@ -1,0 +1,30 @@
+"""Parsing of bandwidth values: plain numbers are Gbit/s; strings may carry a unit."""
+from __future__ import annotations
+
+import re
+
+_UNITS = {  # bits per second for each unit suffix (lower-case)
+    "bit": 1.0, "bps": 1.0,
+    "kbit": 1e3, "kbps": 1e3,
+    "mbit": 1e6, "mbps": 1e6,
+    "gbit": 1e9, "gbps": 1e9,
+}
+_PATTERN = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-zA-Z/]*)\s*$")
+
+
+def parse_bandwidth_gbit(value: object) -> float:
+    """Return ``value`` in Gbit/s. Numbers are taken as Gbit/s; ``"200mbit"``, ``"1.5 Gbps"``,
+    ``"10gbit/s"`` carry their unit. Raises ``ValueError`` with the accepted forms."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a bandwidth, got {value!r}")
+    if isinstance(value, (int, float)):
+        number, unit = float(value), "gbit"
+    elif isinstance(value, str) and (m := _PATTERN.match(value)):
+        number, unit = float(m.group(1)), (m.group(2).lower().removesuffix("/s") or "gbit")
+    else:
+        raise ValueError(f"expected a bandwidth such as 1, '200mbit' or '10gbit', got {value!r}")
+    if unit not in _UNITS:
+        raise ValueError(f"unknown bandwidth unit {unit!r} in {value!r}; use one of {sorted(_UNITS)}")
+    if number <= 0:
+        raise ValueError(f"bandwidth must be > 0, got {value!r}")
+    return number * _UNITS[unit] / 1e9

@@ -1,0 +1,337 @@
+"""The cluster spec (``cluster.yml``): nodes, SSH groups, bandwidths, and device naming.
+
+Keys follow AutoDist's resource spec (``nodes: [{address, gpus, cpus, chief, ssh_config,
+network_bandwidth}]``, ``ssh: {group: {username, port, key_file, python_venv, shared_envs}}``) plus
+``hostname``, per-node ``python`` / ``workdir``, per-link ``links`` overrides and ``known_hosts``.
+Bandwidth numbers are Gbit/s; strings may carry a unit (``"200mbit"``).
+Devices are named ``"<address>:CPU:<i>"`` / ``"<address>:GPU:<i>"`` as in AutoDist.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import ipaddress
+import json
+import os
+import pathlib
+from typing import Any, Mapping
+
+from space._units import parse_bandwidth_gbit
+from space.errors import SpecError
+
+_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts"}
+_NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
+              "python", "workdir"}
+_SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
+_LINK_KEYS = {"from", "to", "bandwidth"}
+
+
+@dataclasses.dataclass(frozen=True)
+class SSHGroup:
+    """How to log in to the nodes that name this group in ``ssh_config``."""
+
+    name: str
+    username: str
+    port: int = 22
+    key_file: str | None = None  # any key type paramiko reads (RSA, ECDSA, Ed25519)
+    python_venv: str | None = None  # e.g. "source /opt/venv/bin/activate"
+    shared_envs: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    known_hosts: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Node:
+    """One machine of the cluster."""
+
+    address: str
+    hostname: str | None = None
+    cpus: tuple[int, ...] = (0,)
+    gpus: tuple[int, ...] = ()
+    chief: bool = False
+    ssh_config: str | None = None
+    network_bandwidth_gbit: float = 1.0
+    python: str | None = None
+    workdir: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.hostname or self.address
+
+    @property
+    def is_loopback(self) -> bool:
+        return is_loopback(self.address)
+
+    @property
+    def cpu_devices(self) -> list[str]:
+        return [f"{self.address}:CPU:{i}" for i in self.cpus]
+
+    @property
+    def gpu_devices(self) -> list[str]:
+        return [f"{self.address}:GPU:{i}" for i in self.gpus]
+
+
+@dataclasses.dataclass(frozen=True)
+class Link:
+    """A per-link bandwidth override between two nodes (both directions)."""
+
+    src: str
+    dst: str
+    bandwidth_gbit: float
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterSpec:
+    """A validated cluster spec. Build it with :func:`load_cluster` or :meth:`from_dict`."""
+
+    nodes: tuple[Node, ...]
+    ssh: Mapping[str, SSHGroup] = dataclasses.field(default_factory=dict)
+    links: tuple[Link, ...] = ()
+    known_hosts: str | None = None
+    source: str = "<cluster spec>"
+
+    # ---- derived views -------------------------------------------------------------------------
+    @property
+    def chief(self) -> Node:
+        return next(n for n in self.nodes if n.chief)
+
+    @property
+    def is_local(self) -> bool:
+        """True when every node is a loopback address (the whole cluster runs on this machine)."""
+        return all(n.is_loopback for n in self.nodes)
+
+    @property
+    def replicas(self) -> list[str]:
+        """Data-parallel replica devices: every GPU, or the first CPU of nodes without GPUs."""
+        out: list[str] = []
+        for n in self.nodes:
+            out.extend(n.gpu_devices or n.cpu_devices[:1])
+        return out
+
+    @property
+    def ps_devices(self) -> list[str]:
+        """Devices that may hold PS state: the first CPU of every node, in node order."""
+        return [n.cpu_devices[0] for n in self.nodes]
+
+    @property
+    def devices(self) -> list[str]:
+        return [d for n in self.nodes for d in n.cpu_devices + n.gpu_devices]
+
+    def node(self, address: str) -> Node:
+        for n in self.nodes:
+            if n.address == address or n.hostname == address:
+                return n
+        raise SpecError(f"no node with address {address!r}", self.source)
+
+    def node_of(self, device: str) -> Node:
+        """The node a device name ``"<address>:CPU:<i>"`` belongs to."""
+        return self.node(parse_device(device)[0])
+
+    def bandwidth_gbit(self, a: str, b: str) -> float:
+        """Bandwidth between two nodes (addresses): a link override, else the slower NIC."""
+        na, nb = self.node(a), self.node(b)
+        for link in self.links:
+            if {link.src, link.dst} == {na.address, nb.address}:
+                return link.bandwidth_gbit
+        return min(na.network_bandwidth_gbit, nb.network_bandwidth_gbit)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data in the cluster.yml layout (bandwidths in Gbit/s)."""
+        nodes = []
+        for n in self.nodes:
+            d: dict[str, Any] = {"address": n.address, "cpus": list(n.cpus), "gpus": list(n.gpus),
+                                 "chief": n.chief, "network_bandwidth": n.network_bandwidth_gbit}
+            for key in ("hostname", "ssh_config", "python", "workdir"):
+                if getattr(n, key) is not None:
+                    d[key] = getattr(n, key)
+            nodes.append(d)
+        out: dict[str, Any] = {"nodes": nodes}
+        if self.ssh:
+            out["ssh"] = {name: {k: v for k, v in dataclasses.asdict(g).items() if k != "name" and v}
+                          for name, g in self.ssh.items()}
+        if self.links:
+            out["links"] = [{"from": l.src, "to": l.dst, "bandwidth": l.bandwidth_gbit} for l in self.links]
+        if self.known_hosts:
+            out["known_hosts"] = self.known_hosts
+        return out
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable hash of the spec's content (not of its file path or formatting)."""
+        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<cluster spec>") -> "ClusterSpec":
+        return _parse(data, source)
+
+
+def is_loopback(address: str) -> bool:
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_device(device: str) -> tuple[str, str, int]:
+    """Split ``"<address>:CPU:<i>"`` into ``(address, "CPU", i)``; ``ValueError`` if malformed."""
+    parts = device.rsplit(":", 2)
+    if len(parts) != 3 or parts[1] not in ("CPU", "GPU") or not parts[2].isdigit() or not parts[0]:
+        raise ValueError(f"device {device!r} is not of the form '<address>:CPU:<i>' or '<address>:GPU:<i>'")
+    return parts[0], parts[1], int(parts[2])
+
+
+def load_cluster(path: str | os.PathLike) -> ClusterSpec:
+    """Read and validate a cluster spec file; every problem is a :class:`SpecError` naming the field."""
+    import yaml  # local: keeps `import space` light
+
+    p = pathlib.Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise SpecError(f"cluster spec not found: {p}", hint="pass --spec PATH to an existing cluster.yml") from None
+    except OSError as e:
+        raise SpecError(f"cannot read cluster spec: {e.strerror}", str(p)) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{p}:{mark.line + 1}" if mark else str(p)
+        raise SpecError(f"cluster spec is not valid YAML ({getattr(e, 'problem', e)})", where) from None
+    return _parse(data, str(p))
+
+
+# ---- parsing ---------------------------------------------------------------------------------------
+
+def _type_error(field: str, expected: str, value: Any, where: str) -> SpecError:
+    return SpecError(f"`{field}` must be {expected}, but got {value!r} ({type(value).__name__})", where)
+
+
+def _check_keys(d: Mapping, allowed: set[str], what: str, where: str) -> None:
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise SpecError(f"unknown key {unknown[0]!r} in {what}", where, hint=f"known keys are {sorted(allowed)}")
+
+
+def _int_list(value: Any, field: str, where: str) -> tuple[int, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                              for v in value):
+        raise _type_error(field, "a list of non-negative integers", value, where)
+    return tuple(value)
+
+
+def _opt_str(d: Mapping, key: str, where: str, what: str) -> str | None:
+    value = d.get(key)
+    if value is not None and not isinstance(value, str):
+        raise _type_error(f"{what}.{key}", "a string", value, where)
+    return value
+
+
+def _parse(data: Any, source: str) -> ClusterSpec:
+    if not isinstance(data, dict):
+        raise SpecError("cluster spec must be a mapping with a `nodes` list", source)
+    _check_keys(data, _TOP_KEYS, "the cluster spec", source)
+    ssh = _parse_ssh(data.get("ssh") or {}, source)
+    raw_nodes = data.get("nodes")
+    if not isinstance(raw_nodes, list) or not raw_nodes:
+        raise SpecError("`nodes` must be a non-empty list", source,
+                        hint="add at least one node: nodes: [{address: localhost, chief: true}]")
+    nodes = [_parse_node(raw, i, ssh, source) for i, raw in enumerate(raw_nodes)]
+    if len(nodes) == 1 and not nodes[0].chief:
+        nodes[0] = dataclasses.replace(nodes[0], chief=True)  # a single node is the chief
+    chiefs = [n.address for n in nodes if n.chief]
+    if not chiefs:
+        raise SpecError("no node is marked `chief: true`", source, hint="mark exactly one node as the chief")
+    if len(chiefs) > 1:
+        raise SpecError(f"{len(chiefs)} nodes are marked chief ({', '.join(chiefs)})", source,
+                        hint="mark exactly one node as the chief")
+    seen: dict[str, int] = {}
+    for i, n in enumerate(nodes):
+        for key in {n.address, n.hostname} - {None}:
+            if key in seen:
+                raise SpecError(f"duplicate address {key!r} in nodes[{i}] (already in nodes[{seen[key]}])", source)
+            seen[key] = i
+    loop = [n.address for n in nodes if n.is_loopback]
+    if loop and len(loop) != len(nodes):
+        remote = next(n.address for n in nodes if not n.is_loopback)
+        raise SpecError(f"loopback node {loop[0]!r} mixed with remote node {remote!r}", source,
+                        hint="use the machine's real address, or make every node loopback (127.0.0.x)")
+    names = {n.address: n.address for n in nodes} | {n.hostname: n.address for n in nodes if n.hostname}
+    links = _parse_links(data.get("links") or [], names, source)
+    known_hosts = _opt_str(data, "known_hosts", source, "cluster spec")
+    return ClusterSpec(nodes=tuple(nodes), ssh=ssh, links=links, known_hosts=known_hosts, source=source)
+
+
+def _parse_ssh(raw: Any, source: str) -> dict[str, SSHGroup]:
+    if not isinstance(raw, dict):
+        raise _type_error("ssh", "a mapping of group name to settings", raw, source)
+    groups = {}
+    for name, g in raw.items():
+        where = f"ssh.{name}, {source}"
+        if not isinstance(g, dict):
+            raise _type_error(f"ssh.{name}", "a mapping", g, source)
+        _check_keys(g, _SSH_KEYS, f"ssh group {name!r}", source)
+        username = g.get("username")
+        if not isinstance(username, str) or not username:
+            raise SpecError(f"`ssh.{name}.username` is required and must be a string", source)
+        port = g.get("port", 22)
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+            raise _type_error(f"ssh.{name}.port", "an integer in 1..65535", port, source)
+        envs = g.get("shared_envs") or {}
+        if not isinstance(envs, dict):
+            raise _type_error(f"ssh.{name}.shared_envs", "a mapping of NAME: value", envs, source)
+        groups[str(name)] = SSHGroup(
+            name=str(name), username=username, port=port,
+            key_file=_opt_str(g, "key_file", where, f"ssh.{name}"),
+            python_venv=_opt_str(g, "python_venv", where, f"ssh.{name}"),
+            shared_envs={str(k): str(v) for k, v in envs.items()},
+            known_hosts=_opt_str(g, "known_hosts", where, f"ssh.{name}"))
+    return groups
+
+
+def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> Node:
+    if not isinstance(raw, dict):
+        raise _type_error(f"nodes[{i}]", "a mapping", raw, source)
+    address = raw.get("address")
+    label = f"nodes[{i}]" + (f" ({address})" if isinstance(address, str) else "")
+    _check_keys(raw, _NODE_KEYS, label, source)
+    if not isinstance(address, str) or not address:
+        raise SpecError(f"`address` is required and must be a string in {label}", source)
+    chief = raw.get("chief", False)
+    if not isinstance(chief, bool):
+        raise _type_error(f"{label}.chief", "true or false", chief, source)
+    group = raw.get("ssh_config")
+    if group is not None and group not in ssh:
+        raise SpecError(f"undefined ssh group {group!r} in {label}.ssh_config", source,
+                        hint=f"define it under `ssh:` (defined: {sorted(ssh) or 'none'})")
+    try:
+        bw = parse_bandwidth_gbit(raw.get("network_bandwidth", 1))
+    except ValueError as e:
+        raise SpecError(f"bad `network_bandwidth` in {label}: {e}", source) from None
+    cpus = _int_list(raw.get("cpus", [0]), f"{label}.cpus", source) or (0,)
+    return Node(address=address, hostname=_opt_str(raw, "hostname", source, label),
+                cpus=cpus, gpus=_int_list(raw.get("gpus"), f"{label}.gpus", source), chief=chief,
+                ssh_config=group, network_bandwidth_gbit=bw,
+                python=_opt_str(raw, "python", source, label), workdir=_opt_str(raw, "workdir", source, label))
+
+
+def _parse_links(raw: Any, names: Mapping[str, str], source: str) -> tuple[Link, ...]:
+    if not isinstance(raw, list):
+        raise _type_error("links", "a list of {from, to, bandwidth}", raw, source)
+    links = []
+    for i, l in enumerate(raw):
+        if not isinstance(l, dict):
+            raise _type_error(f"links[{i}]", "a mapping", l, source)
+        _check_keys(l, _LINK_KEYS, f"links[{i}]", source)
+        for end in ("from", "to"):
+            if l.get(end) not in names:
+                raise SpecError(f"`links[{i}].{end}` = {l.get(end)!r} is not a node address or hostname", source)
+        try:
+            bw = parse_bandwidth_gbit(l.get("bandwidth"))
+        except ValueError as e:
+            raise SpecError(f"bad `links[{i}].bandwidth`: {e}", source) from None
+        links.append(Link(src=names[l["from"]], dst=names[l["to"]], bandwidth_gbit=bw))
+    return tuple(links)
