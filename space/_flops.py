@@ -1,0 +1,41 @@
+"""A FLOP estimate of a traced graph: matmuls and convolutions exactly, every other op one FLOP per output."""
+from __future__ import annotations
+
+import math
+
+
+def _elems(shape) -> int:
+    dims = shape.as_list() if shape.rank is not None else []
+    return math.prod(d or 1 for d in dims)
+
+
+def _op_flops(op) -> float:
+    t = op.type
+    try:
+        if t == "MatMul":
+            a, b = op.inputs[0].shape, op.inputs[1].shape
+            k = a[0] if op.get_attr("transpose_a") else a[1]
+            return 2.0 * _elems(op.outputs[0].shape) * (k or 1)
+        if t in ("BatchMatMulV2", "BatchMatMulV3", "BatchMatMul"):
+            a = op.inputs[0].shape
+            adj = op.get_attr("adj_x")
+            k = a[-2] if adj else a[-1]
+            return 2.0 * _elems(op.outputs[0].shape) * (k or 1)
+        if t in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "DepthwiseConv2dNative"):
+            # every variant does as many multiply-adds as the forward conv: out_elems * kh * kw * cin
+            if t == "Conv2DBackpropFilter":
+                kshape = op.outputs[0].shape
+                out = op.inputs[2].shape
+            else:
+                kshape = op.inputs[1].shape
+                out = op.outputs[0].shape if t != "Conv2DBackpropInput" else op.inputs[2].shape
+            kh, kw, cin = (kshape[0] or 1), (kshape[1] or 1), (kshape[2] or 1)
+            return 2.0 * _elems(out) * kh * kw * (cin if t != "DepthwiseConv2dNative" else 1)
+    except (ValueError, IndexError, TypeError):
+        pass
+    return float(sum(_elems(o.shape) for o in op.outputs if o.dtype.is_floating))
+
+
+def graph_flops(graph) -> float:
+    """Sum of per-op FLOP estimates over ``graph`` (one replica's forward + backward)."""
+    return float(sum(_op_flops(op) for op in graph.get_operations()))
