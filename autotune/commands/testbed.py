@@ -1,0 +1,97 @@
+"""``autotune testbed up|status|down``: an emulated multi-host cluster on this machine (needs root).
+
+``up`` makes N network namespaces with addresses from 198.18.0.0/15, shaped veth links into a bridge and a
+key-only sshd per host, and writes ``<dir>/cluster.yml`` for ``--spec``; ``down`` removes what ``up`` made.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(sub) -> None:
+    from runners.testbed._plan import DEFAULT_PREFIX, DEFAULT_SUBNET
+
+    p = sub.add_parser("testbed", help="emulated multi-host cluster on this machine (root)", description=__doc__)
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    def where(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--prefix", default=DEFAULT_PREFIX, metavar="NAME",
+                       help=f"names of namespaces and links (default {DEFAULT_PREFIX})")
+        q.add_argument("--dir", default=None, metavar="DIR",
+                       help="state directory (default /tmp/autotune-testbed-<prefix>)")
+
+    u = verbs.add_parser("up", help="create the hosts, links and sshds; write <dir>/cluster.yml")
+    u.add_argument("--hosts", type=int, required=True, metavar="N", help="number of emulated hosts")
+    u.add_argument("--bandwidth", required=True, metavar="RATE", help="each host's link rate, e.g. 1gbit, 200mbit")
+    u.add_argument("--per-host", action="append", default=[], metavar="I=RATE",
+                   help="rate of host I (0 = chief), e.g. 2=100mbit; repeatable")
+    u.add_argument("--subnet", default=DEFAULT_SUBNET, metavar="CIDR",
+                   help=f"inside 198.18.0.0/15 (default {DEFAULT_SUBNET})")
+    where(u)
+    u.set_defaults(func=run_up)
+    s = verbs.add_parser("status", help="hosts, addresses, rates, whether each sshd is alive")
+    where(s)
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=run_status)
+    d = verbs.add_parser("down", help="remove everything the state file records (idempotent)")
+    where(d)
+    d.set_defaults(func=run_down)
+
+
+def _dir(args) -> str:
+    from runners.testbed._plan import check_prefix, default_dir
+
+    return args.dir or default_dir(check_prefix(args.prefix))
+
+
+def run_up(args) -> int:
+    import runners.testbed as tb
+
+    plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, prefix=args.prefix, subnet=args.subnet,
+                        directory=args.dir)
+    tb.up(plan)
+    _print_status(tb.status(plan["dir"]))
+    print(f"\nuse it:  autotune <command> --spec {plan['dir']}/cluster.yml ...")
+    print(f"remove:  autotune testbed down --dir {plan['dir']}")
+    return 0
+
+
+def run_status(args) -> int:
+    import runners.testbed as tb
+
+    info = tb.status(_dir(args))
+    if args.json:
+        json.dump(info, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        _print_status(info)
+    healthy = info["complete"] and info["root_link_up"] and all(h["netns_up"] and h["sshd_alive"]
+                                                                for h in info["hosts"])
+    return 0 if healthy else 1
+
+
+def run_down(args) -> int:
+    import runners.testbed as tb
+
+    directory = _dir(args)
+    removed = tb.down(directory)
+    print(f"removed {len(removed)} object(s) recorded in {directory}" if removed
+          else f"nothing to remove: no testbed recorded in {directory}")
+    return 0
+
+
+def _print_status(info: dict) -> None:
+    from runners.testbed._plan import format_rate
+
+    state = "up" if info["complete"] else "INCOMPLETE (run `autotune testbed down`)"
+    print(f"testbed {info['prefix']}: {state}; state in {info['dir']}; spec {info['cluster']}")
+    print(f"driver link {info['root_link']} {info['root_address']} ({'up' if info['root_link_up'] else 'MISSING'})")
+    print(f"{'host':<6}{'netns':<14}{'address':<16}{'rate':<10}{'tc rate':<10}{'sshd':<16}{'procs':>5}")
+    for h in info["hosts"]:
+        sshd = f"{h['sshd_pid'] or '-'} {'alive' if h['sshd_alive'] else 'DEAD'}"
+        tc = format_rate(h["tc_rate_bit"]) if h["tc_rate_bit"] else "-"
+        ns = h["netns"] if h["netns_up"] else f"{h['netns']}!"
+        print(f"{h['name']:<6}{ns:<14}{h['address']:<16}{format_rate(h['rate_bit']):<10}{tc:<10}{sshd:<16}"
+              f"{h['processes']:>5}")

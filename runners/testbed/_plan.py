@@ -1,0 +1,103 @@
+"""What a testbed will be: names, addresses and rates, checked before anything is created.
+
+Pure data (no system calls), so it is tested without root. Naming, for prefix ``attb`` and 3 hosts:
+namespaces ``attb-br`` (the bridge ``br0``) and ``attb-h0`` .. ``attb-h2`` (each host's ``eth0``), one link
+``attb-r`` in the root namespace for the driver. Addresses come from 198.18.0.0/15 (RFC 2544 benchmarking).
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import sys
+from typing import Any, Sequence
+
+from runners.testbed._errors import TestbedRefused
+from space._units import parse_bandwidth_gbit
+
+BENCHMARK_NET = ipaddress.ip_network("198.18.0.0/15")
+DEFAULT_PREFIX = "attb"
+DEFAULT_SUBNET = "198.18.0.0/24"
+HOST_OFFSET = 11  # host i gets subnet address 11 + i; the root namespace gets address 1
+MAX_HOSTS = 64
+SSH_PORT = 22
+_PREFIX = re.compile(r"^[a-z][a-z0-9]{0,9}$")  # "<prefix>-r" must fit the 15-character interface name limit
+
+
+def default_dir(prefix: str) -> str:
+    return os.path.join("/tmp", f"autotune-testbed-{prefix}")
+
+
+def check_prefix(prefix: str) -> str:
+    if not _PREFIX.match(prefix or ""):
+        raise TestbedRefused(f"`--prefix` must be 1-10 lower-case letters or digits starting with a letter, "
+                             f"but got {prefix!r}", hint="e.g. --prefix attb")
+    return prefix
+
+
+def rate_bits(value: str, where: str) -> int:
+    """A bandwidth (``1gbit``, ``200mbit``, a number in Gbit/s) as bits per second."""
+    try:
+        bits = round(parse_bandwidth_gbit(value) * 1e9)
+    except ValueError as e:
+        raise TestbedRefused(f"bad {where}: {e}", hint="use a rate such as 200mbit or 1gbit") from None
+    if not 1_000_000 <= bits <= 100_000_000_000:
+        raise TestbedRefused(f"{where} must be between 1mbit and 100gbit, but got {value!r}")
+    return bits
+
+
+def parse_per_host(items: Sequence[str], hosts: int) -> dict[int, int]:
+    """``["2=100mbit", "h0=1gbit"]`` → ``{2: 100_000_000, 0: 1_000_000_000}`` (host indices from 0)."""
+    out: dict[int, int] = {}
+    for item in items:
+        index, sep, rate = item.partition("=")
+        index = index.strip().removeprefix("h")
+        if not sep or not index.isdigit():
+            raise TestbedRefused(f"`--per-host` must be INDEX=RATE, but got {item!r}", hint="e.g. --per-host 2=100mbit")
+        i = int(index)
+        if not 0 <= i < hosts:
+            raise TestbedRefused(f"`--per-host {item}` names host {i}, but hosts are 0..{hosts - 1}",
+                                 hint="host indices start at 0 (h0 is the chief)")
+        out[i] = rate_bits(rate, f"`--per-host {item}`")
+    return out
+
+
+def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), prefix: str = DEFAULT_PREFIX,
+              subnet: str = DEFAULT_SUBNET, directory: str | None = None,
+              python: str | None = None) -> dict[str, Any]:
+    """Validate the request and return the plan as plain JSON-able data."""
+    check_prefix(prefix)
+    if not 1 <= hosts <= MAX_HOSTS:
+        raise TestbedRefused(f"`--hosts` must be in 1..{MAX_HOSTS}, but got {hosts}")
+    try:
+        net = ipaddress.ip_network(subnet)
+    except ValueError as e:
+        raise TestbedRefused(f"bad `--subnet`: {e}", hint=f"e.g. --subnet {DEFAULT_SUBNET}") from None
+    if not (net.version == 4 and net.subnet_of(BENCHMARK_NET)):
+        raise TestbedRefused(f"`--subnet` must lie inside {BENCHMARK_NET} (the benchmarking range), "
+                             f"but got {subnet}", hint="e.g. --subnet 198.18.1.0/24")
+    if HOST_OFFSET + hosts >= net.num_addresses - 1:
+        raise TestbedRefused(f"`--subnet {subnet}` is too small for {hosts} hosts",
+                             hint=f"use a /24 such as {DEFAULT_SUBNET}")
+    default_rate = rate_bits(bandwidth, "`--bandwidth`")
+    overrides = parse_per_host(per_host, hosts)
+    return {
+        "prefix": prefix,
+        "dir": os.path.abspath(directory or default_dir(prefix)),
+        "subnet": str(net),
+        "python": python or sys.executable,
+        "bridge_netns": f"{prefix}-br",
+        "bridge": "br0",
+        "root": {"link": f"{prefix}-r", "peer": "root", "address": str(net[1])},
+        "hosts": [{"index": i, "name": f"h{i}", "netns": f"{prefix}-h{i}", "port": f"h{i}",
+                   "address": str(net[HOST_OFFSET + i]), "rate_bit": overrides.get(i, default_rate)}
+                  for i in range(hosts)],
+    }
+
+
+def format_rate(bits: int) -> str:
+    """``200000000`` → ``"200mbit"`` (the form the cluster spec and ``tc`` both read as bits)."""
+    for unit, scale in (("gbit", 10**9), ("mbit", 10**6), ("kbit", 10**3)):
+        if bits % scale == 0:
+            return f"{bits // scale}{unit}"
+    return f"{bits}bit"

@@ -1,0 +1,246 @@
+"""Bring an emulated cluster up, report on it, and take it down again.
+
+Topology: a bridge ``br0`` in its own namespace ``<prefix>-br``; each host namespace ``<prefix>-h<i>`` has
+``eth0`` veth-linked to port ``h<i>`` of the bridge; the root namespace gets one veth ``<prefix>-r`` (port
+``root``) so a driver run without ``ip netns exec`` reaches every host. Keeping the bridge out of the root
+namespace leaves one interface there, and deleting the bridge namespace removes every port at once.
+Shaping: ``tbf`` on each host's ``eth0`` (egress) and on its bridge port (ingress), so traffic between
+hosts a and b runs at ``min(rate_a, rate_b)`` -- the rule ``ClusterSpec.bandwidth_gbit`` uses.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pathlib
+import pwd
+import shutil
+from typing import Any
+
+from runners.testbed import _sshd, _sys
+from runners.testbed._errors import NameTaken, NoTestbed, TestbedFailed
+from runners.testbed._plan import SSH_PORT
+from runners.testbed._spec import write_cluster
+from runners.testbed._state import State, state_path
+
+log = logging.getLogger(__name__)
+TBF_LATENCY = "50ms"
+KEY_FILE = "id_ed25519"
+KNOWN_HOSTS = "known_hosts"
+
+
+def tbf_args(rate_bit: int) -> list[str]:
+    """``tbf`` parameters: the rate in bits/s, a burst of max(4 KiB, 1 ms at the rate), 50 ms of queue."""
+    burst_bytes = max(4096, rate_bit // 8000)
+    return ["tbf", "rate", f"{rate_bit}bit", "burst", str(burst_bytes), "latency", TBF_LATENCY]
+
+
+# ---- up ------------------------------------------------------------------------------------------
+
+def check_free(plan: dict[str, Any]) -> None:
+    """Refuse when the state directory, a namespace, the root link or the subnet is already in use."""
+    directory = pathlib.Path(plan["dir"])
+    if state_path(directory).exists():
+        raise NameTaken(f"a testbed is already recorded in {directory}",
+                        hint=f"`autotune testbed down --dir {directory}` first, or pick another --dir/--prefix")
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise NameTaken(f"state directory {directory} exists and is not empty", hint="pass an empty or new --dir")
+    taken = sorted({plan["bridge_netns"], *(h["netns"] for h in plan["hosts"])} & _sys.netns_list())
+    if taken:
+        raise NameTaken(f"network namespace {taken[0]!r} already exists",
+                        hint="pick another --prefix, or remove the testbed that owns it with `autotune testbed down`")
+    if plan["root"]["link"] in _sys.root_links():
+        raise NameTaken(f"link {plan['root']['link']!r} already exists in the root namespace",
+                        hint="pick another --prefix")
+    import ipaddress
+
+    subnet = ipaddress.ip_network(plan["subnet"])
+    for where, net in _sys.root_networks():
+        if net.version == 4 and net.overlaps(subnet):
+            raise NameTaken(f"subnet {subnet} is already in use ({where})",
+                            hint="pick another --subnet inside 198.18.0.0/15, e.g. 198.18.1.0/24")
+
+
+def up(plan: dict[str, Any]) -> State:
+    """Create the testbed described by ``plan`` (see ``make_plan``); on any failure remove what was made."""
+    _sys.require_root()
+    tools = _sys.require_tools()
+    check_free(plan)
+    directory = pathlib.Path(plan["dir"])
+    created = not directory.exists()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    directory.chmod(0o700)  # holds the private key; sshd runs with StrictModes off
+    state = State.new(directory, plan)
+    state.record("dir", path=str(directory), created=created)
+    try:
+        _build(state, plan, tools["sshd"])
+    except BaseException:
+        log.warning("testbed up failed; removing what was created")
+        try:
+            down(directory)
+        except Exception as e:  # keep the original error; the state file still lists what is left
+            log.error("cleanup after a failed up was incomplete: %s", e)
+        raise
+    return state
+
+
+def _build(state: State, plan: dict[str, Any], sshd: str) -> None:
+    ip, br, bridge = _sys.run, plan["bridge_netns"], plan["bridge"]
+    prefixlen = plan["subnet"].split("/")[1]
+    state.record("netns", name=br)
+    ip(["ip", "netns", "add", br])
+    ip(["ip", "-n", br, "link", "set", "lo", "up"])
+    ip(["ip", "-n", br, "link", "add", bridge, "type", "bridge"])
+    ip(["ip", "-n", br, "link", "set", bridge, "up"])
+
+    root = plan["root"]
+    state.record("link", name=root["link"])
+    ip(["ip", "link", "add", root["link"], "type", "veth", "peer", "name", root["peer"], "netns", br])
+    ip(["ip", "-n", br, "link", "set", root["peer"], "master", bridge, "up"])
+    ip(["ip", "addr", "add", f"{root['address']}/{prefixlen}", "dev", root["link"]])
+    ip(["ip", "link", "set", root["link"], "up"])
+
+    for h in plan["hosts"]:
+        ns = h["netns"]
+        state.record("netns", name=ns)
+        ip(["ip", "netns", "add", ns])
+        ip(["ip", "-n", ns, "link", "set", "lo", "up"])
+        ip(["ip", "link", "add", h["port"], "netns", br, "type", "veth", "peer", "name", "eth0", "netns", ns])
+        ip(["ip", "-n", br, "link", "set", h["port"], "master", bridge, "up"])
+        ip(["ip", "-n", ns, "addr", "add", f"{h['address']}/{prefixlen}", "dev", "eth0"])
+        ip(["ip", "-n", ns, "link", "set", "eth0", "up"])
+        ip(["tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", *tbf_args(h["rate_bit"])])
+        ip(["tc", "-n", br, "qdisc", "add", "dev", h["port"], "root", *tbf_args(h["rate_bit"])])
+
+    directory = pathlib.Path(plan["dir"])
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    key = directory / KEY_FILE
+    authorized = directory / "authorized_keys"
+    authorized.write_text(_sshd.write_keypair(key, f"autotune-testbed-{plan['prefix']}") + "\n")
+    known_lines = []
+    for h in plan["hosts"]:
+        hdir = directory / h["name"]
+        (hdir / "work").mkdir(parents=True)
+        host_key = hdir / "ssh_host_ed25519_key"
+        public = _sshd.write_keypair(host_key, h["name"])
+        known_lines.append(f"{h['address']} {' '.join(public.split()[:2])}")
+        (hdir / "sshd_config").write_text(_sshd.config_text(
+            h["address"], SSH_PORT, host_key, authorized, hdir / "sshd.pid", user))
+    (directory / KNOWN_HOSTS).write_text("\n".join(known_lines) + "\n")
+
+    for h in plan["hosts"]:
+        hdir = directory / h["name"]
+        obj = state.record("process", role="sshd", host=h["name"], netns=h["netns"], pid=None, start_time=None,
+                           pid_file=str(hdir / "sshd.pid"))
+        proc = _sshd.start(sshd, h["netns"], hdir / "sshd_config", hdir / "sshd.log")
+        obj.update(pid=proc.pid, start_time=_sys.start_time(proc.pid))
+        state.save()
+        _sshd.wait_ready(proc, h["address"], SSH_PORT, hdir / "sshd.log")
+
+    write_cluster(plan, user, str(key), str(directory / KNOWN_HOSTS))
+    state.data["complete"] = True
+    state.save()
+
+
+# ---- down ----------------------------------------------------------------------------------------
+
+def down(directory: str | os.PathLike) -> list[str]:
+    """Remove every object recorded in ``directory``'s state file, newest first; returns what was removed.
+
+    Idempotent: with no state file there is nothing to do. An object that fails to go stays recorded
+    (so ``down`` can be run again) and the failures are raised together at the end."""
+    _sys.require_root()
+    state = State.load(directory)
+    if state is None:
+        return []
+    removed, failed = [], []
+    for obj in reversed(list(state.objects)):
+        try:
+            what = _remove(obj, state)
+        except (TestbedFailed, OSError) as e:
+            failed.append(f"{obj['kind']} {obj.get('name') or obj.get('path') or obj.get('pid')}: {e}")
+            continue
+        if obj["kind"] != "dir":
+            state.objects.remove(obj)
+            state.save()
+        removed.append(what)
+    if failed:
+        raise TestbedFailed(f"testbed down left {len(failed)} object(s): {'; '.join(failed)}")
+    return removed
+
+
+def _remove(obj: dict[str, Any], state: State) -> str:
+    kind = obj["kind"]
+    if kind == "process":
+        pid, started = obj.get("pid"), obj.get("start_time")
+        if not pid:  # recorded, but up stopped before the PID was saved: sshd's own pid file tells
+            pid, started = _pid_from_file(obj.get("pid_file")), None
+        if pid and _sys.alive(pid, started) and not _sys.terminate(pid, started):
+            raise TestbedFailed(f"{obj.get('role', 'process')} pid {pid} did not stop")
+        return f"process {obj.get('role', '')} {obj.get('host', '')} pid {pid}".replace("  ", " ")
+    if kind == "netns":
+        name = obj["name"]
+        if name in _sys.netns_list():
+            for pid in _sys.netns_pids(name):  # jobs started inside our host (e.g. through its sshd)
+                _sys.terminate(pid, _sys.start_time(pid))
+            _sys.run(["ip", "netns", "del", name])
+        return f"netns {name}"
+    if kind == "link":
+        if obj["name"] in _sys.root_links():
+            _sys.run(["ip", "link", "del", obj["name"]])
+        return f"link {obj['name']}"
+    if kind == "dir":
+        path = pathlib.Path(obj["path"])
+        if path.is_dir() and state.path.parent == path:
+            for child in path.iterdir():  # everything in it was written by up or by jobs on the testbed
+                if child.is_dir() and not child.is_symlink():
+                    shutil.rmtree(child)
+                else:
+                    child.unlink()
+            if obj.get("created"):
+                path.rmdir()
+        return f"dir {path}"
+    raise TestbedFailed(f"unknown object kind {kind!r} in {state.path}")
+
+
+def _pid_from_file(path: str | None) -> int | None:
+    try:
+        text = pathlib.Path(path).read_text().strip() if path else ""
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+# ---- status --------------------------------------------------------------------------------------
+
+def status(directory: str | os.PathLike) -> dict[str, Any]:
+    """What is recorded and whether it is alive: namespaces, addresses, the rates ``tc`` reports, sshd PIDs."""
+    state = State.load(directory)
+    if state is None:
+        raise NoTestbed(f"no testbed recorded in {directory}", hint="`autotune testbed up --hosts N --bandwidth 1gbit`")
+    plan = state.plan
+    namespaces = _sys.netns_list()
+    hosts = []
+    for h in plan["hosts"]:
+        proc = state.find("process", host=h["name"]) or {}
+        up_ns = h["netns"] in namespaces
+        hosts.append({
+            "name": h["name"], "netns": h["netns"], "netns_up": up_ns, "address": h["address"],
+            "rate_bit": h["rate_bit"], "tc_rate_bit": _tc_rate(h["netns"]) if up_ns else None,
+            "sshd_pid": proc.get("pid"), "sshd_alive": _sys.alive(proc.get("pid"), proc.get("start_time")),
+            "processes": len(_sys.netns_pids(h["netns"])) if up_ns else 0})
+    return {"dir": plan["dir"], "prefix": plan["prefix"], "complete": state.data.get("complete", False),
+            "cluster": str(pathlib.Path(plan["dir"]) / "cluster.yml"), "root_link": plan["root"]["link"],
+            "root_address": plan["root"]["address"], "root_link_up": plan["root"]["link"] in _sys.root_links(),
+            "hosts": hosts}
+
+
+def _tc_rate(netns: str) -> int | None:
+    proc = _sys.run(["tc", "-n", netns, "-j", "qdisc", "show", "dev", "eth0"], check=False)
+    try:
+        for q in json.loads(proc.stdout or "[]"):
+            if q.get("kind") == "tbf":
+                return int(q["options"]["rate"]) * 8  # tc -j reports bytes per second
+    except (ValueError, KeyError, TypeError):
+        pass
+    return None

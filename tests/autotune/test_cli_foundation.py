@@ -1,0 +1,85 @@
+"""The first CLI commands, in-process through ``main([...])``: inspect, builders, build, show, exit codes."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autotune.cli import main
+from conftest import CLUSTERS, MODELS
+from space import builders
+from space.strategy import Strategy
+
+
+@pytest.fixture
+def run(capsys, cache_dir):
+    def _run(*argv):
+        code = main([*argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return _run
+
+
+def test_inspect_table(run, cache_dir):
+    code, out, _ = run("inspect", "--model", str(MODELS / "recommender.py"), "--cache-dir", str(cache_dir))
+    assert code == 0
+    assert "recommender/user_embedding/embeddings:0" in out and "sparse" in out and "20000x32" in out
+
+
+def test_inspect_json(run, cache_dir):
+    code, out, _ = run("inspect", "--model", str(MODELS / "mlp.py"), "--cache-dir", str(cache_dir), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["batch_size"] == 32 and len(data["variables"]) == 6
+
+
+def test_builders_lists_every_alias(run):
+    code, out, _ = run("builders")
+    assert code == 0 and all(alias in out for alias in builders.aliases())
+
+
+@pytest.mark.parametrize("alias", ["ps", "parallax", "all_reduce_fp16"])
+def test_build_then_show(alias, run, tmp_path, cache_dir):
+    out_pb = tmp_path / "s.pb"
+    code, out, err = run("build", "--builder", alias, "--model", str(MODELS / "recommender.py"), "--spec",
+                         str(CLUSTERS / "localhost.yml"), "-o", str(out_pb), "--cache-dir", str(cache_dir))
+    assert code == 0, err
+    assert Strategy.load(out_pb).proto.provenance.builder == alias
+    code, out, _ = run("show", str(out_pb))
+    assert code == 0 and "recommender/item_embedding/embeddings:0" in out and f"builder: {alias}" in out
+    code, out, _ = run("show", str(out_pb), "--text")
+    assert code == 0 and "node_config {" in out
+
+
+def test_show_validates_against_another_model(run, tmp_path, cache_dir):
+    out_pb = tmp_path / "s.pb"
+    assert run("build", "--builder", "ps", "--model", str(MODELS / "mlp.py"), "--spec", str(CLUSTERS / "localhost.yml"),
+               "-o", str(out_pb), "--cache-dir", str(cache_dir))[0] == 0
+    code, _, err = run("show", str(out_pb), "--model", str(MODELS / "cnn.py"), "--spec",
+                       str(CLUSTERS / "localhost.yml"), "--cache-dir", str(cache_dir))
+    assert code == 2 and err.startswith("error: unknown variable 'mlp/dense/kernel:0'") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["build", "--builder", "nope", "--model", "M", "--spec", str(CLUSTERS / "localhost.yml"), "-o", "x.pb"],
+     "model file not found"),
+    (["build", "--builder", "nope", "--model", str(MODELS / "mlp.py"), "--spec", str(CLUSTERS / "localhost.yml"),
+      "-o", "x.pb"], "unknown builder 'nope'"),
+    (["show", "/no/such.pb"], "strategy file not found"),
+    (["inspect", "--model", str(CLUSTERS / "localhost.yml")], "cannot import model file"),
+])
+def test_bad_input_exits_2_with_one_line(argv, needle, run, cache_dir):
+    code, out, err = run(*argv, *(["--cache-dir", str(cache_dir)] if argv[0] != "show" else []))
+    assert code == 2 and needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_usage_error_exits_2(run):
+    assert run("build")[0] == 2
+
+
+def test_module_entry_point_runs():
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "autotune", "builders"], capture_output=True, text=True,
+                       cwd=MODELS.parent.parent)
+    assert r.returncode == 0 and "parallax" in r.stdout

@@ -1,0 +1,43 @@
+"""Shared fixtures: repository paths and traced inventories of the example models (traced once per run)."""
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MODELS = ROOT / "examples" / "models"
+CLUSTERS = ROOT / "examples" / "clusters"
+EXAMPLE_MODELS = ["mlp", "cnn", "recommender", "transformer"]
+EXAMPLE_CLUSTERS = ["localhost", "two_nodes", "heterogeneous"]
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory) -> pathlib.Path:
+    """One inventory cache for the whole run, so each example model is traced once."""
+    return tmp_path_factory.mktemp("inventory-cache")
+
+
+@pytest.fixture(scope="session")
+def inventories(cache_dir):
+    """name -> Inventory of each example model (lazy, cached)."""
+    from space.model import load_inventory
+
+    cache: dict = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = load_inventory(MODELS / f"{name}.py", cache_dir=cache_dir)
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def clusters():
+    from space.cluster import load_cluster
+
+    return {name: load_cluster(CLUSTERS / f"{name}.yml") for name in EXAMPLE_CLUSTERS}

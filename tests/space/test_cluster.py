@@ -1,0 +1,143 @@
+"""The cluster spec: examples parse, device naming, bandwidths, and one clear message per bad spec."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+import yaml
+
+from conftest import CLUSTERS, EXAMPLE_CLUSTERS
+from space._units import parse_bandwidth_gbit
+from space.cluster import ClusterSpec, load_cluster, parse_device
+from space.errors import SpecError
+
+TWO = {"nodes": [{"address": "10.1.0.1", "chief": True, "ssh_config": "g"}, {"address": "10.1.0.2", "ssh_config": "g"}],
+       "ssh": {"g": {"username": "me"}}}
+
+
+@pytest.mark.parametrize("name", EXAMPLE_CLUSTERS)
+def test_examples_parse(name):
+    spec = load_cluster(CLUSTERS / f"{name}.yml")
+    assert spec.chief in spec.nodes
+    assert all(d.endswith(":CPU:0") for d in spec.replicas)
+
+
+def test_local_cluster_devices():
+    spec = load_cluster(CLUSTERS / "localhost.yml")
+    assert spec.is_local
+    assert spec.replicas == ["127.0.0.1:CPU:0", "127.0.0.2:CPU:0"]
+    assert spec.node_of("127.0.0.2:CPU:0").address == "127.0.0.2"
+
+
+def test_heterogeneous_bandwidths():
+    spec = load_cluster(CLUSTERS / "heterogeneous.yml")
+    assert spec.bandwidth_gbit("198.18.0.1", "198.18.0.2") == 1.0  # the slower NIC
+    assert spec.bandwidth_gbit("host2", "host1") == pytest.approx(0.2)  # link override, either direction
+    assert spec.node("host2").workdir == "/tmp/autotune"
+    assert spec.node("host0").cpu_devices == ["198.18.0.1:CPU:0", "198.18.0.1:CPU:1"]
+
+
+def test_gpus_are_replicas():
+    spec = ClusterSpec.from_dict({"nodes": [{"address": "10.0.0.1", "gpus": [0, 1], "chief": True}]})
+    assert spec.replicas == ["10.0.0.1:GPU:0", "10.0.0.1:GPU:1"]
+    assert spec.ps_devices == ["10.0.0.1:CPU:0"]
+
+
+def test_single_node_is_chief_and_fingerprint_ignores_formatting():
+    a = ClusterSpec.from_dict({"nodes": [{"address": "localhost"}]})
+    b = ClusterSpec.from_dict({"nodes": [{"address": "localhost", "chief": True, "network_bandwidth": "1gbit"}]})
+    assert a.chief.address == "localhost" and a.fingerprint == b.fingerprint
+    c = ClusterSpec.from_dict({"nodes": [{"address": "localhost", "network_bandwidth": 2}]})
+    assert c.fingerprint != a.fingerprint
+
+
+@pytest.mark.parametrize("value,gbit", [(1, 1.0), (2.5, 2.5), ("200mbit", 0.2), ("10Gbps", 10.0), ("1gbit/s", 1.0),
+                                        ("500 kbit", 0.0005)])
+def test_bandwidth_units(value, gbit):
+    assert parse_bandwidth_gbit(value) == pytest.approx(gbit)
+
+
+def _with(**changes):
+    import copy
+
+    d = copy.deepcopy(TWO)
+    for path, value in changes.items():
+        target = d
+        keys = path.split("__")
+        for k in keys[:-1]:
+            target = target[int(k)] if k.isdigit() else target[k]
+        target[keys[-1] if not keys[-1].isdigit() else int(keys[-1])] = value
+    return d
+
+
+BAD = {
+    "empty_nodes": ({"nodes": []}, r"`nodes` must be a non-empty list"),
+    "no_nodes_key": ({"ssh": {}}, r"`nodes` must be a non-empty list"),
+    "not_mapping": (["a"], r"must be a mapping"),
+    "no_chief": (_with(nodes__0__chief=False), r"no node is marked `chief: true`"),
+    "two_chiefs": (_with(nodes__1__chief=True), r"2 nodes are marked chief \(10.1.0.1, 10.1.0.2\)"),
+    "duplicate_address": (_with(nodes__1__address="10.1.0.1"), r"duplicate address '10.1.0.1' in nodes\[1\]"),
+    "undefined_ssh_group": (_with(nodes__1__ssh_config="nope"), r"undefined ssh group 'nope' in nodes\[1\] \(10.1.0.2\)"),
+    "unknown_node_key": (_with(nodes__1__adress="x"), r"unknown key 'adress' in nodes\[1\] \(10.1.0.2\)"),
+    "unknown_top_key": (_with(node=[]), r"unknown key 'node' in the cluster spec"),
+    "unknown_ssh_key": (_with(ssh__g__user="x"), r"unknown key 'user' in ssh group 'g'"),
+    "wrong_type_chief": (_with(nodes__0__chief="yes"), r"`nodes\[0\] \(10.1.0.1\).chief` must be true or false"),
+    "wrong_type_cpus": (_with(nodes__1__cpus="0"), r"`nodes\[1\] \(10.1.0.2\).cpus` must be a list"),
+    "wrong_type_port": (_with(ssh__g__port="22"), r"`ssh.g.port` must be an integer"),
+    "bad_bandwidth": (_with(nodes__0__network_bandwidth="fast"), r"bad `network_bandwidth` in nodes\[0\] \(10.1.0.1\)"),
+    "negative_bandwidth": (_with(nodes__0__network_bandwidth=-1), r"bandwidth must be > 0"),
+    "missing_address": (_with(nodes__1={"chief": False}), r"`address` is required .* in nodes\[1\]"),
+    "loopback_mixed": (_with(nodes__1__address="127.0.0.1"), r"loopback node '127.0.0.1' mixed with remote node '10.1.0.1'"),
+    "link_unknown_node": (_with(links=[{"from": "10.1.0.1", "to": "10.9.9.9", "bandwidth": 1}]),
+                          r"`links\[0\].to` = '10.9.9.9' is not a node"),
+    "missing_username": (_with(ssh__g={"port": 22}), r"`ssh.g.username` is required"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_spec_names_field_and_node(case, tmp_path):
+    data, pattern = BAD[case]
+    path = tmp_path / "cluster.yml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(SpecError, match=pattern) as info:
+        load_cluster(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("case", ["no_chief", "unknown_node_key"])
+def test_bad_spec_cli_exits_2_with_one_line(case, tmp_path, capsys):
+    from autotune.cli import main
+
+    path = tmp_path / "cluster.yml"
+    path.write_text(yaml.safe_dump(BAD[case][0]))
+    assert main(["build", "--builder", "ps", "--model", "m.py", "--spec", str(path), "-o", str(tmp_path / "s.pb")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_invalid_yaml_names_line(tmp_path):
+    path = tmp_path / "cluster.yml"
+    path.write_text("nodes:\n  - address: [1\n")
+    with pytest.raises(SpecError, match=r"not valid YAML .*cluster.yml:\d+"):
+        load_cluster(path)
+
+
+def test_missing_file():
+    with pytest.raises(SpecError, match="cluster spec not found"):
+        load_cluster("/nonexistent/cluster.yml")
+
+
+@pytest.mark.parametrize("device", ["10.0.0.1:CPU", "10.0.0.1:TPU:0", ":CPU:0", "h:CPU:x"])
+def test_bad_device_names(device):
+    with pytest.raises(ValueError):
+        parse_device(device)
+
+
+def test_space_and_simulator_do_not_import_tensorflow():
+    import subprocess
+
+    code = "import sys, space, space.builders, space.validate\n" \
+           "import importlib.util\n" \
+           "if importlib.util.find_spec('simulator'): import simulator\n" \
+           "assert 'tensorflow' not in sys.modules, sorted(m for m in sys.modules if 'tensorflow' in m)[:3]"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=CLUSTERS.parent.parent)

@@ -1,0 +1,123 @@
+"""The model contract: inventories of the examples, the cache, and one clear error per broken model file."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import MODELS
+from space.errors import ModelError
+from space.model import load_inventory
+
+GOOD_TAIL = '''
+import tensorflow as tf, keras
+def build_model():
+    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+def loss_fn(model, batch):
+    return tf.reduce_mean(model(batch) ** 2)
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(tf.ones([8, 3])).batch(4)
+'''
+
+
+def test_mlp_inventory(inventories):
+    inv = inventories("mlp")
+    assert inv.names[0] == "mlp/dense/kernel:0"
+    assert inv.variable("mlp/dense/kernel:0").shape == (784, 256)
+    assert inv.variable("mlp/dense/kernel:0").bytes == 784 * 256 * 4
+    assert inv.batch_size == 32 and not any(v.sparse for v in inv.variables)
+    # matmuls: forward + weight gradient for every layer, input gradient for all but the first
+    matmuls = 2 * 32 * (2 * 784 * 256 + 3 * 256 * 128 + 3 * 128 * 10)
+    assert matmuls <= inv.flops_per_step <= 1.2 * matmuls
+    assert inv.optimizer == {"name": "sgd", "learning_rate": 0.05}
+
+
+def test_recommender_tables_are_sparse(inventories):
+    inv = inventories("recommender")
+    tables = {v.name: v for v in inv.variables if v.sparse}
+    assert set(tables) == {"recommender/user_embedding/embeddings:0", "recommender/item_embedding/embeddings:0"}
+    assert all(v.shape[0] >= 10_000 and v.gather_rows == 64 for v in tables.values())
+
+
+def test_cnn_has_batchnorm_state(inventories):
+    inv = inventories("cnn")
+    assert any("moving_mean" in v.name for v in inv.state) and all(not v.trainable for v in inv.state)
+    assert inv.optimizer["name"] == "momentum"
+
+
+def test_transformer_token_table_is_sparse(inventories):
+    inv = inventories("transformer")
+    assert inv.variable("transformer/tokens/embeddings:0").sparse
+    assert not inv.variable("transformer/positions:0").sparse
+    assert len(inv.variables) > 30
+
+
+def test_inventory_is_cached_by_content(tmp_path):
+    model = tmp_path / "m.py"
+    model.write_text(GOOD_TAIL)
+    first = load_inventory(model, cache_dir=tmp_path / "c")
+    assert len(list((tmp_path / "c").glob("inventory-*.json"))) == 1
+    assert load_inventory(model, cache_dir=tmp_path / "c") == first
+    model.write_text(GOOD_TAIL.replace("Dense(2)", "Dense(5)"))
+    assert load_inventory(model, cache_dir=tmp_path / "c").variables[0].shape == (3, 5)
+    assert len(list((tmp_path / "c").glob("inventory-*.json"))) == 2
+
+
+def test_inventory_json_round_trip(inventories):
+    from space.inventory import Inventory
+
+    inv = inventories("recommender")
+    assert Inventory.from_json(inv.to_json()) == inv
+
+
+def test_tf_module_model(tmp_path):
+    model = tmp_path / "mod.py"
+    model.write_text('''
+import tensorflow as tf
+class M(tf.Module):
+    def __init__(self):
+        self.w = tf.Variable(tf.ones([3, 2]), name="w")
+        self.steps = tf.Variable(0, trainable=False, name="steps")
+def build_model():
+    return M()
+def loss_fn(model, batch):
+    return tf.reduce_sum(tf.matmul(batch, model.w))
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(tf.ones([8, 3])).batch(4)
+''')
+    inv = load_inventory(model, use_cache=False)
+    assert inv.names == ["w:0"] and [v.name for v in inv.state] == ["steps:0"]
+
+
+BROKEN = {
+    "syntax_error": ("def build_model(:\n", r"syntax error.*m.py:1"),
+    "import_error": ("import no_such_module_xyz\n", r"fails to import: ModuleNotFoundError"),
+    "missing_function": (GOOD_TAIL.replace("def loss_fn", "def loss_fnx"), r"does not define loss_fn\(\)"),
+    "non_scalar_loss": (GOOD_TAIL.replace("tf.reduce_mean(model(batch) ** 2)", "model(batch)"),
+                        r"loss_fn must return a scalar, but returned shape \[4, 2\]"),
+    "no_trainable_variables": (GOOD_TAIL.replace("keras.layers.Dense(2)", "keras.layers.Dense(2, trainable=False)"),
+                               r"no trainable variables"),
+    "loss_raises": (GOOD_TAIL.replace("return tf.reduce_mean", "raise ValueError('boom'); return tf.reduce_mean"),
+                    r"loss_fn\(model, batch\) failed: ValueError: boom"),
+    "dataset_not_dataset": (GOOD_TAIL.replace("return tf.data.Dataset.from_tensor_slices(tf.ones([8, 3])).batch(4)",
+                                              "return [1, 2]"), r"returned list, not a tf.data.Dataset"),
+    "bad_optimizer": ("OPTIMIZER = {'name': 'rmsprop'}\n" + GOOD_TAIL, r"OPTIMIZER must be a dict with name in"),
+    "optimizer_unknown_key": ("OPTIMIZER = {'name': 'sgd', 'lr': 0.1}\n" + GOOD_TAIL, r"unknown key 'lr' for sgd"),
+    "unused_variable": (GOOD_TAIL.replace("keras.layers.Dense(2)])", "keras.layers.Dense(2)])\n    m.extra = 1")
+                        .replace("return keras.Sequential", "m = keras.Sequential").replace(
+                            "    m.extra = 1", "    m.add_weight(shape=(2,), name='unused')\n    return m"),
+                        r"gets no gradient"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_model_names_file_and_problem(case, tmp_path):
+    source, pattern = BROKEN[case]
+    model = tmp_path / "m.py"
+    model.write_text(source)
+    with pytest.raises(ModelError, match=pattern) as info:
+        load_inventory(model, use_cache=False)
+    assert "m.py" in str(info.value)
+
+
+def test_missing_model_file():
+    with pytest.raises(ModelError, match="model file not found"):
+        load_inventory(MODELS / "nope.py")
