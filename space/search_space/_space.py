@@ -1,0 +1,145 @@
+"""``SearchSpace``: the Strategy protobuf as an Optuna define-by-run space (see the package docstring)."""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+from typing import Any, Callable, Iterable
+
+from space.builders import AllReduce, aliases as builder_aliases, build_strategy
+from space.builders._placement import smallest_divisor_shards
+from space.cluster import ClusterSpec
+from space.errors import StrategyError
+from space.inventory import Inventory, VariableInfo
+from space.proto import strategy_pb2 as pb
+from space.search_space._full import PerVariableSpace
+from space.search_space._plan import BALANCED, CHUNK, VarPlan, plans_of, realize
+from space.search_space._reduced import ClassSpace, size_class
+from space.search_space._slot import SlotChoices, dict_ask, trial_ask
+from space.strategy import Strategy
+
+# the classic all-reduce builders fuse every `chunk_size` consecutive tensors into one group
+CLASSIC_CHUNK = inspect.signature(AllReduce.__init__).parameters["chunk_size"].default
+
+
+def _check_choices(name: str, values: tuple[int, ...], low: int) -> tuple[int, ...]:
+    values = tuple(sorted(set(values)))
+    if not values or values[0] < low:
+        raise ValueError(f"`{name}` must be a non-empty list of integers >= {low}, but got {values}.")
+    return values
+
+
+class SearchSpace:
+    """Suggest, decode and encode strategies of one model on one cluster.
+
+    ``reduced``: ``None`` picks the reduced space when the model has more than ``reduce_above`` variables;
+    ``True`` / ``False`` force it. ``sparse_ps_only`` keeps sparse-gradient variables on parameter servers
+    (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step).
+    """
+
+    def __init__(self, inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
+                 reduce_above: int = 64, sparse_ps_only: bool = False,
+                 shard_candidates: Iterable[int] = (2, 4, 8, 16), staleness: Iterable[int] = (0, 1, 2, 4),
+                 powersgd_ranks: Iterable[int] = (1, 2, 4), max_groups: int = 8,
+                 classify: Callable[[VariableInfo], str] = size_class, chunk_size: int = CLASSIC_CHUNK) -> None:
+        if not inventory.variables:
+            raise ValueError(f"the inventory of {inventory.model_path!r} has no trainable variables.")
+        if max_groups < 1 or chunk_size < 1:
+            raise ValueError(f"`max_groups >= 1` and `chunk_size >= 1` must hold, but got ({max_groups=}, "
+                             f"{chunk_size=}).")
+        self.inventory, self.cluster, self.chunk_size = inventory, cluster, chunk_size
+        self.sparse_ps_only = sparse_ps_only
+        self.reduced = len(inventory.variables) > reduce_above if reduced is None else bool(reduced)
+        base = _check_choices("shard_candidates", tuple(shard_candidates), 2)
+        stale = _check_choices("staleness", tuple(staleness), 0)
+        ranks = _check_choices("powersgd_ranks", tuple(powersgd_ranks), 1)
+        num_ps = len(cluster.ps_devices)
+        self.inexpressible: dict[str, str] = {}  # builder alias -> why builder_params() left it out
+        if self.reduced:
+            ps = tuple(range(num_ps)) + ((BALANCED,) if num_ps > 1 else ())
+            groups = tuple(range(max_groups)) + (CHUNK,)
+            slots = {ar: SlotChoices(ar, ps, stale, groups, ranks) for ar in (True, False)}
+            self._impl: PerVariableSpace | ClassSpace = ClassSpace(
+                inventory.variables, classify,
+                lambda vs: slots[not (sparse_ps_only and any(v.sparse for v in vs))], base, num_ps)
+        else:
+            # enough groups for the classic builders' chunked fusion of the most tensors they can make
+            tensors = sum(max([smallest_divisor_shards(d) for d in v.shape] + [1]) for v in inventory.variables)
+            groups = tuple(range(max(max_groups, math.ceil(tensors / chunk_size))))
+            slots = {ar: SlotChoices(ar, tuple(range(num_ps)), stale, groups, ranks) for ar in (True, False)}
+            self._impl = PerVariableSpace(inventory.variables, lambda v: slots[not (sparse_ps_only and v.sparse)],
+                                          base, num_ps)
+
+    # ---- trials <-> strategies ---------------------------------------------------------------------
+    def suggest(self, trial) -> Strategy:
+        """Sample every parameter from an Optuna trial (define-by-run) and return its strategy."""
+        return self._strategy(self._impl.ask(trial_ask(trial)))
+
+    def decode(self, params: dict[str, Any]) -> Strategy:
+        """The strategy of a trial's parameters (``trial.params``); extra keys are ignored."""
+        return self._strategy(self._impl.ask(dict_ask(params)))
+
+    def encode(self, strategy: Strategy) -> dict[str, Any]:
+        """Trial parameters that decode to ``strategy`` (for ``study.enqueue_trial``); StrategyError if none do.
+
+        The result is checked by decoding it. A PowerSGD rank of 0 ("default rank 1") encodes as rank 1.
+        """
+        plans = plans_of(strategy, self.inventory, self.cluster)
+
+        def matches(params: dict[str, Any]) -> bool:
+            return plans_of(self.decode(params), self.inventory, self.cluster) == plans
+
+        if isinstance(self._impl, ClassSpace):
+            return self._impl.params(plans, matches)
+        params = self._impl.params(plans, self.inventory.names)
+        if not matches(params):  # every value was in range, so this is a bug, not a user error
+            raise AssertionError(f"encode/decode disagree for strategy {strategy.proto.id}")
+        return params
+
+    def _strategy(self, plans: list[VarPlan]) -> Strategy:
+        nodes = realize(plans, self.inventory, self.cluster, self.chunk_size)
+        strategy = Strategy.build(nodes, self.cluster.replicas, builder="search")
+        content = pb.Strategy(node_config=strategy.proto.node_config, graph_config=strategy.proto.graph_config)
+        strategy.proto.id = "search-" + hashlib.sha256(content.SerializeToString(deterministic=True)).hexdigest()[:12]
+        return strategy
+
+    # ---- classic builders as first trials ----------------------------------------------------------
+    def builder_params(self, aliases: Iterable[str] | None = None, *, strict: bool = False) -> list[tuple[str, dict]]:
+        """``(alias, params)`` of every classic builder whose strategy this space expresses.
+
+        The others are left out (``strict=False``, reasons in :attr:`inexpressible`) or raise (``strict=True``).
+        """
+        out = []
+        for alias in builder_aliases() if aliases is None else aliases:
+            try:
+                out.append((alias, self.encode(build_strategy(alias, self.inventory, self.cluster))))
+            except StrategyError as e:
+                if strict:
+                    raise
+                self.inexpressible[alias] = str(e)
+        return out
+
+    def enqueue_builders(self, study, aliases: Iterable[str] | None = None) -> list[str]:
+        """Enqueue the builders' parameters as the study's next trials (user attr ``builder``); returns aliases."""
+        pairs = self.builder_params(aliases)
+        for alias, params in pairs:
+            study.enqueue_trial(params, user_attrs={"builder": alias}, skip_if_exists=True)
+        return [alias for alias, _ in pairs]
+
+    # ---- introspection -----------------------------------------------------------------------------
+    def distributions(self) -> dict[str, tuple]:
+        """Every parameter name the space may ask, with its fixed choices."""
+        return self._impl.distributions()
+
+    def describe(self) -> dict[str, Any]:
+        """Size of the space: parameter names, and the choices per variable (or per class)."""
+        dists = self.distributions()
+        out: dict[str, Any] = {
+            "mode": "reduced" if self.reduced else "per-variable", "variables": len(self.inventory.variables),
+            "ps_devices": len(self.cluster.ps_devices), "sparse_ps_only": self.sparse_ps_only,
+            "param_names": len(dists), "log10_size_upper": round(sum(math.log10(len(c)) for c in dists.values()), 1)}
+        if isinstance(self._impl, ClassSpace):
+            out["classes"] = self._impl.describe_rows()
+        else:
+            out["per_variable"] = self._impl.describe_rows(self.inventory.variables)
+        return out
