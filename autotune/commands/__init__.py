@@ -2,6 +2,6 @@
 
 To add a command: write ``autotune/commands/<name>.py`` and append it to ``COMMANDS`` (order = help order).
 """
-from autotune.commands import builders, build, inspect_cmd, show, testbed
+from autotune.commands import builders, build, inspect_cmd, profile, search, show, testbed, train
 
-COMMANDS = [inspect_cmd, builders, build, show, testbed]
+COMMANDS = [inspect_cmd, builders, build, show, search, testbed, profile, train]

@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help=f"inside 198.18.0.0/15 (default {DEFAULT_SUBNET})")
     where(u)
     u.set_defaults(func=run_up)
-    s = verbs.add_parser("status", help="hosts, addresses, rates, whether each sshd is alive")
+    s = verbs.add_parser("status", help="hosts, addresses, rates, whether each sshd is alive (exit 1 if not all up)")
     where(s)
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=run_status)

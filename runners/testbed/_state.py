@@ -10,6 +10,8 @@ import os
 import pathlib
 from typing import Any
 
+from runners.testbed._errors import TestbedRefused
+
 STATE_FILE = "testbed.json"
 VERSION = 1
 
@@ -31,16 +33,18 @@ class State:
 
     @classmethod
     def load(cls, directory: str | os.PathLike) -> "State | None":
-        """The state in ``directory``, or None when there is none (or it is unreadable as JSON)."""
+        """The state in ``directory``, or None when there is none; an unreadable file is refused."""
         path = state_path(directory)
         try:
             data = json.loads(path.read_text())
         except FileNotFoundError:
             return None
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("version") != VERSION:
-            return None
+        except (OSError, ValueError) as e:
+            raise TestbedRefused(f"cannot read the testbed state file ({e})", str(path),
+                                 hint="remove what it lists by hand (`ip netns list`), then delete the file") from None
+        if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("objects"), list):
+            raise TestbedRefused(f"not a version-{VERSION} testbed state file", str(path),
+                                 hint="it was written by another autotune version; remove what it lists by hand")
         return cls(path, data)
 
     @property

@@ -27,16 +27,13 @@ class VarChoices:
 
 
 def shard_candidates(var: VariableInfo, base: tuple[int, ...], num_ps: int) -> dict[int, tuple[int, ...]]:
-    """Shard count -> axes it fits on. Counts: ``base`` and one per PS, each clipped to every axis length,
-    plus the smallest divisor >= 2 of every axis length (the classic builders' even split)."""
-    axes: dict[int, set[int]] = {1: {0}}
-    for a, dim in enumerate(var.shape):
-        if dim < 2:
-            continue
-        for n in {min(c, dim) for c in (*base, num_ps)} | {smallest_divisor_shards(dim)}:
-            if n >= 2:
-                axes.setdefault(n, set()).add(a)
-    return {n: tuple(sorted(axes[n])) for n in sorted(axes)}
+    """Shard count -> the axes long enough for it. Counts: ``base`` and one per PS, each clipped to every
+    axis length, plus the smallest divisor >= 2 of every axis length (the classic builders' even split)."""
+    counts = {1}
+    for dim in var.shape:
+        if dim >= 2:
+            counts |= {min(c, dim) for c in (*base, num_ps)} | {smallest_divisor_shards(dim)}
+    return {n: (0,) if n == 1 else tuple(a for a, d in enumerate(var.shape) if d >= n) for n in sorted(counts)}
 
 
 class PerVariableSpace:

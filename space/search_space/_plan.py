@@ -1,6 +1,6 @@
 """Plans: a strategy in plain values (device indices, group ids), between trial parameters and protobuf nodes.
 
-Both spaces decode parameters into plans and :func:`realize` turns plans into ``Strategy.Node`` messages;
+Both spaces decode parameters into plans and :func:`realize` writes plans as ``Strategy.Node`` messages;
 :func:`plans_of` reads a Strategy back into plans for encoding. Two symbolic values exist only in the
 reduced space: ``BALANCED`` (PS destination chosen by largest-first load balancing over every balanced
 piece, the classic builders' rule) and ``CHUNK`` (all-reduce group = running index of chunked tensors //
@@ -15,7 +15,8 @@ from space.builders._placement import lpt_assign
 from space.cluster import ClusterSpec
 from space.errors import StrategyError
 from space.inventory import Inventory, VariableInfo
-from space.strategy import Compressor, Node, Spec, ar_node, partition_axis, partitioned_node, ps_node, shard_sizes
+from space.proto import strategy_pb2 as pb
+from space.strategy import Compressor, Node, Spec, partition_axis, partitioner_string, shard_name, shard_sizes
 
 BALANCED = "balanced"
 CHUNK = "chunk"
@@ -23,8 +24,10 @@ CHUNK = "chunk"
 SPECS = {"auto": "AUTO", "nccl": "NCCL", "ring": "RING"}
 COMPRESSORS = {"none": "NoneCompressor", "fp16": "HorovodCompressor", "fp16_ef": "HorovodCompressorEF",
                "powersgd": "PowerSGDCompressor"}
-_SPEC_SHORT = {Spec.Value(v): k for k, v in SPECS.items()}
-_COMP_SHORT = {Compressor.Value(v): k for k, v in COMPRESSORS.items()}
+_SPEC_ENUM = {k: Spec.Value(v) for k, v in SPECS.items()}
+_COMP_ENUM = {k: Compressor.Value(v) for k, v in COMPRESSORS.items()}
+_SPEC_SHORT = {v: k for k, v in _SPEC_ENUM.items()}
+_COMP_SHORT = {v: k for k, v in _COMP_ENUM.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,28 +62,33 @@ def piece_bytes(var: VariableInfo, axis: int, shards: int) -> list[float]:
     return [s * (var.bytes / dim) for s in shard_sizes(dim, shards)]
 
 
-def realize(plans: Sequence[VarPlan], inventory: Inventory, cluster: ClusterSpec, chunk_size: int) -> list[Node]:
-    """Plans -> one node per variable, resolving BALANCED placement and CHUNK groups in variable/shard order."""
+def realize(plans: Sequence[VarPlan], inventory: Inventory, cluster: ClusterSpec, chunk_size: int,
+            out: pb.Strategy) -> None:
+    """Append one node per variable to ``out``, resolving BALANCED placement and CHUNK groups in
+    variable/shard order. Fills the message in place: copying nodes costs more than the rest of a trial."""
     devices = cluster.ps_devices
     balanced = [((i, j), b) for i, (v, p) in enumerate(zip(inventory.variables, plans))
                 for j, b in enumerate(piece_bytes(v, p.axis, p.shards))
                 if p.slots[j].kind == "ps" and p.slots[j].ps == BALANCED]
     place = lpt_assign(balanced, devices) if balanced else {}
-    nodes, chunk_index = [], 0
+    chunk_index = 0
     for i, (v, p) in enumerate(zip(inventory.variables, plans)):
-        parts = []
+        node = out.node_config.add(var_name=v.name)
+        if p.shards > 1:
+            node.partitioner = partitioner_string(len(v.shape), p.axis, p.shards)
         for j, s in enumerate(p.slots):
+            leaf = node if p.shards == 1 else node.part_config.add(var_name=shard_name(v.name, j))
             if s.kind == "ps":
-                dest = place[(i, j)] if s.ps == BALANCED else devices[s.ps]
-                parts.append(ps_node(v.name, dest, sync=s.sync, local_replication=s.proxy, staleness=s.staleness))
+                sync = leaf.PSSynchronizer
+                sync.reduction_destination = place[(i, j)] if s.ps == BALANCED else devices[s.ps]
+                sync.sync, sync.local_replication, sync.staleness = s.sync, s.proxy, s.staleness
                 continue
             group = s.group
             if group == CHUNK:
                 group, chunk_index = chunk_index // chunk_size, chunk_index + 1
-            parts.append(ar_node(v.name, group=group, spec=SPECS[s.spec], compressor=COMPRESSORS[s.compressor],
-                                 powersgd_rank=s.rank))
-        nodes.append(parts[0] if p.shards == 1 else partitioned_node(v.name, v.shape, p.axis, parts))
-    return nodes
+            sync = leaf.AllReduceSynchronizer
+            sync.group, sync.spec, sync.compressor = group, _SPEC_ENUM[s.spec], _COMP_ENUM[s.compressor]
+            sync.powersgd_rank = s.rank
 
 
 def plans_of(strategy, inventory: Inventory, cluster: ClusterSpec) -> list[VarPlan]:

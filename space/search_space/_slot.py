@@ -41,8 +41,9 @@ class SlotChoices:
         pick = _picker(ask, prefix)
         if pick("kind", ("ps", "ar") if self.allow_ar else ("ps",)) == "ps":
             sync = pick("sync", (True, False))
-            return SlotPlan("ps", ps=pick("ps", self.ps), sync=sync,
-                            staleness=0 if sync else pick("staleness", self.staleness), proxy=pick("proxy", (False, True)))
+            staleness = 0 if sync else pick("staleness", self.staleness)
+            return SlotPlan("ps", ps=pick("ps", self.ps), sync=sync, staleness=staleness,
+                            proxy=pick("proxy", (False, True)))
         compressor = pick("compressor", self.compressors)
         return SlotPlan("ar", group=pick("group", self.groups), spec=pick("spec", self.specs), compressor=compressor,
                         rank=pick("rank", self.ranks) if compressor == "powersgd" else 0)

@@ -97,11 +97,13 @@ class SearchSpace:
         return params
 
     def _strategy(self, plans: list[VarPlan]) -> Strategy:
-        nodes = realize(plans, self.inventory, self.cluster, self.chunk_size)
-        strategy = Strategy.build(nodes, self.cluster.replicas, builder="search")
-        content = pb.Strategy(node_config=strategy.proto.node_config, graph_config=strategy.proto.graph_config)
-        strategy.proto.id = "search-" + hashlib.sha256(content.SerializeToString(deterministic=True)).hexdigest()[:12]
-        return strategy
+        msg = pb.Strategy()
+        realize(plans, self.inventory, self.cluster, self.chunk_size, msg)
+        msg.graph_config.replicas.extend(self.cluster.replicas)
+        # a content hash: the same strategy gets the same id in every trial, process and run
+        msg.id = "search-" + hashlib.sha256(msg.SerializeToString(deterministic=True)).hexdigest()[:12]
+        msg.provenance.builder = "search"
+        return Strategy(msg)
 
     # ---- classic builders as first trials ----------------------------------------------------------
     def builder_params(self, aliases: Iterable[str] | None = None, *, strict: bool = False) -> list[tuple[str, dict]]:
@@ -119,12 +121,18 @@ class SearchSpace:
                 self.inexpressible[alias] = str(e)
         return out
 
-    def enqueue_builders(self, study, aliases: Iterable[str] | None = None) -> list[str]:
-        """Enqueue the builders' parameters as the study's next trials (user attr ``builder``); returns aliases."""
-        pairs = self.builder_params(aliases)
-        for alias, params in pairs:
-            study.enqueue_trial(params, user_attrs={"builder": alias}, skip_if_exists=True)
-        return [alias for alias, _ in pairs]
+    def enqueue_builders(self, study, aliases: Iterable[str] | None = None) -> list[list[str]]:
+        """Enqueue each distinct builder strategy as one of the study's next trials; returns the aliases per trial.
+
+        Builders that coincide here (``ps`` and ``ps_lb`` on one node) share a trial: user attrs ``builder``
+        (the first alias) and ``builders`` (all of them). Trials already in the study are not enqueued again.
+        """
+        distinct: dict[str, tuple[dict, list[str]]] = {}
+        for alias, params in self.builder_params(aliases):
+            distinct.setdefault(repr(sorted(params.items())), (params, []))[1].append(alias)
+        for params, names in distinct.values():
+            study.enqueue_trial(params, user_attrs={"builder": names[0], "builders": names}, skip_if_exists=True)
+        return [names for _, names in distinct.values()]
 
     # ---- introspection -----------------------------------------------------------------------------
     def distributions(self) -> dict[str, tuple]:

@@ -1,0 +1,29 @@
+"""``autotune profile --model m.py --spec cluster.yml --strategy s.pb``: real step time of a strategy."""
+from __future__ import annotations
+
+from autotune.commands import _common
+
+
+def register(sub) -> None:
+    p = sub.add_parser("profile", help="run a strategy on the cluster and measure its step time",
+                       description=__doc__)
+    p.add_argument("--model", required=True, metavar="M.PY", help="model file (see README: model contract)")
+    _common.add_spec(p)
+    p.add_argument("--strategy", required=True, metavar="S.PB", help="strategy file (.pb or .pbtxt)")
+    p.add_argument("--steps", type=int, default=20, help="timed steps (default 20)")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps first (default 5)")
+    p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from runners.profile import profile_files
+
+    result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
+                           step_timeout_s=args.step_timeout)
+    if args.json:
+        _common.print_json(result.to_dict())
+    else:
+        print(result.summary())
+    return 0

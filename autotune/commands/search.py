@@ -1,0 +1,59 @@
+"""``autotune search --model m.py --spec cluster.yml``: find the best strategy and write it with a report."""
+from __future__ import annotations
+
+import pathlib
+
+from autotune.commands import _common
+
+
+def register(sub) -> None:
+    from autotune.search._study import SAMPLERS
+
+    p = sub.add_parser("search", help="search the best strategy (simulated, then profiled on the cluster)",
+                       description=__doc__)
+    _common.add_model(p)
+    _common.add_spec(p)
+    p.add_argument("-o", "--output", default=None, metavar="DIR",
+                   help="output directory (default: runs/<model>-<cluster fingerprint>)")
+    p.add_argument("--trials", type=int, default=2000, help="simulated trials in all, resumed ones included (2000)")
+    p.add_argument("--top-k", type=int, default=5, help="diverse candidates to profile, plus the best builder (5)")
+    p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                   help="stop the simulated stage after this long")
+    p.add_argument("--storage", default=None, metavar="URL",
+                   help="Optuna storage, any SQLAlchemy URL (default: sqlite:///DIR/study.db)")
+    p.add_argument("--study-name", default=None, help="study name (default: <model>-<cluster fingerprint>)")
+    p.add_argument("--resume", action="store_true", help="continue the search in DIR (keeps every finished trial)")
+    p.add_argument("--seed", type=int, default=0, help="sampler seed: same seed, same trials (0)")
+    p.add_argument("--sampler", choices=SAMPLERS, default="tpe",
+                   help="tpe (default), cmaes, nsga2 (step time vs bytes on the wire), random")
+    p.add_argument("--simulate-only", action="store_true", help="skip profiling on the cluster")
+    p.add_argument("--prune-ratio", type=float, default=2.0,
+                   help="prune candidates predicted slower than this x the best so far (2.0)")
+    p.add_argument("--reduced", choices=["auto", "yes", "no"], default="auto",
+                   help="per-class instead of per-variable choices (auto: above 64 variables)")
+    p.add_argument("--sparse-ps-only", action="store_true", help="keep sparse-gradient variables on PS")
+    p.add_argument("--calibration", default=None, metavar="FILE",
+                   help="calibration file (default: the one `autotune calibrate` stored for this cluster)")
+    p.add_argument("--steps", type=int, default=20, help="profiled steps per candidate (20)")
+    p.add_argument("--warmup", type=int, default=5, help="warm-up steps per candidate (5)")
+    p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from autotune.search import SearchConfig, run_search
+
+    output = args.output
+    if output is None:
+        from space.cluster import load_cluster
+
+        output = pathlib.Path("runs") / f"{pathlib.Path(args.model).stem}-{load_cluster(args.spec).fingerprint[:8]}"
+    cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
+                       time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
+                       resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
+                       prune_ratio=args.prune_ratio, reduced={"auto": None, "yes": True, "no": False}[args.reduced],
+                       sparse_ps_only=args.sparse_ps_only, calibration=args.calibration, cache_dir=args.cache_dir,
+                       steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts)
+    result = run_search(cfg, progress=not args.quiet)
+    return 130 if result.interrupted else 0

@@ -1,0 +1,83 @@
+"""The output directory of a search: best.pb (+ .pbtxt), trials.csv, summary.json, plots, the train command."""
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import shlex
+
+from space import __version__
+from space._table import format_table
+
+
+def _ms(x) -> str:
+    return f"{x * 1e3:.2f}" if x else "-"
+
+
+def summary_rows(result) -> list[dict]:
+    """Builders and profiled candidates with predicted / measured times, speedup and distance to the bound."""
+    measured_builders = [c.measured.median_s for c in result.candidates if c.builders and c.measured]
+    best_builder = min(measured_builders) if measured_builders else None
+    rows = []
+    for c in sorted(result.candidates, key=lambda c: (c.measured.median_s if c.measured else float("inf"),
+                                                       c.predicted_s)):
+        m = c.measured.median_s if c.measured else None
+        ref = m if m is not None else c.predicted_s
+        rows.append({"strategy": c.label + (" *" if c is result.winner else ""),
+                     "predicted_ms": _ms(c.predicted_s), "measured_ms": _ms(m),
+                     "p10-p90_ms": f"{_ms(c.measured.p10_s)}-{_ms(c.measured.p90_s)}" if c.measured else "-",
+                     "speedup_vs_best_builder": f"{best_builder / m:.2f}x" if m and best_builder else "-",
+                     "x_lower_bound": f"{ref / result.lower_bound_s:.2f}" if result.lower_bound_s else "-"})
+    return rows
+
+
+def write_outputs(result, cfg, sim, say) -> None:
+    out = result.output
+    w = result.winner
+    prov = w.strategy.proto.provenance
+    prov.builder = "search" if not w.builders else w.builders[0]
+    prov.model_fingerprint = result.inventory.fingerprint
+    prov.cluster_fingerprint = result.cluster.fingerprint
+    prov.tool_version = __version__
+    prov.model_path = str(cfg.model)
+    prov.predicted_step_time_s = w.predicted_s
+    prov.measured_step_time_s = w.measured.median_s if w.measured else 0.0
+    prov.lower_bound_s = result.lower_bound_s
+    prov.created_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    w.strategy.save(out / "best.pb")
+    w.strategy.save(out / "best.pbtxt")
+
+    profiled = {c.trial: c for c in result.candidates if c.measured}
+    with open(out / "trials.csv.tmp", "w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["trial", "state", "builders", "predicted_s", "measured_s", "wire_mb", "finished_at"])
+        for r in sim.records:
+            c = profiled.get(r["number"])
+            writer.writerow([r["number"], r["state"], "+".join(r.get("builders") or []), f"{r['predicted_s']:.6g}",
+                             f"{c.measured.median_s:.6g}" if c else "", f"{r.get('wire_mb', 0.0):.4g}", r.get("t", "")])
+    (out / "trials.csv.tmp").replace(out / "trials.csv")
+
+    rows = summary_rows(result)
+    train = (f"autotune train --model {shlex.quote(str(cfg.model))} --spec {shlex.quote(str(cfg.spec))} "
+             f"--strategy {shlex.quote(str(out / 'best.pb'))} --steps 1000 --checkpoint {shlex.quote(str(out / 'ckpt'))}")
+    summary = {"winner": w.label, "winner_predicted_s": w.predicted_s,
+               "winner_measured_s": w.measured.median_s if w.measured else None,
+               "lower_bound_s": result.lower_bound_s, "simulated_trials": result.simulated, "pruned": result.pruned,
+               "profiling_runs": result.profiled, "calibrated": result.calibrated, "wall_s": round(result.wall_s, 2),
+               "interrupted": result.interrupted, "study_name": result.study_name, "storage": result.storage,
+               "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    try:
+        from autotune.report import figures
+
+        figures.search_figures(out)
+    except Exception as e:  # a plot must never lose the search's results
+        say(f"warning: plots not written: {type(e).__name__}: {e}")
+
+    say("")
+    print(format_table(rows))
+    print(f"\nlower bound {_ms(result.lower_bound_s)} ms; {result.simulated} simulated trials ({result.pruned} pruned), "
+          f"{result.profiled} profiling runs, {result.wall_s:.0f} s"
+          + ("" if result.calibrated else "; uncalibrated cost model") + (" (interrupted)" if result.interrupted else ""))
+    print(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
+    print(f"train with it:\n  {train}")

@@ -1,0 +1,199 @@
+"""The search pipeline: simulated stage (Optuna + cost model), profiling stage (real cluster), outputs."""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import pathlib
+import sys
+import time
+from typing import Any, Callable
+
+import optuna
+
+from autotune.search import _study
+from autotune.search._journal import Journal
+from autotune.search._progress import Progress
+from autotune.search._select import diverse_top_k
+from space.cluster import ClusterSpec
+from space.errors import BadInput
+from space.inventory import Inventory
+from space.strategy import Strategy
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class SearchConfig:
+    model: str
+    spec: str
+    output: pathlib.Path
+    trials: int = 2000
+    top_k: int = 5
+    time_budget_s: float | None = None
+    storage: str | None = None
+    study_name: str | None = None
+    resume: bool = False
+    seed: int | None = 0
+    sampler: str = "tpe"
+    simulate_only: bool = False
+    prune_ratio: float = 2.0  # a candidate predicted slower than this x the best so far is pruned
+    reduced: bool | None = None
+    sparse_ps_only: bool = False
+    calibration: str | None = None
+    cache_dir: str | None = None
+    steps: int = 20
+    warmup: int = 5
+    accept_unknown_hosts: bool = False
+
+    def __post_init__(self) -> None:
+        self.output = pathlib.Path(self.output)
+        checks = {"trials": self.trials >= 1, "top_k": self.top_k >= 0, "prune_ratio": self.prune_ratio > 1,
+                  "steps": self.steps >= 1, "warmup": self.warmup >= 0}
+        for name, ok in checks.items():
+            if not ok:
+                raise BadInput(f"--{name.replace('_', '-')} is out of range: {getattr(self, name)!r}",
+                               hint="trials/steps >= 1, top-k/warmup >= 0, prune-ratio > 1")
+        if self.time_budget_s is not None and self.time_budget_s <= 0:
+            raise BadInput(f"--time-budget must be > 0 seconds, got {self.time_budget_s!r}")
+
+
+@dataclasses.dataclass
+class Candidate:
+    """One strategy carried out of the simulated stage."""
+
+    params: dict[str, Any]
+    strategy: Strategy
+    predicted_s: float
+    builders: list[str]
+    trial: int
+    measured: Any = None  # runners' measurement, when profiled
+
+    @property
+    def label(self) -> str:
+        return "+".join(self.builders) if self.builders else f"trial {self.trial}"
+
+    @property
+    def strategy_hash(self) -> str:
+        return hashlib.sha256(self.strategy.to_bytes()).hexdigest()[:16]
+
+
+@dataclasses.dataclass
+class SearchResult:
+    inventory: Inventory
+    cluster: ClusterSpec
+    winner: Candidate
+    candidates: list[Candidate]  # every builder and every profiled candidate
+    simulated: int
+    pruned: int
+    profiled: int
+    lower_bound_s: float
+    calibrated: bool
+    wall_s: float
+    output: pathlib.Path
+    study_name: str
+    storage: str
+    interrupted: bool = False
+
+
+def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None]):
+    from simulator import Calibration, Scorer
+
+    if cfg.calibration:
+        cal = Calibration.load(cfg.calibration, cluster=cluster, model_hash=inventory.model_hash)
+        calibrated = True
+    else:
+        found = _find_calibration(cluster, inventory, cfg)
+        calibrated = found is not None
+        cal = found or Calibration.from_spec(cluster)
+        if not calibrated:
+            warn("no calibration for this cluster: predictions use the spec's nominal bandwidths and textbook "
+                 "overheads (run `autotune calibrate --spec ...` to calibrate)")
+    return Scorer(inventory, cluster, cal), cal, calibrated
+
+
+def _find_calibration(cluster, inventory, cfg):
+    from simulator import Calibration
+    from simulator._calibration import calibration_path
+    from space.model import default_cache_dir
+
+    directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
+    for model_hash in (inventory.model_hash, None):
+        path = calibration_path(directory / "calibration", cluster, model_hash)
+        if path.is_file():
+            return Calibration.load(path, cluster=cluster, model_hash=model_hash)
+    return None
+
+
+def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None = None,
+               progress: bool = True, out: Callable[[str], None] | None = None) -> SearchResult:
+    """Run both stages and write the output directory. ``profiler_factory(inventory, cluster, cfg)`` returns a
+    context manager with ``profile(strategy) -> measurement``; default: the real cluster through ``runners``."""
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+    from space.search_space import SearchSpace
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    say = out or (lambda s: print(s, file=sys.stderr))
+    started = time.monotonic()
+    cluster = load_cluster(cfg.spec)
+    inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
+    cfg.output.mkdir(parents=True, exist_ok=True)
+    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"))
+    space = SearchSpace(inventory, cluster, reduced=cfg.reduced, sparse_ps_only=cfg.sparse_ps_only)
+    dists = _study.distributions(space)
+    multi = cfg.sampler == "nsga2"
+    name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"
+    url = _study.storage_url(cfg.storage, cfg.output)
+    attrs = {"model_fingerprint": inventory.fingerprint, "cluster_fingerprint": cluster.fingerprint,
+             "model_path": str(cfg.model), "spec_path": str(cfg.spec)}
+    persistent = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
+                                   attrs=attrs, resume=cfg.resume)
+    journal = Journal(cfg.output / "simulated.jsonl")
+    if not cfg.resume and journal.path.exists():
+        journal.path.unlink()
+
+    # ---- stage 1: simulated -------------------------------------------------------------------------
+    from autotune.search._simulated import simulate
+
+    sim = simulate(space, scorer, dists, journal, cfg, multi=multi, progress=Progress(progress, say))
+    say(f"simulated stage: {sim.finished} trials ({sim.pruned} pruned) in {sim.wall_s:.1f} s; "
+        f"best predicted {sim.best_s * 1e3:.2f} ms")
+
+    from simulator import lower_bound
+
+    bound = lower_bound(inventory, cluster, calibration)
+    builders = sim.builder_candidates()
+    picked = diverse_top_k([(c.predicted_s, c.params, c) for c in sim.candidates()], cfg.top_k)
+    best_builder = min(builders, key=lambda c: c.predicted_s) if builders else None
+    to_profile = list(picked)
+    if best_builder is not None and all(best_builder is not c for c in to_profile):
+        to_profile.append(best_builder)
+    for c in builders + [c for c in picked if not c.builders]:
+        _study.record(persistent, dists, c.params, [c.predicted_s, sim.wire_mb(c)] if multi else c.predicted_s,
+                      {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
+                       "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
+
+    # ---- stage 2: profiled ------------------------------------------------------------------------------
+    interrupted = sim.interrupted
+    profiled = 0
+    if not cfg.simulate_only and to_profile and not interrupted:
+        from autotune.search._profiling import profile_candidates
+
+        profiled, interrupted = profile_candidates(to_profile, persistent, dists, inventory, cluster, cfg,
+                                                   profiler_factory, Progress(progress, say), multi, sim)
+    measured = [c for c in to_profile if c.measured is not None]
+    pool = measured or sim.candidates()[:1] or builders
+    if not pool:
+        raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
+    key = (lambda c: c.measured.median_s) if measured else (lambda c: c.predicted_s)
+    winner = min(pool, key=key)
+    shown = builders + [c for c in to_profile if c not in builders]
+    result = SearchResult(inventory=inventory, cluster=cluster, winner=winner, candidates=shown,
+                          simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
+                          lower_bound_s=bound.step_s, calibrated=calibrated, wall_s=time.monotonic() - started,
+                          output=cfg.output, study_name=name, storage=url, interrupted=interrupted)
+    from autotune.search._output import write_outputs
+
+    write_outputs(result, cfg, sim, say)
+    return result

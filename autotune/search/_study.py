@@ -1,0 +1,67 @@
+"""The persistent Optuna study of a search: storage, samplers, and the trials it keeps."""
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import optuna
+
+from space.errors import BadInput
+
+SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
+
+
+def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:
+    if name == "tpe":
+        return optuna.samplers.TPESampler(seed=seed, multivariate=False, n_startup_trials=20)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == "nsga2":
+        return optuna.samplers.NSGAIISampler(seed=seed)
+    if name == "cmaes":
+        # CMA-ES handles numeric parameters only; the categorical ones fall back to a seeded random sampler
+        return optuna.samplers.CmaEsSampler(seed=seed, independent_sampler=optuna.samplers.RandomSampler(seed=seed),
+                                            warn_independent_sampling=False)
+    raise BadInput(f"unknown sampler {name!r}", hint=f"use one of {', '.join(SAMPLERS)}")
+
+
+def storage_url(storage: str | None, output: pathlib.Path) -> str:
+    """The storage URL: as given (any SQLAlchemy URL, e.g. postgresql://...), else SQLite in the output dir."""
+    if storage:
+        return storage
+    return f"sqlite:///{(output / 'study.db').resolve()}"
+
+
+def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, Any], resume: bool) -> optuna.Study:
+    """Create the persistent study, or load it when it exists and belongs to the same model and cluster."""
+    try:
+        study = optuna.create_study(storage=url, study_name=name, directions=directions, load_if_exists=True)
+    except optuna.exceptions.OptunaError as e:
+        raise BadInput(f"cannot open study {name!r}: {e}", url) from None
+    except Exception as e:  # SQLAlchemy: bad URL, unreachable database
+        raise BadInput(f"cannot open storage: {type(e).__name__}: {str(e).splitlines()[0]}", url,
+                       hint="give a SQLAlchemy URL such as sqlite:///study.db or postgresql://user@host/db") from None
+    old = study.user_attrs
+    for key in ("model_fingerprint", "cluster_fingerprint"):
+        if key in old and old[key] != attrs[key]:
+            raise BadInput(f"study {name!r} belongs to another {key.split('_')[0]} ({key} {old[key]} != {attrs[key]})",
+                           url, hint="use another --study-name or --output")
+    if old and not resume and any(t.user_attrs.get("stage") for t in study.trials):
+        raise BadInput(f"study {name!r} already has trials", url,
+                       hint="pass --resume to continue it, or another --study-name / --output")
+    for key, value in attrs.items():
+        study.set_user_attr(key, value)
+    return study
+
+
+def distributions(space) -> dict[str, optuna.distributions.BaseDistribution]:
+    return {name: optuna.distributions.CategoricalDistribution(list(choices))
+            for name, choices in space.distributions().items()}
+
+
+def record(study: optuna.Study, dists: dict, params: dict, value: float | list[float], attrs: dict) -> None:
+    """Add one finished trial (a simulated candidate or a profiled measurement) to the persistent study."""
+    values = value if isinstance(value, list) else [value]
+    trial = optuna.trial.create_trial(params=params, distributions={k: dists[k] for k in params},
+                                      values=values, user_attrs=attrs)
+    study.add_trial(trial)

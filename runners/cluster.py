@@ -1,0 +1,377 @@
+"""Start one ``tf.distribute.Server`` per node of a cluster spec, watch them, and stop them all.
+
+Task ``k`` of job ``worker`` is the ``k``-th node of the spec. How a node is launched (the rule):
+a node with ``ssh_config`` is launched over SSH (even a loopback address, which is how the SSH path is
+tested on one machine); a loopback node without it as a local subprocess; a remote node without it is a
+spec error. A ``launcher=`` argument overrides the rule for every node (e.g. network namespaces).
+
+Every process is tracked by PID and stopped on :meth:`RunningCluster.close`, on an error during start,
+on Ctrl-C (the context manager / the ``try`` in :func:`start_cluster`), and at interpreter exit (atexit).
+If the driver dies without running any of those (SIGKILL), each server notices on its own: a local server
+sees EOF on a pipe only the driver holds, a remote one sees EOF on its SSH channel's stdin.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+import weakref
+from typing import Any, Iterable
+
+from runners.launch._base import Launcher, ServerProcess
+from runners.server_main import parse_ready
+from space.cluster import ClusterSpec, Node, parse_device
+from space.errors import RunError, SpecError
+
+JOB = "worker"
+_MAX_INSTANCE_KEY = 2**31 - 1
+_OPEN: "weakref.WeakSet[RunningCluster]" = weakref.WeakSet()
+_ATEXIT_LOCK = threading.Lock()
+_atexit_registered = False
+
+
+class RunningCluster:
+    """Servers of one cluster spec, started by :func:`start_cluster`; a context manager that closes them.
+
+    Servers are meant to be reused across the trials of one search: take fresh collective instance keys
+    per trial with :meth:`next_instance_key_base` and clear variables with :meth:`reset_resources`.
+    """
+
+    def __init__(self, spec: ClusterSpec, servers: list[ServerProcess], ports: list[int],
+                 launchers: Iterable[Launcher], *, log_dir: str, owns_log_dir: bool = False,
+                 stop_timeout_s: float = 10.0, instance_keys_per_trial: int = 1 << 20) -> None:
+        self.spec = spec
+        self.servers = servers
+        self.ports = ports
+        self.log_dir = log_dir
+        self.stop_timeout_s = stop_timeout_s
+        self.instance_keys_per_trial = instance_keys_per_trial
+        self._launchers = list(launchers)
+        self._owns_log_dir = owns_log_dir
+        self._next_key_base = instance_keys_per_trial
+        self._lock = threading.Lock()
+        self._closed = False
+        chief = next(i for i, n in enumerate(spec.nodes) if n.chief)
+        self.target = f"grpc://{self.addresses[chief]}"
+
+    # ---- naming ------------------------------------------------------------------------------------
+    @property
+    def addresses(self) -> list[str]:
+        """``"host:port"`` of each task, in task order."""
+        return [f"{n.address}:{p}" for n, p in zip(self.spec.nodes, self.ports)]
+
+    @property
+    def pids(self) -> list[int]:
+        return [s.pid for s in self.servers]
+
+    def cluster_def(self) -> dict[str, list[str]]:
+        """The TF cluster definition, ``{"worker": ["addr:port", ...]}``."""
+        return {JOB: self.addresses}
+
+    def task_of(self, node_or_address: str) -> int:
+        """Task index of a node given by address or hostname."""
+        node = self.spec.node(node_or_address)
+        return self.spec.nodes.index(node)
+
+    def task_device(self, device: str) -> str:
+        """``"127.0.0.2:CPU:0"`` -> ``"/job:worker/replica:0/task:1/device:CPU:0"``."""
+        try:
+            address, kind, index = parse_device(device)
+        except ValueError as e:
+            raise SpecError(str(e), self.spec.source) from None
+        return f"/job:{JOB}/replica:0/task:{self.task_of(address)}/device:{kind}:{index}"
+
+    def node_of_task(self, task: int) -> Node:
+        return self.spec.nodes[task]
+
+    # ---- trials ------------------------------------------------------------------------------------
+    def next_instance_key_base(self) -> int:
+        """First of ``instance_keys_per_trial`` collective instance keys no earlier trial used.
+
+        Servers cache instance parameters per key (a reused key with another dtype or shape fails), so
+        each trial must use keys ``base .. base + instance_keys_per_trial - 1``.
+        """
+        with self._lock:
+            base = self._next_key_base
+            if base + self.instance_keys_per_trial - 1 > _MAX_INSTANCE_KEY:
+                raise RunError(f"collective instance keys exhausted after {base // self.instance_keys_per_trial - 1}"
+                               " trials; restart the cluster or lower instance_keys_per_trial")
+            self._next_key_base += self.instance_keys_per_trial
+            return base
+
+    def session_config(self):
+        """A ConfigProto for driver sessions on :attr:`target` (same collective group leader as the servers)."""
+        from runners.server_main import server_config
+
+        return server_config(JOB)
+
+    def reset_resources(self, containers: list[str] | None = None) -> None:
+        """Clear resource containers (variables, queues) on every server, so the next trial starts clean.
+
+        Closes sessions open on :attr:`target` (``tf.compat.v1.Session.reset``).
+        """
+        import tensorflow as tf
+
+        tf.compat.v1.Session.reset(self.target, containers=containers)
+
+    # ---- health ------------------------------------------------------------------------------------
+    def dead_servers(self) -> list[ServerProcess]:
+        return [s for s in self.servers if s.poll() is not None]
+
+    def check_alive(self) -> None:
+        """Raise :class:`RunError` naming the first node whose server has exited, with its log tail."""
+        if self._closed:
+            raise RunError("the cluster was closed")
+        for s in self.dead_servers():
+            raise RunError(_death_message(s, self.ports[s.task]))
+
+    def unresponsive_tasks(self, timeout_s: float = 5.0) -> list[int]:
+        """Tasks whose server does not run a trivial op within ``timeout_s`` (a stopped or wedged node)."""
+        import tensorflow as tf
+
+        done: set[int] = set()
+
+        def probe(task: int) -> None:
+            g = tf.Graph()
+            with g.as_default(), tf.compat.v1.device(f"/job:{JOB}/replica:0/task:{task}/device:CPU:0"):
+                op = tf.constant(1.0) + tf.compat.v1.placeholder_with_default(0.0, [])
+            opts = tf.compat.v1.RunOptions(timeout_in_ms=int(timeout_s * 1000))
+            try:
+                with tf.compat.v1.Session(self.target, graph=g, config=self.session_config()) as sess:
+                    sess.run(op, options=opts)
+                done.add(task)
+            except Exception:  # noqa: BLE001 - any failure means "not responsive"
+                pass
+
+        threads = [threading.Thread(target=probe, args=(k,), daemon=True) for k in range(len(self.servers))]
+        for t in threads:
+            t.start()
+        end = time.monotonic() + timeout_s + 1.0
+        for t in threads:
+            t.join(max(0.0, end - time.monotonic()))
+        return [k for k in range(len(self.servers)) if k not in done]
+
+    # ---- shutdown ----------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop every server this cluster started (SIGTERM, then SIGKILL), by PID; idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        _stop_all(self.servers, self.stop_timeout_s)
+        for launcher in self._launchers:
+            try:
+                launcher.close()
+            except Exception:  # noqa: BLE001 - closing connections must not mask the stop
+                pass
+        _OPEN.discard(self)
+        if self._owns_log_dir:
+            shutil.rmtree(self.log_dir, ignore_errors=True)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "RunningCluster":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "running"
+        return f"RunningCluster({self.addresses}, target={self.target!r}, {state})"
+
+
+def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_hosts: bool = False,
+                  log_dir: str | None = None, launcher: Launcher | None = None, stop_timeout_s: float = 10.0,
+                  instance_keys_per_trial: int = 1 << 20, intra_op_threads: int = 0,
+                  inter_op_threads: int = 0) -> RunningCluster:
+    """Start one server per node of ``spec`` and wait until all are ready.
+
+    Args:
+        spec: the cluster; task ``k`` is ``spec.nodes[k]``.
+        timeout_s: how long to wait for every server to be ready (starts run in parallel).
+        accept_unknown_hosts: SSH only; add unknown host keys instead of refusing them.
+        log_dir: where local server logs go; default a temporary directory removed by :meth:`close`.
+        launcher: launch every node with this launcher instead of the rule in the module docstring.
+        stop_timeout_s: grace between SIGTERM and SIGKILL when stopping.
+        instance_keys_per_trial: size of each block returned by ``next_instance_key_base``.
+        intra_op_threads, inter_op_threads: thread pools of each server (0 = TF's default).
+
+    Raises:
+        UnreachableHost: an SSH node cannot be reached, or its host key is unknown/mismatched.
+        RunError: a server exited or was not ready in time (the message names the node and its log tail).
+        SpecError: a remote node has no ``ssh_config`` and no ``launcher`` was given.
+    Whatever already started is stopped before the error propagates (also on KeyboardInterrupt).
+    """
+    _register_atexit()
+    owns_log_dir = log_dir is None
+    log_dir = log_dir or tempfile.mkdtemp(prefix="autotune-servers-")
+    launchers = _launchers_for(spec, launcher, accept_unknown_hosts, log_dir)
+    run_id = uuid.uuid4().hex[:8]
+    servers: list[ServerProcess] = []
+    cluster: RunningCluster | None = None
+    try:
+        ports = _choose_ports(spec, launchers)
+        cluster_json = json.dumps({JOB: [f"{n.address}:{p}" for n, p in zip(spec.nodes, ports)]})
+        deadline = time.monotonic() + timeout_s
+        for k, (node, lau) in enumerate(zip(spec.nodes, launchers)):
+            args = ["--job", JOB, "--task", str(k), "--cluster", cluster_json,
+                    "--intra-op-threads", str(intra_op_threads), "--inter-op-threads", str(inter_op_threads)]
+            servers.append(lau.launch(node, k, args, f"autotune-{run_id}-task{k}.log"))
+        cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir, owns_log_dir=owns_log_dir,
+                                 stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial)
+        _OPEN.add(cluster)
+        _wait_ready(servers, ports, deadline, timeout_s)
+        return cluster
+    except BaseException:
+        if cluster is not None:
+            cluster._owns_log_dir = False  # keep the logs the error message points at
+            cluster.close()
+        else:
+            _stop_all(servers, stop_timeout_s)
+            for lau in set(launchers):
+                lau.close()
+        raise
+
+
+def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningCluster | None = None,
+                     feed_dict=None, options=None, probe_timeout_s: float = 5.0):
+    """``session.run(fetches)`` cut after ``timeout_s``; failures become :class:`RunError` naming a node.
+
+    On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
+    log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
+    answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors
+    (bad graphs) propagate unchanged.
+    """
+    import tensorflow as tf
+
+    opts = tf.compat.v1.RunOptions()
+    if options is not None:
+        opts.CopyFrom(options)
+    opts.timeout_in_ms = max(1, int(timeout_s * 1000))
+    try:
+        return session.run(fetches, feed_dict=feed_dict, options=opts)
+    except tf.errors.DeadlineExceededError as e:
+        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", e, probe_timeout_s)) from e
+    except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError) as e:
+        raise RunError(_diagnose(cluster, f"step failed ({type(e).__name__})", e, probe_timeout_s)) from e
+
+
+# ---- helpers -----------------------------------------------------------------------------------------
+
+def _diagnose(cluster: RunningCluster | None, what: str, error: Exception, probe_timeout_s: float) -> str:
+    first = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+    if cluster is None:
+        return f"{what}: {first}"
+    end = time.monotonic() + 2.0  # a server killed mid-step may take a moment to be reaped
+    while not (dead := cluster.dead_servers()) and time.monotonic() < end:
+        time.sleep(0.1)
+    if dead:
+        return f"{what}: {_death_message(dead[0], cluster.ports[dead[0].task])}"
+    stuck = cluster.unresponsive_tasks(probe_timeout_s)
+    if stuck:
+        names = ", ".join(f"node {cluster.node_of_task(k).name} ({cluster.addresses[k]}, task {k})" for k in stuck)
+        return f"{what}; not responding: {names}; TF said: {first}"
+    named = sorted({int(t) for t in re.findall(r"/job:\w+/replica:\d+/task:(\d+)", str(error))})
+    hint = "".join(f"; mentioned: node {cluster.node_of_task(k).name} (task {k})" for k in named
+                   if k < len(cluster.servers))
+    return (f"{what}; every server is alive and responding, so the step itself is stuck (e.g. a collective "
+            f"or queue waiting for a peer that never joins){hint}; TF said: {first}")
+
+
+def _death_message(s: ServerProcess, port: int) -> str:
+    tail = s.log_tail(20).strip()
+    return (f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid}) exited with "
+            f"status {s.poll()}; log {s.log_path}" + (f", last lines:\n{tail}" if tail else " is empty"))
+
+
+def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_hosts: bool,
+                   log_dir: str) -> list[Launcher]:
+    if launcher is not None:
+        return [launcher] * len(spec.nodes)
+    from runners.launch._local import LocalLauncher
+
+    local: LocalLauncher | None = None
+    ssh = None
+    out: list[Launcher] = []
+    for i, node in enumerate(spec.nodes):
+        if node.ssh_config is not None:
+            if ssh is None:
+                from runners.launch._ssh import SSHLauncher
+
+                ssh = SSHLauncher(spec, accept_unknown_hosts=accept_unknown_hosts)
+            out.append(ssh)
+        elif node.is_loopback:
+            local = local or LocalLauncher(log_dir)
+            out.append(local)
+        else:
+            raise SpecError(f"remote node {node.name!r} (nodes[{i}]) has no `ssh_config`", spec.source,
+                            hint="add `ssh_config: <group>` to the node and define the group under `ssh:`")
+    return out
+
+
+def _choose_ports(spec: ClusterSpec, launchers: list[Launcher], attempts: int = 20) -> list[int]:
+    """One free port per node; all distinct (local servers share one port space)."""
+    ports: list[int] = []
+    for node, lau in zip(spec.nodes, launchers):
+        for _ in range(attempts):
+            port = lau.free_port(node)
+            if port not in ports:
+                break
+        else:
+            raise RunError(f"no distinct free port found on node {node.name} after {attempts} tries")
+        ports.append(port)
+    return ports
+
+
+def _wait_ready(servers: list[ServerProcess], ports: list[int], deadline: float, timeout_s: float) -> None:
+    pending = list(servers)
+    while pending:
+        for s in list(pending):
+            if any(parse_ready(line) for line in s.output_lines()):
+                pending.remove(s)
+            elif s.poll() is not None:
+                raise RunError(_death_message(s, ports[s.task]).replace("exited", "exited before it was ready", 1))
+        if pending and time.monotonic() > deadline:
+            s = pending[0]
+            tail = s.log_tail(10).strip()
+            raise RunError(f"server of node {s.node.name} ({s.node.address}:{ports[s.task]}, task {s.task}) "
+                           f"not ready after {timeout_s:g} s; log {s.log_path}"
+                           + (f", last lines:\n{tail}" if tail else ""))
+        if pending:
+            time.sleep(0.05)
+
+
+def _stop_all(servers: list[ServerProcess], timeout_s: float) -> None:
+    """SIGTERM every server first, then wait for all (stops run in parallel), SIGKILL stragglers."""
+    for s in servers:
+        try:
+            s.signal("TERM")
+        except Exception:  # noqa: BLE001 - a lost connection; the server watches its channel and exits
+            pass
+    deadline = time.monotonic() + timeout_s
+    for s in servers:
+        try:
+            s.wait_or_kill(deadline)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _close_open_clusters() -> None:
+    for cluster in list(_OPEN):
+        cluster.close()
+
+
+def _register_atexit() -> None:
+    global _atexit_registered
+    with _ATEXIT_LOCK:
+        if not _atexit_registered:
+            atexit.register(_close_open_clusters)
+            _atexit_registered = True

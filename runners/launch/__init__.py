@@ -1,0 +1,13 @@
+"""Launchers: how server processes are started on nodes (local subprocesses, SSH)."""
+from runners.launch._base import Launcher, ServerProcess
+from runners.launch._local import LocalLauncher
+
+__all__ = ["Launcher", "LocalLauncher", "SSHLauncher", "ServerProcess"]
+
+
+def __getattr__(name: str):
+    if name == "SSHLauncher":  # paramiko is imported only when SSH is used
+        from runners.launch._ssh import SSHLauncher
+
+        return SSHLauncher
+    raise AttributeError(f"module 'runners.launch' has no attribute {name!r}")

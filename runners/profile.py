@@ -1,0 +1,111 @@
+"""Measure a strategy's real step time on a running cluster: median, spread, throughput, bytes per step.
+
+``profile_strategy`` is what the search calls, many times on one running cluster (each trial builds its own
+graph with fresh collective keys and frees its variables afterwards). ``profile_files`` is the CLI's path:
+load, trace, validate, start the servers, profile once, stop them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from typing import Any
+
+from space.errors import BadInput
+
+
+@dataclasses.dataclass
+class ProfileResult:
+    strategy_id: str
+    builder: str
+    mode: str  # "lockstep" | "threads" (all-async PS)
+    num_replicas: int
+    global_batch: int
+    steps: int
+    warmup: int
+    step_times_s: list[float]
+    median_s: float
+    p10_s: float
+    p90_s: float
+    examples_per_s: float
+    bytes_per_step: float  # estimated from the transfer plan: bytes crossing between nodes per step
+    setup_s: float  # graph build + session + variable initialization
+    final_loss: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def summary(self) -> str:
+        return (f"strategy {self.strategy_id} ({self.builder or 'custom'}; {self.num_replicas} replicas, {self.mode})\n"
+                f"step time  median {self.median_s * 1e3:.2f} ms   p10 {self.p10_s * 1e3:.2f} ms   "
+                f"p90 {self.p90_s * 1e3:.2f} ms   ({self.steps} steps after {self.warmup} warm-up)\n"
+                f"throughput {self.examples_per_s:,.0f} examples/s (global batch {self.global_batch})\n"
+                f"moved      {self.bytes_per_step / 1e6:.3f} MB per step between nodes (estimate)\n"
+                f"setup      {self.setup_s:.2f} s")
+
+
+def _quantile(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    if len(s) == 1:
+        return s[0]
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
+                     step_timeout_s: float = 120.0) -> ProfileResult:
+    """Run ``warmup`` + ``steps`` steps of ``strategy`` on ``cluster`` and time the last ``steps``.
+
+    Args:
+        traced: ``space.model.trace_step(model_path)`` (trace once per search; it is not modified).
+        strategy: a validated ``space.strategy.Strategy`` for that model and the cluster's spec.
+        cluster: a :class:`runners.cluster.RunningCluster` (reused across calls).
+    Raises:
+        RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
+    """
+    from runners.transform import TrainingJob
+
+    if steps < 1 or warmup < 0:
+        raise BadInput(f"`steps >= 1 and warmup >= 0` must hold, but got ({steps=}, {warmup=})")
+    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s) as job:
+        losses: list[float] = []
+        if warmup:
+            job.run(warmup)
+        times = job.run(steps, on_step=lambda _s, _dt, loss: losses.append(loss))
+        if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
+            times = times[-steps * job.graph.num_towers:]
+        g = job.graph
+        median = statistics.median(times)
+        return ProfileResult(
+            strategy_id=strategy.proto.id, builder=strategy.proto.provenance.builder, mode=g.mode,
+            num_replicas=g.num_towers, global_batch=g.global_batch, steps=steps, warmup=warmup, step_times_s=times,
+            median_s=median, p10_s=_quantile(times, 0.1), p90_s=_quantile(times, 0.9),
+            examples_per_s=g.global_batch / median if median > 0 else 0.0, bytes_per_step=g.bytes_per_step,
+            setup_s=job.setup_s, final_loss=losses[-1] if losses else float("nan"))
+
+
+def prepare(model_path: str, spec_path: str, strategy_path: str):
+    """Load and check everything before any server starts: (traced step, strategy, cluster spec).
+
+    Raises ``StrategyError`` when the strategy does not fit the model or the cluster.
+    """
+    from space.cluster import load_cluster
+    from space.model import inventory_from_trace, trace_step
+    from space.strategy import Strategy
+    from space.validate import validate
+
+    strategy = Strategy.load(strategy_path)
+    spec = load_cluster(spec_path)
+    traced = trace_step(model_path)
+    validate(strategy, inventory_from_trace(traced), spec, source=str(strategy_path))
+    return traced, strategy, spec
+
+
+def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps: int = 20, warmup: int = 5,
+                  step_timeout_s: float = 120.0, start_timeout_s: float = 60.0) -> ProfileResult:
+    from runners.cluster import start_cluster
+
+    traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
+    with start_cluster(spec, timeout_s=start_timeout_s) as cluster:
+        return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s)

@@ -1,0 +1,12 @@
+"""The graph-transform backend: build and run one distributed training graph for any Strategy.
+
+``build_train_graph`` turns a traced step and a Strategy into a TF graph; ``TrainingJob`` runs it on a running
+cluster; ``reference_train`` is the single-device training the backend is proven equal to.
+"""
+from runners.transform._driver import TrainingJob
+from runners.transform._graph import TrainGraph, build_train_graph
+from runners.transform._optimizer import Optimizer
+from runners.transform._plan import Unit, VarPlan, execution_mode, plan_strategy
+
+__all__ = ["Optimizer", "TrainGraph", "TrainingJob", "Unit", "VarPlan", "build_train_graph", "execution_mode",
+           "plan_strategy"]

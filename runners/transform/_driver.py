@@ -1,0 +1,129 @@
+"""Drive one trial on a running cluster: open a session on the built graph, run steps, read values, clean up."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from runners.transform._graph import TrainGraph, build_train_graph
+from space.errors import RunError
+
+
+class TrainingJob:
+    """One strategy running on ``cluster`` (a :class:`runners.cluster.RunningCluster`); a context manager.
+
+    Lockstep strategies run one ``Session.run`` per step for all towers. Strategies whose every unit is
+    asynchronous PS run one driver thread per tower (no barrier); with ``staleness=k`` a tower waits before a
+    step that would put it more than k steps ahead of the slowest tower.
+    """
+
+    def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0) -> None:
+        import tensorflow as tf
+
+        from runners.cluster import run_with_timeout
+
+        self._run_with_timeout = run_with_timeout
+        self.cluster = cluster
+        self.step_timeout_s = step_timeout_s
+        t0 = time.perf_counter()
+        self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device,
+                                                   cluster.next_instance_key_base())
+        self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
+        self.steps_done = [0] * self.graph.num_towers
+        self.max_lead = 0
+        try:
+            self._run(self.graph.init_ops, feed_dict=self.graph.init_feed)
+        except BaseException:
+            self.close()
+            raise
+        self.setup_s = time.perf_counter() - t0
+
+    def _run(self, fetches, feed_dict=None):
+        return self._run_with_timeout(self.session, fetches, self.step_timeout_s, cluster=self.cluster,
+                                      feed_dict=feed_dict)
+
+    # ---- stepping --------------------------------------------------------------------------------------
+    def run(self, steps: int, *, delays: dict[int, float] | None = None,
+            on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
+        """Run ``steps`` steps (per tower, in threads mode); returns each step's seconds.
+
+        ``on_step(step, seconds, loss)`` is called after each lockstep step. ``delays`` (tower -> seconds slept
+        before each of its steps, threads mode) makes one tower slow, for experiments on staleness.
+        """
+        if self.graph.mode == "threads":
+            return self._run_threads(steps, delays or {})
+        times = []
+        for s in range(steps):
+            t0 = time.perf_counter()
+            _, loss = self._run([self.graph.train_op, self.graph.loss])
+            dt = time.perf_counter() - t0
+            times.append(dt)
+            self.steps_done = [c + 1 for c in self.steps_done]
+            if on_step:
+                on_step(s, dt, float(loss))
+        return times
+
+    def _run_threads(self, steps: int, delays: dict[int, float]) -> list[float]:
+        n, bound = self.graph.num_towers, self.graph.staleness
+        cond = threading.Condition()
+        errors: list[BaseException] = []
+        times: list[list[float]] = [[] for _ in range(n)]
+        start = list(self.steps_done)
+
+        def tower(r: int) -> None:
+            try:
+                for _ in range(steps):
+                    with cond:
+                        while bound and not errors and self.steps_done[r] - min(self.steps_done) >= bound:
+                            cond.wait(0.5)
+                        if errors:
+                            return
+                    if delays.get(r):
+                        time.sleep(delays[r])
+                    t0 = time.perf_counter()
+                    self._run([self.graph.tower_train_ops[r], self.graph.tower_losses[r]])
+                    times[r].append(time.perf_counter() - t0)
+                    with cond:
+                        self.steps_done[r] += 1
+                        self.max_lead = max(self.max_lead, self.steps_done[r] - min(self.steps_done))
+                        cond.notify_all()
+            except BaseException as e:  # noqa: BLE001 - re-raised in the driver thread
+                with cond:
+                    errors.append(e)
+                    cond.notify_all()
+
+        threads = [threading.Thread(target=tower, args=(r,), name=f"autotune-tower{r}", daemon=True)
+                   for r in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise errors[0]
+        if any(self.steps_done[r] - start[r] != steps for r in range(n)):
+            raise RunError(f"towers finished {self.steps_done} steps, expected {steps} more each")
+        return [t for ts in times for t in ts]
+
+    # ---- values ----------------------------------------------------------------------------------------
+    def values(self) -> tuple[dict, dict]:
+        """(trainable variables, state) by strategy name, as numpy arrays; partitioned ones reassembled."""
+        v, s = self._run([self.graph.var_values, self.graph.state_values])
+        return v, s
+
+    def close(self) -> None:
+        """Free this trial's variables and iterators on the servers, and close the session (idempotent)."""
+        if self.session is None:
+            return
+        try:
+            self._run_with_timeout(self.session, self.graph.destroy_op, 30.0)
+        except Exception:  # noqa: BLE001 - a dead server has nothing left to free
+            pass
+        finally:
+            self.session.close()
+            self.session = None
+
+    def __enter__(self) -> "TrainingJob":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

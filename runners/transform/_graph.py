@@ -1,0 +1,459 @@
+"""Build ONE distributed training graph for a Strategy (in-graph replication, driven by one client).
+
+The traced step (``space.model.trace_step``) is imported once per tower with ``import_graph_def``: its batch
+placeholders are fed by the tower's ``dataset_fn(r, N)`` iterator, its variable handles are mapped to the
+variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads of a
+partitioned variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``)
+becomes a ``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied.
+
+Naming: everything of tower r is under ``tower{r}/``; stored units are ``<var>`` or ``<var>/part_k`` under
+``ps/``, ``ar/t{r}/``, ``proxy/<node>/``; state under ``state/``. All resources live in one container per trial.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable
+
+import numpy as np
+
+from runners.transform import _allreduce, _partition, _ps
+from runners.transform._optimizer import Optimizer
+from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
+from space.errors import RunError
+from space.strategy import Strategy
+
+
+@dataclasses.dataclass
+class TrainGraph:
+    """The built graph and the handles the driver needs."""
+
+    graph: object
+    mode: str  # "lockstep" | "threads"
+    staleness: int
+    num_towers: int
+    global_batch: int
+    init_ops: list
+    init_feed: dict
+    train_op: object  # lockstep: one op for a whole step
+    tower_train_ops: list  # threads: one op per tower step
+    tower_losses: list
+    loss: object
+    var_values: dict  # strategy name -> tensor assembling the variable (tower 0's copy for all-reduce)
+    state_values: dict
+    destroy_op: object
+    bytes_per_step: float
+    container: str
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.\-/]", "_", name.replace(":0", "")).strip("/")
+
+
+class _Analysis:
+    """What the traced step looks like: inputs, captured variable handles, reads, gathers."""
+
+    def __init__(self, traced) -> None:
+        import tensorflow as tf
+
+        cf = traced.concrete_function
+        g = cf.graph
+        n_batch = len(tf.nest.flatten(traced.batch_spec))
+        self.batch_inputs = [t.name for t in cf.inputs[:n_batch]]
+        by_handle = {id(v.handle): ("var", i) for i, v in enumerate(traced.trainable)}
+        by_handle.update({id(v.handle): ("state", j) for j, v in enumerate(traced.state)})
+        self.placeholders: dict[tuple, str] = {}
+        for external, internal in g.captures:
+            key = by_handle.get(id(external))
+            if key is None:
+                raise RunError(f"the traced step captures {internal.name!r}, which is not a model variable",
+                               traced.path, hint="loss_fn may only use the model's variables and the batch")
+            self.placeholders[key] = internal.op.name
+        self.reads: dict[int, list[str]] = {}
+        self.gathers: dict[int, list[str]] = {}
+        self.others: dict[int, list[str]] = {}
+        for i in range(len(traced.trainable)):
+            ph = self.placeholders.get(("var", i))
+            if ph is None:
+                continue
+            reads, others, gathers, gatherable = [], [], [], True
+            for op in g.get_operation_by_name(ph).outputs[0].consumers():
+                if op.type != "ReadVariableOp":
+                    others.append(op.name)
+                    continue
+                reads.append(op.name)
+                for c in op.outputs[0].consumers():
+                    if c.type == "GatherV2" and c.inputs[0] is op.outputs[0] and c.get_attr("batch_dims") == 0 \
+                            and tf.get_static_value(c.inputs[2]) == 0:
+                        gathers.append(c.name)
+                    else:
+                        gatherable = False
+            self.reads[i], self.others[i] = reads, others
+            self.gathers[i] = gathers if gatherable and gathers and traced.sparse[i] else []
+        self.trainable_reads = {r for rs in self.reads.values() for r in rs}
+        self.outputs = [t.name for t in cf.outputs]
+        self.effects = [op.name for op in g.control_outputs if op.type != "ReadVariableOp"]
+        self.structured_outputs = cf.structured_outputs
+        gdef = g.as_graph_def()
+        for node in gdef.node:
+            node.device = ""
+            if "_class" in node.attr:
+                del node.attr["_class"]  # colocation hints from tracing would pin ops to the tracing device
+            keep = [x for x in node.input if not (x.startswith("^") and x[1:] in self.trainable_reads)]
+            del node.input[:]
+            node.input.extend(keep)  # reads of trainable variables need no ordering (nothing writes them)
+        self.graph_def = gdef
+
+
+class _Builder:
+    def __init__(self, traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
+                 container: str) -> None:
+        import tensorflow as tf
+
+        self.tf = tf
+        self.traced = traced
+        self.replicas = strategy.replicas
+        self.n = len(self.replicas)
+        self.tower_dev = [device_of(r) for r in self.replicas]
+        self.tower_addr = [node_address(r) for r in self.replicas]
+        self.device_of = device_of
+        self.plans = plan_strategy(strategy, traced.names, [tuple(v.shape) for v in traced.trainable],
+                                   traced.sparse)
+        self.mode, self.staleness = execution_mode(self.plans)
+        self.opt = Optimizer(traced.optimizer)
+        self.key_base = key_base
+        self.values = [v.numpy() for v in traced.trainable]  # eager, before entering the graph
+        self.state_values = [v.numpy() for v in traced.state]
+        self.container = container
+        self.init_feed: dict = {}
+        self.init_ops: list = []
+        self.resources: list = []  # (handle, device) to destroy at the end of the trial
+        self.bytes = 0.0
+        self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
+
+    # ---- variables -----------------------------------------------------------------------------------
+    def var(self, name: str, value: np.ndarray, device: str):
+        tf = self.tf
+        with tf.compat.v1.device(device):
+            ph = tf.compat.v1.placeholder(tf.as_dtype(value.dtype), value.shape, name=f"{_safe(name)}/init")
+            v = tf.Variable(ph, name=_safe(name), trainable=False)
+        self.init_feed[ph] = value
+        self.init_ops.append(v.initializer)
+        self.resources.append((v.handle, device))
+        return v
+
+    def read(self, v):
+        with self.tf.compat.v1.device(v.device):
+            return self.tf.raw_ops.ReadVariableOp(resource=v.handle, dtype=v.dtype)
+
+    @staticmethod
+    def slice_value(value: np.ndarray, u: Unit) -> np.ndarray:
+        if not value.shape:
+            return value
+        index = [slice(None)] * value.ndim
+        index[u.axis] = slice(u.offset, u.offset + u.size)
+        return np.ascontiguousarray(value[tuple(index)])
+
+    def create_units(self) -> None:
+        """PS units on their device (+ per-node proxies), all-reduce units once per tower; slots alongside."""
+        self.store: dict[str, dict] = {}
+        for p in self.plans:
+            value = self.values[p.index]
+            for u in p.units:
+                part = self.slice_value(value, u)
+                entry: dict = {}
+                if u.kind == "ps":
+                    dev = self.device_of(u.device)
+                    v = self.var(f"ps/{u.name}", part, dev)
+                    entry["ps"] = (v, self._slots(v, f"ps/{u.name}", dev))
+                    entry["proxies"] = {}
+                    if u.proxy:
+                        for r, addr in enumerate(self.tower_addr):
+                            if addr != node_address(u.device) and addr not in entry["proxies"]:
+                                entry["proxies"][addr] = self.var(f"proxy/{addr}/{u.name}", part, self.tower_dev[r])
+                else:
+                    entry["copies"] = []
+                    for r, dev in enumerate(self.tower_dev):
+                        v = self.var(f"ar/t{r}/{u.name}", part, dev)
+                        entry["copies"].append((v, self._slots(v, f"ar/t{r}/{u.name}", dev)))
+                self.store[u.name] = entry
+
+    def _slots(self, v, prefix: str, device: str) -> dict:
+        return self.opt.create_slots(v, lambda s, val: self.var(f"{prefix}/{s}", val, device))
+
+    def unit_var_for_tower(self, u: Unit, r: int):
+        """The variable tower r reads for unit u: its all-reduce copy, its node's proxy, or the PS variable."""
+        entry = self.store[u.name]
+        if u.kind == "ar":
+            return entry["copies"][r][0]
+        return entry["proxies"].get(self.tower_addr[r], entry["ps"][0])
+
+    def _remote(self, v, r: int) -> bool:
+        return self.tf.DeviceSpec.from_string(v.device).task != self.tf.DeviceSpec.from_string(self.tower_dev[r]).task
+
+    # ---- towers --------------------------------------------------------------------------------------
+    def build_state(self) -> None:
+        """BatchNorm-like state: one canonical copy on tower 0's device. Lockstep with N > 1: each tower works on
+        a local copy refreshed from it, and the canonical becomes the mean of the towers' new values (floats)."""
+        tf = self.tf
+        self.state_canon, self.state_local, self.state_refresh = [], [], []
+        for j, (value, name) in enumerate(zip(self.state_values, self.traced.state_names)):
+            canon = self.var(f"state/{name}", value, self.tower_dev[0])
+            self.state_canon.append(canon)
+            locals_, refresh = [], []
+            if self.mode == "lockstep" and self.n > 1:
+                canon_read = self.read(canon)
+                for r, dev in enumerate(self.tower_dev):
+                    loc = self.var(f"state_t{r}/{name}", value, dev)
+                    with tf.compat.v1.device(dev):
+                        refresh.append(loc.assign(canon_read, read_value=False))
+                    locals_.append(loc)
+                    if self._remote(canon, r):
+                        self.bytes += 2 * value.nbytes
+            self.state_local.append(locals_)
+            self.state_refresh.append(refresh)
+
+    def build_datasets(self) -> list:
+        tf = self.tf
+        batches = []
+        self.iterator_inits = []
+        for r, dev in enumerate(self.tower_dev):
+            with tf.compat.v1.device(dev), tf.name_scope(f"input{r}"), tf.compat.v1.get_default_graph().container(""):
+                ds = self.traced.module.dataset_fn(r, self.n)
+                it = tf.compat.v1.data.make_initializable_iterator(ds, shared_name=f"{self.container}_input{r}")
+                self.init_ops.append(it.initializer)
+                self.resources.append((it._iterator_resource, dev))  # noqa: SLF001 - only way to free it
+                batches.append(tf.nest.flatten(it.get_next()))
+        return batches
+
+    def import_tower(self, r: int, batch: list, an: _Analysis):
+        tf = self.tf
+        dev = self.tower_dev[r]
+        input_map = dict(zip(an.batch_inputs, batch))
+        for p in self.plans:
+            ph = an.placeholders.get(("var", p.index))
+            if ph is None:
+                continue
+            if not p.partitioned:
+                v = self.unit_var_for_tower(p.units[0], r)
+                input_map[ph + ":0"] = v.handle
+                if not an.gathers[p.index] and self._remote(v, r):
+                    self.bytes += p.units[0].num_elements * 4
+                continue
+            if an.others[p.index]:
+                raise RunError(f"variable {p.name!r} is used by {an.others[p.index][0]!r}, which cannot read a "
+                               "partitioned variable", hint="leave this variable unpartitioned")
+            if an.gathers[p.index] and p.axis == 0:  # its gathers are rewired below; the read is left dead
+                dummy = tf.compat.v1.placeholder(tf.as_dtype(self.values[p.index].dtype), p.shape,
+                                                 name=f"unused_read{r}")
+                for name in an.reads[p.index]:
+                    input_map[name + ":0"] = dummy
+                continue
+            reads = []
+            for u in p.units:
+                v = self.unit_var_for_tower(u, r)
+                rd = self.read(v)
+                self.reads.setdefault(u.name, []).append(rd.op)
+                reads.append(rd)
+                if self._remote(v, r):
+                    self.bytes += u.num_elements * 4
+            with tf.compat.v1.device(dev):
+                value = _partition.concat_read(reads, p)
+            for name in an.reads[p.index]:
+                input_map[name + ":0"] = value
+        for j, locals_ in enumerate(self.state_local):
+            ph = an.placeholders.get(("state", j))
+            if ph is None:
+                continue
+            if locals_:
+                with tf.compat.v1.device(dev), tf.control_dependencies([self.state_refresh[j][r]]):
+                    input_map[ph + ":0"] = tf.identity(locals_[r].handle)
+            else:
+                input_map[ph + ":0"] = self.state_canon[j].handle
+
+        def device_fn(op):  # ops on a variable handle go where the variable is (the placer colocates them)
+            return "" if any(t.dtype == tf.resource for t in op.inputs) else dev
+
+        read_ops = [x for p in self.plans if not p.partitioned and not an.gathers.get(p.index)
+                    for x in an.reads.get(p.index, [])]
+        gathers = [x for i in an.gathers for x in an.gathers[i]]
+        names = an.outputs + an.effects + read_ops + gathers
+        with tf.compat.v1.device(device_fn):
+            got = tf.graph_util.import_graph_def(an.graph_def, input_map=input_map, return_elements=names,
+                                                 name=f"tower{r}")
+        k = len(an.outputs)
+        outputs, effects = got[:k], got[k:k + len(an.effects)]
+        by_name = dict(zip(names[k:], got[k:]))
+        for p in self.plans:
+            if not p.partitioned and not an.gathers.get(p.index):
+                self.reads.setdefault(p.units[0].name, []).extend(by_name[x] for x in an.reads.get(p.index, []))
+            if an.gathers.get(p.index) and (not p.partitioned or p.axis == 0):
+                for gname in an.gathers[p.index]:
+                    self._rewire_gather(by_name[gname], p, r)
+        loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
+        return loss, list(grads), effects
+
+    def _rewire_gather(self, gather_op, p: VarPlan, r: int) -> None:
+        """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives."""
+        tf = self.tf
+        old = gather_op.outputs[0]
+        vs = [self.unit_var_for_tower(u, r) for u in p.units]
+        with tf.compat.v1.device(self.tower_dev[r]):
+            rows = _partition.gather_rows([v.handle for v in vs], [v.device for v in vs], gather_op.inputs[1], p,
+                                          old.dtype, list(p.shape[1:]))
+            rows = tf.ensure_shape(rows, gather_op.inputs[1].shape.concatenate(p.shape[1:]))
+        for u, v in zip(p.units, vs):
+            self.reads.setdefault(u.name, []).append(rows.op)
+            if self._remote(v, r):
+                n_rows = self.traced.gather_rows[p.index] or 0
+                self.bytes += n_rows * (int(np.prod(p.shape[1:])) * 4 + 4) * u.size / p.shape[0]
+        for consumer in list(old.consumers()):
+            for i, t in enumerate(consumer.inputs):
+                if t is old:
+                    consumer._update_input(i, rows)  # noqa: SLF001 - graph surgery after import
+
+    # ---- synchronization -----------------------------------------------------------------------------
+    def _after_reads(self, u: Unit):
+        return self.tf.control_dependencies(self.reads.get(u.name, []))
+
+    def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
+        """Returns (ops of a lockstep step, per-tower ops for async units)."""
+        tf = self.tf
+        common: list = []
+        per_tower: list[list] = [[] for _ in range(self.n)]
+        unit_grads: dict[str, list] = {}
+        for p in self.plans:
+            for r, dev in enumerate(self.tower_dev):
+                with tf.compat.v1.device(dev):
+                    parts = _partition.split_grad(tower_grads[r][p.index], p)
+                for u, g in zip(p.units, parts):
+                    unit_grads.setdefault(u.name, []).append(g)
+        ar_items = []
+        for p in self.plans:
+            for u in p.units:
+                grads = unit_grads[u.name]
+                if u.kind == "ar":
+                    dense = []
+                    for r, dev in enumerate(self.tower_dev):
+                        with tf.compat.v1.device(dev):
+                            dense.append(tf.convert_to_tensor(grads[r]))
+                    ar_items.append((u, dense))
+                    continue
+                v, slots = self.store[u.name]["ps"]
+                self.bytes += sum(self._grad_bytes(g, p, u) for r, g in enumerate(grads) if self._remote(v, r))
+                if u.sync:
+                    with tf.compat.v1.device(v.device), self._after_reads(u):
+                        apply = self.opt.apply(v, slots, _ps.aggregate(grads, self.n))
+                    common.append(self._refresh_proxies(u, apply))
+                else:
+                    for r, g in enumerate(grads):
+                        with tf.compat.v1.device(v.device), self._after_reads(u):
+                            apply = self.opt.apply(v, slots, g)
+                        per_tower[r].append(self._refresh_proxies(u, apply, only=self.tower_addr[r]))
+        if ar_items:
+            coll = _allreduce.Collectives(self.tower_dev, self.key_base)
+            reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
+            common += effects
+            if len(set(self.tower_addr)) > 1:
+                self.bytes += coll.bytes_on_wire
+            for u, _ in ar_items:
+                for r, dev in enumerate(self.tower_dev):
+                    v, slots = self.store[u.name]["copies"][r]
+                    with tf.compat.v1.device(dev), self._after_reads(u):
+                        common.append(self.opt.apply(v, slots, reduced[u.name][r]))
+        return common, per_tower
+
+    def _make_var(self, name: str, value: np.ndarray, device: str):
+        return self.var(name, value, device)
+
+    def _grad_bytes(self, g, p: VarPlan, u: Unit) -> float:
+        if isinstance(g, self.tf.IndexedSlices):
+            rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
+            return rows * (int(np.prod(p.shape[1:])) * 4 + 4)
+        return u.num_elements * 4
+
+    def _refresh_proxies(self, u: Unit, apply, only: str | None = None):
+        tf = self.tf
+        proxies = self.store[u.name]["proxies"]
+        if not proxies:
+            return apply
+        ps_var = self.store[u.name]["ps"][0]
+        ops = [apply]
+        with tf.control_dependencies([apply]):
+            fresh = self.read(ps_var)
+            for addr, proxy in proxies.items():
+                if only is None or addr == only:
+                    with tf.compat.v1.device(proxy.device):
+                        ops.append(proxy.assign(fresh, read_value=False))
+                    self.bytes += u.num_elements * 4
+        return tf.group(ops)
+
+    def sync_state(self, tower_effects: list[list]) -> list:
+        """Canonical state <- mean of the towers' new values (float), tower 0's value (other dtypes)."""
+        tf = self.tf
+        ops = []
+        all_effects = [e for es in tower_effects for e in es]
+        for j, canon in enumerate(self.state_canon):
+            locals_ = self.state_local[j]
+            if not locals_:
+                continue
+            with tf.control_dependencies(all_effects):
+                values = [self.read(loc) for loc in locals_]
+            with tf.compat.v1.device(canon.device):
+                new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
+                ops.append(canon.assign(new, read_value=False))
+        return ops
+
+
+def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
+                      container: str | None = None) -> TrainGraph:
+    """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
+
+    Args:
+        device_of: strategy device (``"127.0.0.2:CPU:0"``) -> TF device (``RunningCluster.task_device``).
+        key_base: first collective key of this trial (``RunningCluster.next_instance_key_base()``).
+        container: resource container of this trial's variables (default derived from ``key_base``).
+    """
+    import tensorflow as tf
+
+    container = container or f"autotune_{key_base}"
+    an = _Analysis(traced)
+    b = _Builder(traced, strategy, device_of, key_base, container)
+    g = tf.Graph()
+    with g.as_default(), g.container(container):
+        b.create_units()
+        b.build_state()
+        batches = b.build_datasets()
+        losses, grads, effects = [], [], []
+        for r in range(b.n):
+            loss, gr, eff = b.import_tower(r, batches[r], an)
+            losses.append(loss)
+            grads.append(gr)
+            effects.append(eff)
+        common, per_tower = b.sync(grads)
+        state_ops = b.sync_state(effects)
+        with tf.compat.v1.device(b.tower_dev[0]):
+            mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
+        train_op = tf.group(common + state_ops + [o for ops in per_tower for o in ops] + [e for es in effects for e in es],
+                            name="train_step")
+        tower_ops = [tf.group(per_tower[r] + effects[r] + ([] if b.mode == "threads" else common),
+                              name=f"tower{r}_step") for r in range(b.n)]
+        var_values, state_values = {}, {}
+        for p in b.plans:
+            reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
+                     for u in p.units]
+            with tf.compat.v1.device(b.tower_dev[0]):
+                var_values[p.name] = _partition.concat_read(reads, p)
+        for name, canon in zip(traced.state_names, b.state_canon):
+            state_values[name] = b.read(canon)
+        destroy = []
+        for handle, dev in b.resources:
+            with tf.compat.v1.device(dev):
+                destroy.append(tf.raw_ops.DestroyResourceOp(resource=handle, ignore_lookup_error=True))
+        destroy_op = tf.group(destroy, name="destroy_trial_resources")
+    leaves = tf.nest.flatten(traced.sample_batch)
+    per_replica = int(leaves[0].shape[0]) if leaves and leaves[0].shape.rank else 1
+    return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n, global_batch=per_replica * b.n,
+                      init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
+                      tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
+                      destroy_op=destroy_op, bytes_per_step=b.bytes, container=container)

@@ -1,0 +1,47 @@
+"""Single-device training the backend is proven against (and the averaging rule, executable).
+
+Step k: every replica r computes its gradient on batch k of ``dataset_fn(r, N)`` from the same parameters;
+the update applies the mean of those gradients with the model's Keras optimizer. Non-trainable state
+(BatchNorm statistics) becomes the mean over replicas of each replica's updated value (floats; others take
+replica 0's). With N=1 this is plain single-device Keras training.
+"""
+from __future__ import annotations
+
+
+def reference_train(traced, num_replicas: int, steps: int) -> tuple[dict, dict, list[float]]:
+    """Train ``traced``'s model in this process; returns (variables, state, mean loss per step) and restores the
+    model's variables to their values before the call (so the same trace can seed a distributed run)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from runners.transform._optimizer import Optimizer
+
+    trainable, state = traced.trainable, traced.state
+    saved = [v.numpy() for v in trainable + state]
+    model_vars = list(getattr(traced.model, "trainable_variables", trainable))
+    opt = Optimizer(traced.optimizer).keras()
+    iters = [iter(traced.module.dataset_fn(r, num_replicas)) for r in range(num_replicas)]
+    losses = []
+    try:
+        for _ in range(steps):
+            start = [v.numpy() for v in state]
+            grad_sum, new_state, loss_sum = None, [], 0.0
+            for r in range(num_replicas):
+                for v, x in zip(state, start):
+                    v.assign(x)
+                loss, grads = traced.concrete_function(next(iters[r]))
+                dense = [tf.convert_to_tensor(g) for g in grads]
+                grad_sum = dense if grad_sum is None else [a + b for a, b in zip(grad_sum, dense)]
+                new_state.append([v.numpy() for v in state])
+                loss_sum += float(loss)
+            for j, v in enumerate(state):
+                vals = [s[j] for s in new_state]
+                v.assign(np.mean(vals, axis=0).astype(vals[0].dtype) if vals[0].dtype.kind == "f" else vals[0])
+            opt.apply_gradients(zip([g / num_replicas for g in grad_sum], model_vars))
+            losses.append(loss_sum / num_replicas)
+        result = ({n: v.numpy() for n, v in zip(traced.names, trainable)},
+                  {n: v.numpy() for n, v in zip(traced.state_names, state)})
+    finally:
+        for v, x in zip(trainable + state, saved):
+            v.assign(x)
+    return result[0], result[1], losses

@@ -1,0 +1,31 @@
+"""autotune's cost-model simulator: predicted step time of a strategy, its lower bound, calibration, fidelity.
+
+Pure Python + numpy; importing it never imports TensorFlow. For a search build one :class:`Scorer` and call
+``predict`` / ``score_many`` / ``score_choices``; the module-level :func:`predict` reuses the last Scorer.
+"""
+from __future__ import annotations
+
+from space.cluster import ClusterSpec
+from space.inventory import Inventory
+from space.strategy import Strategy
+from simulator._bound import distance, lower_bound
+from simulator._calibration import (Calibration, CalibrationError, StaleCalibration, calibration_path,
+                                    link_key)
+from simulator._fidelity import (apply_residual, features, fidelity, fit_alpha_beta, fit_residual,
+                                 kendall_tau, mape, top1_regret)
+from simulator._prediction import Bound, Distance, Prediction
+from simulator._scorer import Choices, Scorer
+
+__all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
+           "calibration_path", "link_key", "lower_bound", "distance", "Bound", "Distance", "kendall_tau", "mape",
+           "top1_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta"]
+
+_last: tuple[Inventory, ClusterSpec, Calibration, Scorer] | None = None
+
+
+def predict(strategy: Strategy, inventory: Inventory, cluster: ClusterSpec, calibration: Calibration) -> Prediction:
+    """Predicted step time of ``strategy`` and its parts; reuses the Scorer of the previous call's inputs."""
+    global _last
+    if _last is None or not (_last[0] is inventory and _last[1] is cluster and _last[2] is calibration):
+        _last = (inventory, cluster, calibration, Scorer(inventory, cluster, calibration))
+    return _last[3].predict(strategy)

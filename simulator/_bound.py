@@ -1,0 +1,55 @@
+"""The roofline lower bound of COST_MODEL.md and the distance of a strategy's step time to it."""
+from __future__ import annotations
+
+from space.cluster import ClusterSpec, parse_device
+from space.inventory import Inventory
+from simulator._calibration import Calibration
+from simulator._network import GBIT
+from simulator._prediction import Bound, Distance, Prediction
+
+
+def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibration | None = None, *,
+                wire_bytes: float | None = None, replicas=None) -> Bound:
+    """T_step >= max(T_compute, T_lb) with T_lb = 2n(n-1)S / ((n^2 + kn - 2k) B) (BytePS; 2(n-1)/n S/B at k=0).
+
+    n = nodes holding replicas, k = nodes without replicas, B = the slowest of those n NICs, S = gradient bytes
+    (rows touched for sparse variables). Bandwidths come
+    from ``calibration`` when given, else from the spec; T_compute is 0 without a calibration.
+    """
+    if calibration is not None:
+        calibration.check(cluster, inventory.model_hash)
+    reps = list(replicas) if replicas else cluster.replicas
+    holding = {cluster.node(parse_device(r)[0]).address for r in reps}
+    n, k = len(holding), len(cluster.nodes) - len(holding)
+    nic = {nd.address: (calibration.node_bandwidth(nd.address) if calibration else nd.network_bandwidth_gbit)
+           for nd in cluster.nodes}
+    gbit = min(nic[a] for a in holding) if holding else min(nic.values())
+    factor = 2 * n * (n - 1) / ((n * n + k * n - 2 * k) * gbit * GBIT) if n > 1 else 0.0
+    size = float(sum(gradient_bytes(v) for v in inventory.variables))
+    compute = 0.0
+    if calibration is not None:
+        base = (calibration.step_time_s if calibration.step_time_s is not None
+                else inventory.flops_per_step / calibration.compute_flops_per_s)
+        compute = max(base / calibration.speed_of(r) for r in reps) if reps else base
+    comm = factor * size
+    return Bound(compute_s=compute, comm_s=comm, comm_wire_s=factor * (size if wire_bytes is None else wire_bytes),
+                 step_s=max(compute, comm), ceiling_s=compute + comm, bandwidth_gbit=gbit, nodes=n,
+                 extra_servers=k)
+
+
+def gradient_bytes(var) -> float:
+    """Bytes of one replica's gradient: rows touched (not the table) for a sparse variable."""
+    if var.sparse and var.gather_rows is not None and var.shape:
+        return min(var.gather_rows, var.shape[0]) * var.row_bytes
+    return float(var.bytes)
+
+
+def distance(step: Prediction | float, bound: Bound) -> Distance:
+    """gap = T / max(T_compute, T_lb) - 1 (0 = on the roofline); eta = T_lb / T_comm (1 = ideal communication)."""
+    if isinstance(step, Prediction):
+        t, comm = step.step_time_s, step.busiest_resource_s
+    else:
+        t, comm = float(step), None
+    floor = max(bound.step_s, 1e-12)
+    eta = bound.comm_s / comm if comm else None
+    return Distance(step_s=t, gap=t / floor - 1.0, eta=eta)

@@ -1,0 +1,205 @@
+"""``Calibration``: the measured constants of one cluster (and, for the step time, one model).
+
+Stored as JSON keyed by the cluster spec's fingerprint (plus the model hash when model-specific). A file whose
+key does not match the spec in use is stale and is reported, never silently replaced by defaults; defaults
+derived from the spec exist only through the explicit :meth:`Calibration.from_spec`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+import pathlib
+from typing import Any, Mapping
+
+from space.cluster import ClusterSpec
+from space.errors import BadInput
+
+CALIBRATION_FORMAT = "autotune-calibration"
+CALIBRATION_VERSION = 1
+RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency")
+IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0}
+
+
+class CalibrationError(BadInput):
+    """A calibration file is missing, malformed, or holds impossible values."""
+
+
+class StaleCalibration(CalibrationError):
+    """A calibration was measured for another cluster spec (or another model)."""
+
+
+def link_key(a: str, b: str) -> str:
+    """The key of the link between node addresses ``a`` and ``b`` (order-free): ``"a|b"`` sorted."""
+    return "|".join(sorted((a, b)))
+
+
+@dataclasses.dataclass(frozen=True)
+class Calibration:
+    """Constants of the cost model. Bandwidths in Gbit/s, times in seconds, keyed by node address."""
+
+    cluster_fingerprint: str
+    node_bandwidth_gbit: Mapping[str, float]  # measured NIC bandwidth per node, each direction
+    link_bandwidth_gbit: Mapping[str, float] = dataclasses.field(default_factory=dict)  # link_key -> Gbit/s
+    latency_s: float = 1e-4  # alpha: one-way message latency of a link without its own entry
+    link_latency_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    intra_node_bandwidth_gbit: float = 80.0  # between replicas of one node (memory copies)
+    collective_bandwidth_factor: float = 1.0  # fraction of the link bandwidth a ring all-reduce attains
+    collective_overhead_s: float = 1e-3  # fixed cost of one collective launch
+    rpc_overhead_s: float = 1e-4  # per tensor per PS RPC, paid at each end
+    barrier_overhead_s: float = 0.0  # once per step with a synchronous PS variable
+    reduce_s_per_byte: float = 2.5e-10  # gamma: summing gradients (server aggregation, ring reduce)
+    cast_s_per_byte: float = 2e-10  # memory-bound passes: fp16 casts, error-feedback residuals
+    compute_flops_per_s: float = 1e10  # reference device; used when step_time_s is unknown
+    device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
+    step_time_s: float | None = None  # measured single-device step of the model (needs model_hash)
+    model_hash: str | None = None
+    backward_fraction: float = 2 / 3  # share of the step spent in the backward pass
+    sparse_remote_gather: bool = True  # PS tables pulled by rows touched (else the whole shard)
+    residual: Mapping[str, float] | None = None  # fitted correction, see simulator.fit_residual
+    created_at: str = ""
+    source: str = "<calibration>"
+
+    def __post_init__(self) -> None:
+        where = self.source
+        positive = {"intra_node_bandwidth_gbit": self.intra_node_bandwidth_gbit,
+                    "compute_flops_per_s": self.compute_flops_per_s,
+                    "collective_bandwidth_factor": self.collective_bandwidth_factor}
+        positive |= {f"node_bandwidth_gbit[{k!r}]": v for k, v in self.node_bandwidth_gbit.items()}
+        positive |= {f"link_bandwidth_gbit[{k!r}]": v for k, v in self.link_bandwidth_gbit.items()}
+        positive |= {f"device_speed[{k!r}]": v for k, v in self.device_speed.items()}
+        for name, value in positive.items():
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise CalibrationError(f"`{name} > 0` must hold, but got {value!r}", where)
+        non_negative = {"latency_s": self.latency_s, "collective_overhead_s": self.collective_overhead_s,
+                        "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
+                        "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
+        non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
+        for name, value in non_negative.items():
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise CalibrationError(f"`{name} >= 0` must hold, but got {value!r}", where)
+        if not 0 < self.backward_fraction < 1:
+            raise CalibrationError(f"`0 < backward_fraction < 1` must hold, but got {self.backward_fraction!r}",
+                                   where)
+        if self.step_time_s is not None and not (self.step_time_s >= 0 and self.model_hash):
+            raise CalibrationError("`step_time_s` needs a non-negative value and the `model_hash` it was "
+                                   f"measured for, but got ({self.step_time_s=}, {self.model_hash=})", where)
+        if self.residual is not None and set(self.residual) != set(RESIDUAL_KEYS):
+            raise CalibrationError(f"`residual` must have the keys {list(RESIDUAL_KEYS)}, but got "
+                                   f"{sorted(self.residual)}", where)
+
+    # ---- construction ------------------------------------------------------------------------------
+    @classmethod
+    def from_spec(cls, cluster: ClusterSpec, **overrides: Any) -> "Calibration":
+        """Uncalibrated defaults: bandwidths as written in the spec, textbook overheads. Ask for it explicitly."""
+        fields = dict(cluster_fingerprint=cluster.fingerprint,
+                      node_bandwidth_gbit={n.address: n.network_bandwidth_gbit for n in cluster.nodes},
+                      link_bandwidth_gbit={link_key(l.src, l.dst): l.bandwidth_gbit for l in cluster.links},
+                      created_at=_now(), source=f"defaults from {cluster.source}")
+        return cls(**{**fields, **overrides})
+
+    def replace(self, **changes: Any) -> "Calibration":
+        return dataclasses.replace(self, **changes)
+
+    # ---- lookups -----------------------------------------------------------------------------------
+    def node_bandwidth(self, address: str) -> float:
+        """Measured NIC bandwidth of a node in Gbit/s."""
+        try:
+            return self.node_bandwidth_gbit[address]
+        except KeyError:
+            raise CalibrationError(f"no bandwidth for node {address!r} in the calibration", self.source,
+                                   hint="re-run `autotune calibrate` for this cluster spec") from None
+
+    def link_bandwidth(self, a: str, b: str) -> float:
+        """Bandwidth between two nodes: the link's own measurement, else the slower NIC."""
+        own = self.link_bandwidth_gbit.get(link_key(a, b))
+        return own if own is not None else min(self.node_bandwidth(a), self.node_bandwidth(b))
+
+    def link_latency(self, a: str, b: str) -> float:
+        return self.link_latency_s.get(link_key(a, b), self.latency_s)
+
+    def speed_of(self, device: str) -> float:
+        """Relative compute speed of a replica device (by device name, then by its node address)."""
+        if device in self.device_speed:
+            return self.device_speed[device]
+        return self.device_speed.get(device.rsplit(":", 2)[0], 1.0)
+
+    # ---- staleness ---------------------------------------------------------------------------------
+    def check(self, cluster: ClusterSpec, model_hash: str | None = None) -> None:
+        """Raise :class:`StaleCalibration` unless this calibration belongs to ``cluster`` (and the model)."""
+        if self.cluster_fingerprint != cluster.fingerprint:
+            raise StaleCalibration(
+                f"calibration is stale: it was measured for cluster spec {self.cluster_fingerprint} but "
+                f"{cluster.source} is now {cluster.fingerprint}", self.source,
+                hint=f"re-run `autotune calibrate --spec {cluster.source}`")
+        if model_hash and self.model_hash and self.model_hash != model_hash:
+            raise StaleCalibration(
+                f"calibration is stale: its step time was measured for model {self.model_hash} but the model "
+                f"is now {model_hash}", self.source, hint="re-run `autotune calibrate --spec ... --model ...`")
+
+    # ---- files -------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "source"}
+        for key in ("node_bandwidth_gbit", "link_bandwidth_gbit", "link_latency_s", "device_speed"):
+            d[key] = dict(d[key])
+        if d["residual"] is not None:
+            d["residual"] = dict(d["residual"])
+        return {"format": CALIBRATION_FORMAT, "version": CALIBRATION_VERSION, **d}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<calibration>") -> "Calibration":
+        if not isinstance(data, dict) or data.get("format") != CALIBRATION_FORMAT:
+            raise CalibrationError(f"not an autotune calibration (no \"format\": \"{CALIBRATION_FORMAT}\")", source)
+        if data.get("version") != CALIBRATION_VERSION:
+            raise CalibrationError(f"calibration version {data.get('version')!r} is not supported "
+                                   f"(expected {CALIBRATION_VERSION})", source, hint="re-run `autotune calibrate`")
+        known = {f.name for f in dataclasses.fields(cls)} - {"source"}
+        body = {k: v for k, v in data.items() if k not in ("format", "version")}
+        unknown = sorted(set(body) - known)
+        if unknown:
+            raise CalibrationError(f"unknown key {unknown[0]!r} in the calibration", source,
+                                   hint=f"known keys are {sorted(known)}")
+        if "cluster_fingerprint" not in body or "node_bandwidth_gbit" not in body:
+            raise CalibrationError("calibration lacks `cluster_fingerprint` or `node_bandwidth_gbit`", source)
+        try:
+            return cls(**body, source=source)
+        except TypeError as e:
+            raise CalibrationError(f"malformed calibration ({e})", source) from None
+
+    def save(self, path: str | pathlib.Path) -> pathlib.Path:
+        p = pathlib.Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1, sort_keys=True) + "\n")
+        tmp.replace(p)  # atomic: a crash never leaves half a calibration
+        return p
+
+    @classmethod
+    def load(cls, path: str | pathlib.Path, cluster: ClusterSpec | None = None,
+             model_hash: str | None = None) -> "Calibration":
+        """Read a calibration; with ``cluster`` (and ``model_hash``) also check that it is not stale."""
+        p = pathlib.Path(path)
+        try:
+            data = json.loads(p.read_text())
+        except FileNotFoundError:
+            spec = cluster.source if cluster is not None else "cluster.yml"
+            raise CalibrationError(f"calibration not found: {p}", hint=f"run `autotune calibrate --spec {spec}` "
+                                   "first, or ask for uncalibrated defaults explicitly") from None
+        except (OSError, ValueError) as e:
+            raise CalibrationError(f"cannot read calibration ({e})", str(p)) from None
+        cal = cls.from_dict(data, str(p))
+        if cluster is not None:
+            cal.check(cluster, model_hash)
+        return cal
+
+
+def calibration_path(directory: str | pathlib.Path, cluster: ClusterSpec,
+                     model_hash: str | None = None) -> pathlib.Path:
+    """Where the calibration of ``cluster`` (and a model) lives: ``<dir>/<spec fp>[-<model hash>].json``."""
+    name = cluster.fingerprint + (f"-{model_hash[:16]}" if model_hash else "")
+    return pathlib.Path(directory) / f"{name}.json"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,170 @@
+"""The vectorised cost model: K strategies at once as per-variable arrays.
+
+Step = exposed pull + forward + compression + end of the gradient phase + barrier, where the gradient phase
+(PS pushes and fused all-reduces) overlaps the backward pass. Each NIC direction (and each link slower than
+its NICs) is a resource serving the units in the order their gradients become ready (the last layer first);
+for one resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than u).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+FP16_KINDS = (1, 2)  # HorovodCompressor, HorovodCompressorEF
+POWERSGD = 3
+EF_KINDS = (2, 3)  # compressors that keep an error-feedback residual
+
+
+@dataclasses.dataclass
+class Batch:
+    """Per-variable choices of K strategies; shapes (K, V) unless noted."""
+
+    ar_frac: np.ndarray  # fraction of the variable's bytes all-reduced
+    group: np.ndarray  # fusion group of its all-reduced part (>= 0)
+    comp: np.ndarray  # AllReduceSynchronizer.Compressor value
+    rank: np.ndarray  # PowerSGD rank (>= 1)
+    ps_frac: np.ndarray  # (M, K, V) fraction of the variable held by the PS on node m
+    ps_tensors: np.ndarray  # (M, K, V) shards (tensors, one RPC each) on node m
+    sync: np.ndarray  # bool: synchronous PS
+    stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched)
+    proxy: np.ndarray  # bool: local_replication (one pull per node)
+
+    def rows(self, sl: slice) -> "Batch":
+        fields = {f.name: getattr(self, f.name)[sl] for f in dataclasses.fields(self)}
+        fields["ps_frac"], fields["ps_tensors"] = self.ps_frac[:, sl], self.ps_tensors[:, sl]
+        return Batch(**fields)
+
+    @property
+    def size(self) -> int:
+        return self.ar_frac.shape[0]
+
+
+@dataclasses.dataclass
+class Model:
+    """Everything that does not depend on the strategy, precomputed once per (inventory, cluster, replicas)."""
+
+    nbytes: np.ndarray  # (V,) bytes of each variable
+    numel: np.ndarray
+    itemsize: np.ndarray
+    matrix: np.ndarray  # bool: at least 2-D (PowerSGD compresses it)
+    pn: np.ndarray  # PowerSGD view n x m
+    pm: np.ndarray
+    push_bytes: np.ndarray  # bytes one replica pushes per step (rows touched for sparse)
+    pull_bytes: np.ndarray
+    ready_frac: np.ndarray  # (V,) when the gradient is ready, as a fraction of the backward pass
+    coef_push: np.ndarray  # (2M, R): [load bytes on m, tensors on m] -> seconds on each resource
+    coef_pull: np.ndarray  # (2M, R) same for the pull, one pull per replica
+    coef_pull_proxy: np.ndarray  # (2M, R) one pull per node
+    wire_push: np.ndarray  # (M,) bytes crossing the network per byte of load on m
+    wire_pull: np.ndarray
+    wire_pull_proxy: np.ndarray
+    wire_ar: float  # network bytes per byte all-reduced
+    ar_s_per_byte: float
+    ar_latency_s: float  # per collective
+    pull_latency_s: float  # round trip once per pull phase
+    compute_sync_s: float  # slowest replica
+    compute_async_s: float  # mean replica
+    backward_fraction: float
+    cast_s_per_byte: float
+    flops_per_s: float
+    barrier_s: float
+    residual: tuple[float, float, float, float] | None
+
+
+def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
+    """Predict every part for the K strategies of ``b``; ``detail`` adds per-variable arrays."""
+    K, V = b.ar_frac.shape
+    kk = np.arange(K)[:, None]
+    vv = np.arange(V)[None, :]
+    is_ar = b.ar_frac > 0
+    fp16 = is_ar & ((b.comp == FP16_KINDS[0]) | (b.comp == FP16_KINDS[1]))
+    psgd = is_ar & (b.comp == POWERSGD) & m.matrix
+    rank = b.rank
+    kind = np.where(psgd, 2, np.where(fp16, 1, 0))
+    wire = np.where(psgd, (m.pn + m.pm) * rank * m.itemsize,
+                    np.where(fp16, m.numel * np.minimum(m.itemsize, 2), m.nbytes)) * b.ar_frac
+
+    # compression compute: casts / matmuls, plus two passes over an error-feedback residual
+    ef = is_ar & ((b.comp == EF_KINDS[0]) | (b.comp == EF_KINDS[1]))
+    part_bytes = m.nbytes * b.ar_frac
+    passes = 2.0 * fp16 + 2.0 * ef
+    flops = np.where(psgd, 4.0 * m.pn * m.pm * rank + 2.0 * (m.pn + m.pm) * rank * rank, 0.0) * b.ar_frac
+    comp_var = passes * part_bytes * m.cast_s_per_byte + flops / m.flops_per_s
+    compression = comp_var.sum(axis=1)
+
+    # fusion: variables sharing (group, wire kind) form one unit, led by its lowest index (ready last)
+    groups = b.group
+    if groups.size and (groups.min() < 0 or groups.max() >= 4 * V + 4):
+        groups = np.unique(groups, return_inverse=True)[1].reshape(groups.shape)
+    key = groups * 3 + kind
+    width = int(key.max()) + 1 if key.size else 1
+    table = np.full(K * width, V, dtype=np.int64)
+    slot = kk * width + key
+    for v in range(V - 1, -1, -1):  # descending: the lowest index of each unit is written last
+        table[slot[is_ar[:, v], v]] = v
+    head = np.where(is_ar, table[slot], V)
+    is_head = is_ar & (head == vv)
+    ncoll = np.where(kind == 2, 2.0, 1.0) * is_head
+    flat = (kk * (V + 1) + head)[is_ar]
+    unit_bytes = np.bincount(flat, weights=wire[is_ar], minlength=K * (V + 1)).reshape(K, V + 1)[:, :V]
+    ar_time = unit_bytes * m.ar_s_per_byte + ncoll * m.ar_latency_s
+    ar_latency = ncoll.sum(axis=1) * m.ar_latency_s
+
+    # parameter servers: push overlaps the backward pass, pull is its own phase before the forward pass
+    M = b.ps_frac.shape[0]
+    ps_any = b.ps_frac.sum(axis=0) > 0
+    t_push = np.tensordot(m.coef_push[:M].T, b.ps_frac * m.push_bytes, 1)  # (R, K, V) seconds per resource
+    t_push += np.tensordot(m.coef_push[M:].T, b.ps_tensors, 1)
+    live, proxy = ~b.stale, b.proxy
+    masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy]).astype(float)  # (4, K, V)
+    pull_b = (masks[:, None] * m.pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 4, M) pulled bytes
+    pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
+
+    def pull_time(i_rep: int, i_proxy: int) -> np.ndarray:
+        return (np.concatenate([pull_b[:, i_rep], pull_t[:, i_rep]], 1) @ m.coef_pull
+                + np.concatenate([pull_b[:, i_proxy], pull_t[:, i_proxy]], 1) @ m.coef_pull_proxy)
+
+    pull_live, pull_all = pull_time(0, 1), pull_time(2, 3)
+    any_live_pull = (ps_any & ~b.stale).any(axis=1)
+    pull_s = pull_live.max(axis=1) + m.pull_latency_s * any_live_pull
+
+    any_sync_ps = (ps_any & b.sync).any(axis=1)
+    synchronous = any_sync_ps | is_ar.any(axis=1)
+    compute = np.where(synchronous, m.compute_sync_s, m.compute_async_s)
+    bwd = compute * m.backward_fraction
+    fwd = compute - bwd
+    cum_push = np.cumsum(t_push, axis=2)
+    push_total = cum_push[:, :, -1].T if V else np.zeros((K, t_push.shape[0]))
+    cum = cum_push.max(axis=0) + np.cumsum(ar_time, axis=1)
+    finish = (bwd[:, None] * m.ready_frac + cum).max(axis=1) if V else bwd
+    barrier = m.barrier_s * any_sync_ps
+    overlapped = pull_s + fwd + compression + np.maximum(finish, bwd) + barrier
+    resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
+    busiest = resource_total.max(axis=1)
+    raw = np.maximum(overlapped, busiest)
+
+    rpc = pull_t[:, 2] + pull_t[:, 3]  # (K, M) tensors per server
+    zeros = np.zeros_like(rpc)
+    rpc_s = (np.concatenate([zeros, rpc], 1) @ m.coef_push + np.concatenate([zeros, rpc], 1) @ m.coef_pull)
+    latency = ar_latency + rpc_s.max(axis=1) if M else ar_latency
+    compute_all = compute + compression
+    comm = raw - compute_all
+    step = raw
+    if m.residual is not None:
+        c0, cc, cm, cl = m.residual
+        step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency, 0.0)
+    load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
+    wire_bytes = (load_push @ m.wire_push + pull_b[:, 2] @ m.wire_pull + pull_b[:, 3] @ m.wire_pull_proxy
+                  + wire.sum(axis=1) * m.wire_ar)
+    out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
+               pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
+               wire_bytes=wire_bytes)
+    if detail:
+        x_pull = np.concatenate([b.ps_frac * m.pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
+        t_pull_var = np.where(proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
+        out.update(ps_var=(t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
+                   ar_var=wire * m.ar_s_per_byte + np.where(is_ar, np.where(kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
+                   ar_unit=ar_time, is_head=is_head, group=b.group, server_load=load_push,
+                   resource_total=resource_total)
+    return out

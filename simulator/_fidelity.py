@@ -1,0 +1,92 @@
+"""Fidelity of the simulator against measurements: rank and error metrics, and the fits that improve it."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from simulator._calibration import RESIDUAL_KEYS
+from simulator._prediction import Prediction
+
+
+def _pair(a, b) -> tuple[np.ndarray, np.ndarray]:
+    x, y = np.asarray(a, float).ravel(), np.asarray(b, float).ravel()
+    if x.shape != y.shape or x.size == 0:
+        raise ValueError(f"two equally long non-empty sequences are needed, but got sizes {x.size} and {y.size}")
+    return x, y
+
+
+def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:
+    """Kendall's tau-b (ties handled): +1 when both order every pair alike, -1 when opposite."""
+    x, y = _pair(a, b)
+    i, j = np.triu_indices(x.size, k=1)
+    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
+    nx, ny = np.count_nonzero(dx), np.count_nonzero(dy)
+    if nx == 0 or ny == 0:
+        return float("nan")
+    return float((dx * dy).sum() / np.sqrt(float(nx) * float(ny)))
+
+
+def mape(predicted: Sequence[float], measured: Sequence[float]) -> float:
+    """Mean absolute percentage error as a fraction (0.1 = 10%), relative to the measurements."""
+    p, m = _pair(predicted, measured)
+    if (m <= 0).any():
+        raise ValueError("measured times must be > 0 for MAPE")
+    return float(np.mean(np.abs(p - m) / m))
+
+
+def top1_regret(predicted: Sequence[float], measured: Sequence[float]) -> float:
+    """How much slower the predicted best is than the measured best, as a fraction (0 = picked the best)."""
+    p, m = _pair(predicted, measured)
+    return float(m[int(np.argmin(p))] / m.min() - 1.0)
+
+
+def fidelity(predicted: Sequence[float], measured: Sequence[float]) -> dict[str, float]:
+    """All three metrics at once: ``{"kendall_tau", "mape", "top1_regret", "n"}``."""
+    return {"kendall_tau": kendall_tau(predicted, measured), "mape": mape(predicted, measured),
+            "top1_regret": top1_regret(predicted, measured), "n": float(len(measured))}
+
+
+def features(predictions: Sequence[Prediction] | np.ndarray) -> np.ndarray:
+    """(n, 3) array of (compute, exposed communication, latency) per prediction."""
+    if isinstance(predictions, np.ndarray):
+        return np.atleast_2d(predictions.astype(float))
+    return np.array([p.features for p in predictions], float).reshape(-1, 3)
+
+
+def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: Sequence[float],
+                 ridge: float = 1e-3) -> dict[str, float]:
+    """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency by least squares, pulled toward the identity.
+
+    The ridge term (relative to the data's scale) keeps coefficients near (0, 1, 1, 0) when features are
+    collinear, e.g. the compute time is the same for every strategy of one model. Store the result as
+    ``Calibration.residual``.
+    """
+    f = features(predictions)
+    y = np.asarray(measurements, float).ravel()
+    if f.shape[0] != y.size or y.size == 0:
+        raise ValueError(f"one measurement per prediction is needed, but got {f.shape[0]} and {y.size}")
+    X = np.column_stack([np.ones(y.size), f])
+    prior = np.array([0.0, 1.0, 1.0, 0.0])
+    gram = X.T @ X
+    lam = ridge * max(np.trace(gram) / X.shape[1], 1e-12)
+    coef = np.linalg.solve(gram + lam * np.eye(4), X.T @ y + lam * prior)
+    return {k: float(c) for k, c in zip(RESIDUAL_KEYS, coef)}
+
+
+def apply_residual(predictions: Sequence[Prediction] | np.ndarray, residual: dict[str, float]) -> np.ndarray:
+    """Corrected step times for raw predictions (what a Scorer with ``residual`` in its calibration returns)."""
+    f = features(predictions)
+    c = [residual[k] for k in RESIDUAL_KEYS]
+    return np.maximum(c[0] + f @ np.array(c[1:]), 0.0)
+
+
+def fit_alpha_beta(sizes_bytes: Sequence[float], seconds: Sequence[float]) -> tuple[float, float]:
+    """Fit t = alpha + size / B to a few message sizes: returns (alpha seconds, B in Gbit/s)."""
+    s, t = _pair(sizes_bytes, seconds)
+    if s.size < 2 or np.ptp(s) == 0:
+        raise ValueError("at least two different message sizes are needed to separate latency and bandwidth")
+    slope, alpha = np.polyfit(s, t, 1)
+    if slope <= 0:
+        raise ValueError(f"time does not grow with message size (slope {slope:.3g} s/byte); measure larger messages")
+    return max(float(alpha), 0.0), float(8.0 / slope / 1e9)

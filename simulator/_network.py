@@ -1,0 +1,67 @@
+"""Network constants of the cost model: which NIC directions and links a byte of PS load or all-reduce uses.
+
+Resources: one per NIC direction (send of node n = n, receive of node n = M + n) and one per direction of
+every link measured slower than both its NICs. Replicas on the PS's own node exchange nothing over the wire.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simulator._calibration import Calibration
+
+GBIT = 1e9 / 8  # bytes per second in one Gbit/s
+
+
+def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibration) -> dict:
+    """Coefficient matrices and all-reduce constants for replicas ``counts[n]`` on each node ``n``."""
+    M = len(addresses)
+    nic = np.array([cal.node_bandwidth(a) for a in addresses]) * GBIT
+    link = np.array([[cal.link_bandwidth(a, b) * GBIT if a != b else np.inf for b in addresses] for a in addresses])
+    slow = [(a, b) for a in range(M) for b in range(M) if a != b and link[a, b] < min(nic[a], nic[b]) * (1 - 1e-9)]
+    res_of = {pair: 2 * M + j for j, pair in enumerate(slow)}
+    R = 2 * M + len(slow)
+    counts = np.asarray(counts, float)
+    N = counts.sum()
+    nodes_present = (counts > 0).astype(float)
+    rpc, gamma = cal.rpc_overhead_s, cal.reduce_s_per_byte
+
+    coef_push = np.zeros((2 * M, R))
+    pulls = {"coef_pull": counts, "coef_pull_proxy": nodes_present}
+    out = {name: np.zeros((2 * M, R)) for name in pulls}
+    for m in range(M):
+        remote = [n for n in range(M) if n != m and counts[n] > 0]
+        coef_push[m, M + m] += sum(counts[n] for n in remote) / nic[m] + N * gamma
+        coef_push[M + m, M + m] += sum(counts[n] for n in remote) * rpc
+        for n in remote:
+            coef_push[m, n] += counts[n] / nic[n]
+            coef_push[M + m, n] += counts[n] * rpc
+            if (n, m) in res_of:
+                coef_push[m, res_of[n, m]] += counts[n] / link[n, m]
+        for name, per in pulls.items():
+            c = out[name]
+            c[m, m] += sum(per[n] for n in remote) / nic[m]
+            c[M + m, m] += sum(per[n] for n in remote) * rpc
+            for n in remote:
+                c[m, M + n] += per[n] / nic[n]
+                c[M + m, M + n] += per[n] * rpc
+                if (m, n) in res_of:
+                    c[m, res_of[m, n]] += per[n] / link[m, n]
+    wire = {key: np.array([sum(per[n] for n in range(M) if n != m) for m in range(M)])
+            for key, per in (("wire_push", counts), ("wire_pull", counts), ("wire_pull_proxy", nodes_present))}
+
+    ring = [n for n in range(M) if counts[n] > 0]
+    if N <= 1:
+        ar_s_per_byte = ar_latency = wire_ar = 0.0
+    else:
+        if len(ring) == 1:
+            bandwidth, alpha, wire_ar = cal.intra_node_bandwidth_gbit * GBIT, 0.0, 0.0
+        else:
+            hops = [(ring[i], ring[(i + 1) % len(ring)]) for i in range(len(ring))]
+            bandwidth = min(link[a, b] for a, b in hops) * cal.collective_bandwidth_factor
+            alpha = max(cal.link_latency(addresses[a], addresses[b]) for a, b in hops)
+            wire_ar = len(ring) * 2 * (N - 1) / N
+        ar_s_per_byte = 2 * (N - 1) / N / bandwidth + (N - 1) / N * gamma
+        ar_latency = 2 * (N - 1) * alpha + cal.collective_overhead_s
+    pairs = [cal.link_latency(a, b) for a in addresses for b in addresses if a != b]
+    return dict(coef_push=coef_push, **out, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
+                ar_latency_s=float(ar_latency), pull_latency_s=2 * max(pairs) if pairs else 0.0)

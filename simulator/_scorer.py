@@ -1,0 +1,290 @@
+"""``Scorer``: indexes an inventory and a cluster once, then predicts strategies one at a time or in batches."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Sequence
+
+import numpy as np
+
+from space.cluster import ClusterSpec, parse_device
+from space.errors import BadInput, StrategyError
+from space.inventory import Inventory
+from space.strategy import Strategy, partition_axis, shard_sizes
+from simulator._calibration import Calibration
+from simulator._engine import Batch, Model, evaluate
+from simulator._prediction import Prediction
+
+CHUNK = 128  # strategies per vectorised pass: keeps the (R, K, V) arrays in cache (2.5x faster than 1024)
+INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
+
+
+@dataclasses.dataclass
+class Choices:
+    """Per-variable choices of K strategies as (K, V) arrays in inventory order: the search's fast path.
+
+    ``ps``: PS (True) or all-reduce. PS variables go to node ``server`` (index into ``cluster.nodes``),
+    split along axis 0 into ``shards`` shards placed on nodes server, server+1, ... (mod the node count).
+    ``None`` fields take the default (shards 1, sync, staleness 0, no proxy, group 0, no compressor, rank 1).
+    """
+
+    ps: np.ndarray
+    server: np.ndarray | None = None
+    shards: np.ndarray | None = None
+    sync: np.ndarray | None = None
+    staleness: np.ndarray | None = None
+    proxy: np.ndarray | None = None
+    group: np.ndarray | None = None
+    compressor: np.ndarray | None = None
+    rank: np.ndarray | None = None
+
+
+class Scorer:
+    """Predicts step times of strategies for one (inventory, cluster, calibration); build it once per search."""
+
+    def __init__(self, inventory: Inventory, cluster: ClusterSpec, calibration: Calibration,
+                 replicas: Sequence[str] | None = None) -> None:
+        if not isinstance(calibration, Calibration):
+            raise BadInput(f"`calibration` must be a simulator.Calibration, but got {type(calibration).__name__}",
+                           hint="load one with Calibration.load(path, cluster) or ask for Calibration.from_spec")
+        calibration.check(cluster, inventory.model_hash)
+        self.inventory, self.cluster, self.calibration = inventory, cluster, calibration
+        self.replicas = tuple(replicas) if replicas else tuple(cluster.replicas)
+        self.addresses = [n.address for n in cluster.nodes]
+        self._node_ix = {n.address: i for i, n in enumerate(cluster.nodes)}
+        self._node_ix |= {n.hostname: i for i, n in enumerate(cluster.nodes) if n.hostname}
+        self._device_ix: dict[str, int] = {}
+        self._var_ix = {v.name: i for i, v in enumerate(inventory.variables)}
+        self._partitions: dict[tuple[str, int], list[float]] = {}
+        self._others: dict[tuple[str, ...], Scorer] = {}
+        self.model = self._build_model()
+
+    # ---- public API ----------------------------------------------------------------------------------
+    def predict(self, strategy: Strategy) -> Prediction:
+        """Step time and its parts for one strategy."""
+        scorer = self._for_replicas(strategy)
+        out = evaluate(scorer.model, scorer.encode([strategy]), detail=True)
+        return scorer._prediction(out)
+
+    def score_many(self, strategies: Sequence[Strategy]) -> np.ndarray:
+        """Predicted step times (seconds) of many strategies, vectorised."""
+        result = np.empty(len(strategies))
+        by_scorer: dict[int, tuple[Scorer, list[int]]] = {}
+        for i, s in enumerate(strategies):
+            sc = self._for_replicas(s)
+            by_scorer.setdefault(id(sc), (sc, []))[1].append(i)
+        for sc, idx in by_scorer.values():
+            for start in range(0, len(idx), CHUNK):
+                part = idx[start:start + CHUNK]
+                result[part] = evaluate(sc.model, sc.encode([strategies[i] for i in part]))["step"]
+        return result
+
+    def score_choices(self, choices: Choices, parts: bool = False) -> np.ndarray | dict[str, np.ndarray]:
+        """Predicted step times of K strategies given as choice arrays (the fastest path).
+
+        With ``parts`` a dict of (K,) arrays: step, raw, compute, comm, latency, pull, finish, wire_bytes, ...
+        """
+        full = self.choices_batch(choices)
+        outs = [evaluate(self.model, full.rows(slice(s, s + CHUNK))) for s in range(0, max(full.size, 1), CHUNK)]
+        merged = {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
+        return merged if parts else merged["step"]
+
+    # ---- encoding ------------------------------------------------------------------------------------
+    def _empty(self, K: int) -> Batch:
+        V, M = len(self._var_ix), len(self.addresses)
+        return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
+                     rank=np.ones((K, V), np.int64), ps_frac=np.zeros((M, K, V)), ps_tensors=np.zeros((M, K, V)),
+                     sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool))
+
+    def encode(self, strategies: Sequence[Strategy]) -> Batch:
+        """Strategies -> choice arrays. Shard flags come from the variable's first PS (or AR) shard."""
+        K, V, M = len(strategies), len(self._var_ix), len(self.addresses)
+        KV = K * V
+        b = self._empty(K)
+        ps_at, ps_f, ar_at, ar_f = [], [], [], []
+        ps_flags: dict[int, tuple] = {}
+        ar_flags: dict[int, tuple] = {}
+        var_ix, device_node = self._var_ix, self._device_node
+        for k, s in enumerate(strategies):
+            seen = 0
+            for node in s.proto.node_config:
+                v = var_ix.get(node.var_name)
+                if v is None:
+                    raise StrategyError(f"unknown variable {node.var_name!r} (not in model "
+                                        f"{self.inventory.model_path})", f"strategy {s.proto.id}")
+                seen += 1
+                kv = k * V + v
+                if node.partitioner:
+                    fracs = self._shard_fracs(node.partitioner, v)
+                    if len(fracs) != len(node.part_config):
+                        raise StrategyError(f"partitioner {node.partitioner!r} needs {len(fracs)} part_config "
+                                            f"nodes, got {len(node.part_config)}", f"variable {node.var_name!r}")
+                    pieces = zip(node.part_config, fracs)
+                else:
+                    pieces = ((node, 1.0),)
+                for part, f in pieces:
+                    which = part.WhichOneof("synchronizer")
+                    if which == "PSSynchronizer":
+                        x = part.PSSynchronizer
+                        ps_at.append(device_node(x.reduction_destination) * KV + kv)
+                        ps_f.append(f)
+                        if kv not in ps_flags:
+                            ps_flags[kv] = (x.sync, x.staleness > 0, x.local_replication)
+                    elif which == "AllReduceSynchronizer":
+                        x = part.AllReduceSynchronizer
+                        ar_at.append(kv)
+                        ar_f.append(f)
+                        if kv not in ar_flags:
+                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1))
+                    else:
+                        raise StrategyError("node has no synchronizer", f"variable {part.var_name!r}",
+                                            hint="set PSSynchronizer or AllReduceSynchronizer")
+            if seen != V:
+                raise StrategyError(f"strategy configures {seen} variables, the model has {V}",
+                                    f"strategy {s.proto.id}", hint="every variable needs exactly one node_config")
+        covered = np.zeros(K * V, bool)
+        if ps_at:
+            b.ps_frac.ravel()[:] = np.bincount(ps_at, ps_f, minlength=K * V * M)
+            b.ps_tensors.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
+            at = np.fromiter(ps_flags, np.int64, len(ps_flags))
+            flags = np.array(list(ps_flags.values()), bool).reshape(-1, 3)
+            b.sync.ravel()[at], b.stale.ravel()[at], b.proxy.ravel()[at] = flags.T
+            covered[at] = True
+        if ar_at:
+            b.ar_frac.ravel()[:] = np.bincount(ar_at, ar_f, minlength=K * V)
+            at = np.fromiter(ar_flags, np.int64, len(ar_flags))
+            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 3)
+            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at] = flags.T
+            covered[at] = True
+        if not covered.all():
+            k, v = divmod(int(np.argmin(covered)), V)
+            raise StrategyError(f"variable {self.inventory.variables[v].name!r} has no node_config "
+                                "(or is configured twice)", f"strategy {strategies[k].proto.id}")
+        return b
+
+    def _shard_fracs(self, partitioner: str, v: int) -> list[float]:
+        key = (partitioner, v)
+        if key not in self._partitions:
+            shape = self.inventory.variables[v].shape
+            try:
+                axis, n = partition_axis(partitioner)
+            except ValueError as e:
+                raise StrategyError(str(e), f"variable {self.inventory.variables[v].name!r}") from None
+            dim = shape[axis] if axis < len(shape) else 1
+            self._partitions[key] = [size / dim for size in shard_sizes(dim, n)] if dim >= n else [1.0 / n] * n
+        return self._partitions[key]
+
+    def _device_node(self, device: str) -> int:
+        ix = self._device_ix.get(device)
+        if ix is None:
+            try:
+                address = parse_device(device)[0]
+            except ValueError as e:
+                raise StrategyError(str(e), "strategy") from None
+            if address not in self._node_ix:
+                raise StrategyError(f"device {device!r} is on no node of the cluster", self.cluster.source)
+            ix = self._device_ix[device] = self._node_ix[address]
+        return ix
+
+    def choices_batch(self, c: Choices) -> Batch:
+        """Choice arrays -> the engine's batch (PS shards spread over consecutive nodes)."""
+        ps = np.asarray(c.ps, bool)
+        if ps.ndim != 2 or ps.shape[1] != len(self._var_ix):
+            raise BadInput(f"`choices.ps` must have shape (K, {len(self._var_ix)}), but got {ps.shape}")
+        K, V = ps.shape
+        M = len(self.addresses)
+
+        def arr(x, default, dtype):
+            return np.broadcast_to(np.asarray(default if x is None else x, dtype), (K, V))
+
+        server = arr(c.server, 0, np.int64)
+        if ps.any() and (server[ps].min() < 0 or server[ps].max() >= M):
+            raise BadInput(f"`0 <= server < {M}` must hold for PS variables, but got values in "
+                           f"[{server[ps].min()}, {server[ps].max()}]")
+        dim0 = self._dim0
+        shards = np.where(ps, np.clip(arr(c.shards, 1, np.int64), 1, dim0), 1)
+        b = self._empty(K)
+        b.ar_frac[:] = ~ps
+        b.group[:], b.comp[:], b.rank[:] = arr(c.group, 0, np.int64), arr(c.compressor, 0, np.int64), \
+            np.maximum(arr(c.rank, 1, np.int64), 1)
+        b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
+            arr(c.proxy, False, bool)
+        # shard i of a PS variable sits on node (server + i) % M: count the shards and rows landing on node m
+        d = (np.arange(M)[:, None, None] - server) % M  # (M, K, V): first shard index that lands on m
+        q, r = dim0 // shards, dim0 % shards
+        count = np.maximum(0, (shards - d + M - 1) // M)
+        extra = np.maximum(0, (r - d + M - 1) // M)  # shards among them with one extra row (TF's rule)
+        b.ps_frac[:] = (count * q + extra) / dim0 * ps
+        b.ps_tensors[:] = count * ps
+        return b
+
+    # ---- model constants -----------------------------------------------------------------------------
+    def _for_replicas(self, strategy: Strategy) -> "Scorer":
+        reps = tuple(strategy.proto.graph_config.replicas)
+        if not reps or reps == self.replicas:
+            return self
+        if reps not in self._others:
+            self._others[reps] = Scorer(self.inventory, self.cluster, self.calibration, reps)
+        return self._others[reps]
+
+    def _build_model(self) -> Model:
+        from simulator._network import network_coefficients
+
+        inv, cal = self.inventory, self.calibration
+        vs = inv.variables
+        nbytes = np.array([v.bytes for v in vs], float)
+        numel = np.array([v.num_elements for v in vs], float)
+        itemsize = np.array([v.itemsize for v in vs], float)
+        matrix = np.array([len(v.shape) >= 2 for v in vs], bool)
+        pn = np.array([v.shape[0] if len(v.shape) >= 2 else v.num_elements for v in vs], float)
+        pm = np.array([math.prod(v.shape[1:]) if len(v.shape) >= 2 else 1 for v in vs], float)
+        self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
+        push, pull, work = nbytes.copy(), nbytes.copy(), numel.copy()
+        for i, v in enumerate(vs):
+            if v.sparse and v.gather_rows is not None and v.shape:
+                rows = min(v.gather_rows, v.shape[0])
+                push[i] = rows * (v.row_bytes + INDEX_BYTES)
+                work[i] = rows * (v.num_elements // max(v.shape[0], 1))
+                if cal.sparse_remote_gather:
+                    pull[i] = rows * v.row_bytes
+        suffix = np.cumsum(work[::-1])[::-1]
+        ready = suffix / suffix[0] if len(vs) and suffix[0] > 0 else np.ones(len(vs))
+        counts = np.zeros(len(self.addresses))
+        for r in self.replicas:
+            counts[self._device_node(r)] += 1
+        base = cal.step_time_s if cal.step_time_s is not None else inv.flops_per_step / cal.compute_flops_per_s
+        times = [base / cal.speed_of(r) for r in self.replicas] or [base]
+        net = network_coefficients(self.addresses, counts, cal)
+        res = cal.residual
+        return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,
+                     push_bytes=push, pull_bytes=pull, ready_frac=ready, **net,
+                     compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
+                     backward_fraction=cal.backward_fraction, cast_s_per_byte=cal.cast_s_per_byte,
+                     flops_per_s=cal.compute_flops_per_s, barrier_s=cal.barrier_overhead_s,
+                     residual=None if res is None else tuple(res[k] for k in ("intercept", "compute", "comm",
+                                                                              "latency")))
+
+    def _prediction(self, out: dict[str, np.ndarray]) -> Prediction:
+        f = {k: float(v[0]) for k, v in out.items() if np.ndim(v) == 1}
+        names = self.inventory.names
+        per_var = {n: float(out["ps_var"][0, i] + out["ar_var"][0, i]) for i, n in enumerate(names)}
+        groups: dict[int, float] = {}
+        heads = np.nonzero(out["is_head"][0])[0]
+        group_of = out["group"][0]
+        for h in heads:
+            g = int(group_of[h])
+            groups[g] = groups.get(g, 0.0) + float(out["ar_unit"][0, h])
+        load = out["server_load"][0]  # (M,)
+        M = len(self.addresses)
+        total = out["resource_total"][0]
+        server_s = np.maximum(total[:M], total[M:2 * M]) * (load > 0)
+        busiest = int(np.argmax(server_s)) if load.any() else None
+        return Prediction(
+            step_time_s=f["step"], raw_step_time_s=f["raw"], compute_s=f["compute"], forward_s=f["forward"],
+            backward_s=f["backward"], compression_s=f["compression"], pull_s=f["pull"],
+            gradient_phase_s=f["finish"], barrier_s=f["barrier"], exposed_comm_s=f["comm"],
+            latency_s=f["latency"], busiest_resource_s=f["busiest"], wire_bytes=f["wire_bytes"],
+            per_variable_s=per_var, per_group_s=groups,
+            server_load_bytes={self.addresses[j]: float(load[j]) for j in range(M) if load[j] > 0},
+            busiest_server=None if busiest is None else self.addresses[busiest],
+            busiest_server_s=0.0 if busiest is None else float(server_s[busiest]))

@@ -1,0 +1,225 @@
+"""Local servers: a 2-node cluster runs placed ops and collectives; every process it starts is stopped."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from runners import RunningCluster, run_with_timeout, start_cluster
+from space.cluster import ClusterSpec
+from space.errors import RunError, SpecError
+
+pytestmark = pytest.mark.slow
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _spec(*addresses: str, **node0) -> ClusterSpec:
+    nodes = [{"address": a} for a in addresses]
+    nodes[0] |= {"chief": True} | node0
+    return ClusterSpec.from_dict({"nodes": nodes})
+
+
+def _alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (a reparented zombie counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _wait_gone(pids, timeout_s: float) -> list[int]:
+    end = time.monotonic() + timeout_s
+    while (left := [p for p in pids if _alive(p)]) and time.monotonic() < end:
+        time.sleep(0.1)
+    return left
+
+
+def _server_children() -> list[int]:
+    """PIDs of live server_main processes that are children of this test process."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            cmd = open(f"/proc/{entry}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and stat[0] != "Z" and b"runners.server_main" in cmd:
+            out.append(int(entry))
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with start_cluster(_spec("127.0.0.1", "127.0.0.2"), timeout_s=120) as c:
+        yield c
+
+
+def _towers(cluster: RunningCluster, build):
+    import tensorflow as tf
+
+    g = tf.Graph()
+    outs = []
+    with g.as_default():
+        for k, device in enumerate(["127.0.0.1:CPU:0", "127.0.0.2:CPU:0"]):
+            with tf.compat.v1.device(cluster.task_device(device)):
+                outs.append(build(k))
+    return g, outs
+
+
+def test_naming(cluster):
+    assert cluster.task_device("127.0.0.2:CPU:0") == "/job:worker/replica:0/task:1/device:CPU:0"
+    assert cluster.cluster_def() == {"worker": [f"127.0.0.1:{cluster.ports[0]}", f"127.0.0.2:{cluster.ports[1]}"]}
+    assert cluster.target == f"grpc://127.0.0.1:{cluster.ports[0]}"
+    assert len(set(cluster.ports)) == 2
+
+
+def test_unknown_device_is_a_spec_error(cluster):
+    with pytest.raises(SpecError, match="127.0.0.9"):
+        cluster.task_device("127.0.0.9:CPU:0")
+
+
+def test_op_runs_on_task_1(cluster):
+    import tensorflow as tf
+
+    g, outs = _towers(cluster, lambda k: tf.constant([1.0, 2.0]) * float(k + 1))
+    meta = tf.compat.v1.RunMetadata()
+    opts = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+    with tf.compat.v1.Session(cluster.target, graph=g) as sess:
+        value = sess.run(outs[1], options=opts, run_metadata=meta)
+    assert value.tolist() == [2.0, 4.0]
+    assert any("/job:worker/replica:0/task:1/" in d.device for d in meta.step_stats.dev_stats)
+
+
+def test_all_reduce_across_tasks(cluster):
+    import tensorflow as tf
+    from tensorflow.python.ops import collective_ops
+
+    key = cluster.next_instance_key_base()
+    g, outs = _towers(cluster, lambda k: collective_ops.all_reduce_v2(
+        tf.constant([1.0, 2.0]) * float(k + 1), 2, 1, key, merge_op="Add", final_op="Id", communication_hint="ring"))
+    with tf.compat.v1.Session(cluster.target, graph=g) as sess:
+        assert [v.tolist() for v in run_with_timeout(sess, outs, 30, cluster=cluster)] == [[3.0, 6.0]] * 2
+
+
+def test_fresh_instance_keys_let_trials_change_dtype(cluster):
+    """Servers cache instance parameters per key; a new trial with another dtype needs a fresh key."""
+    import tensorflow as tf
+    from tensorflow.python.ops import collective_ops
+
+    bases = [cluster.next_instance_key_base() for _ in range(2)]
+    assert bases[1] - bases[0] == cluster.instance_keys_per_trial
+    for base, dtype in zip(bases, [tf.float32, tf.float16]):
+        g, outs = _towers(cluster, lambda k: collective_ops.all_reduce_v2(
+            tf.cast(tf.constant([1.0]) * float(k + 1), dtype), 2, 1, base, merge_op="Add", final_op="Id"))
+        with tf.compat.v1.Session(cluster.target, graph=g) as sess:
+            assert [float(v[0]) for v in run_with_timeout(sess, outs, 30, cluster=cluster)] == [3.0, 3.0]
+
+
+def test_reset_resources_clears_variables(cluster):
+    import tensorflow as tf
+
+    def graph(shape):
+        g = tf.Graph()
+        with g.as_default(), tf.compat.v1.device(cluster.task_device("127.0.0.2:CPU:0")):
+            v = tf.compat.v1.get_variable("v", initializer=tf.zeros(shape), use_resource=True)
+        return g, v
+
+    g, v = graph([2])
+    with tf.compat.v1.Session(cluster.target, graph=g) as sess:
+        sess.run(v.initializer)
+    cluster.reset_resources()
+    g, v = graph([3])  # same name, other shape: only works once the old variable is gone
+    with tf.compat.v1.Session(cluster.target, graph=g) as sess:
+        sess.run(v.initializer)
+        assert sess.run(v).shape == (3,)
+
+
+def test_hung_step_is_cut_by_timeout(cluster):
+    import tensorflow as tf
+
+    g = tf.Graph()
+    with g.as_default(), tf.compat.v1.device(cluster.task_device("127.0.0.2:CPU:0")):
+        never = tf.queue.FIFOQueue(1, tf.float32, shared_name="never-filled").dequeue()
+    start = time.monotonic()
+    with tf.compat.v1.Session(cluster.target, graph=g) as sess, pytest.raises(RunError, match="within 1 s.*stuck"):
+        run_with_timeout(sess, never, 1.0, cluster=cluster)
+    assert time.monotonic() - start < 20
+    cluster.check_alive()  # the timeout did not hurt the servers
+
+
+def test_killed_server_is_named_and_close_stops_the_rest():
+    import tensorflow as tf
+
+    c = start_cluster(_spec("127.0.0.3", "127.0.0.4"), timeout_s=120)
+    try:
+        pids = c.pids
+        c.check_alive()
+        os.kill(pids[1], signal.SIGKILL)
+        g = tf.Graph()
+        with g.as_default(), tf.compat.v1.device(c.task_device("127.0.0.4:CPU:0")):
+            out = tf.constant(1.0) + 1.0
+        with tf.compat.v1.Session(c.target, graph=g) as sess, pytest.raises(RunError, match=r"node 127\.0\.0\.4 "):
+            run_with_timeout(sess, out, 10, cluster=c)
+        with pytest.raises(RunError, match=r"node 127\.0\.0\.4 \(127\.0\.0\.4:\d+, task 1.*status -9"):
+            c.check_alive()
+    finally:
+        c.close()
+    c.close()  # idempotent
+    assert _wait_gone(pids, 1.0) == []
+    assert not os.path.exists(c.log_dir)
+
+
+@pytest.mark.parametrize("case", ["bad-python", "timeout"])
+def test_failed_start_names_the_node_and_stops_what_started(case, tmp_path):
+    if case == "bad-python":
+        spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True},
+                                                {"address": "127.0.0.5", "python": "/bin/false"}]})
+        expect, timeout_s = r"node 127\.0\.0\.5 .*exited before it was ready", 120
+    else:
+        spec = _spec("127.0.0.1", "127.0.0.5")
+        expect, timeout_s = r"127\.0\.0\.1:\d+, task 0\) not ready after 0\.5 s", 0.5
+    with pytest.raises(RunError, match=expect):
+        start_cluster(spec, timeout_s=timeout_s, log_dir=str(tmp_path))
+    assert _server_children() == []
+
+
+def test_remote_node_without_ssh_config_is_a_spec_error():
+    spec = ClusterSpec.from_dict({"nodes": [{"address": "10.9.9.9", "chief": True}]})
+    with pytest.raises(SpecError, match="has no `ssh_config`"):
+        start_cluster(spec)
+
+
+_DRIVER = """
+import json, sys, time
+from runners import start_cluster
+from space.cluster import ClusterSpec
+cluster = start_cluster(ClusterSpec.from_dict(json.loads(sys.argv[1])), timeout_s=120)
+print(json.dumps(cluster.pids), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGINT"])
+def test_driver_death_leaves_no_server(sig):
+    spec = {"nodes": [{"address": "127.0.0.6", "chief": True}, {"address": "127.0.0.7"}]}
+    driver = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        pids = json.loads(driver.stdout.readline())
+        assert all(_alive(p) for p in pids)
+        driver.send_signal(getattr(signal, sig))
+        driver.wait(30)
+        assert _wait_gone(pids, 10.0) == []
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()

@@ -1,0 +1,132 @@
+"""A real 3-host testbed: status, SSH with pinned keys, shaped throughput, refusals of taken names."""
+from __future__ import annotations
+
+import ipaddress
+import json
+import subprocess
+import sys
+
+import paramiko
+import pytest
+
+import runners.testbed as tb
+from autotune.cli import main
+from _testbed_helpers import HERE, ssh_client, unique_prefix
+
+pytestmark = [pytest.mark.netns, pytest.mark.ssh]
+
+
+def test_status_reports_hosts(testbed):
+    info = tb.status(testbed["dir"])
+    assert info["complete"] and info["root_link_up"]
+    assert [h["address"] for h in info["hosts"]] == [h["address"] for h in testbed["hosts"]]
+    assert all(ipaddress.ip_address(h["address"]) in tb.BENCHMARK_NET for h in info["hosts"])
+    assert [h["tc_rate_bit"] for h in info["hosts"]] == [200_000_000, 200_000_000, 100_000_000]
+    assert all(h["netns_up"] and h["sshd_alive"] for h in info["hosts"])
+
+
+def test_status_cli_table(testbed, capsys):
+    assert main(["testbed", "status", "--dir", testbed["dir"]]) == 0
+    out = capsys.readouterr().out
+    for h in testbed["hosts"]:
+        assert f"{h['name']:<6}{h['netns']:<14}{h['address']:<16}" in out
+    assert "100mbit" in out and "alive" in out and "DEAD" not in out
+
+
+def test_status_cli_json(testbed, capsys):
+    assert main(["testbed", "status", "--dir", testbed["dir"], "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hosts"]) == 3
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["h0", "h1", "h2"])
+def test_ssh_reaches_host_in_its_namespace(testbed, index):
+    host = testbed["hosts"][index]
+    client = ssh_client(testbed, host["address"])
+    try:
+        _, out, _ = client.exec_command("ip -o -4 addr show dev eth0; ip netns identify $$", timeout=10)
+        text = out.read().decode()
+    finally:
+        client.close()
+    assert f"inet {host['address']}/24" in text and host["netns"] in text
+
+
+def test_ssh_rejects_unknown_host_key(testbed, tmp_path):
+    (tmp_path / "known_hosts").write_text("")
+    client = paramiko.SSHClient()
+    client.load_host_keys(str(tmp_path / "known_hosts"))
+    client.set_missing_host_key_policy(paramiko.RejectPolicy())
+    try:
+        with pytest.raises(paramiko.SSHException, match="not found in known_hosts"):
+            client.connect(testbed["hosts"][0]["address"], username="root", look_for_keys=False,
+                           key_filename=f"{testbed['dir']}/id_ed25519", allow_agent=False, timeout=10)
+    finally:
+        client.close()
+
+
+def test_ssh_refuses_password_login(testbed):
+    transport = paramiko.Transport((testbed["hosts"][1]["address"], 22))
+    try:
+        transport.start_client(timeout=10)
+        with pytest.raises(paramiko.BadAuthenticationType):
+            transport.auth_password("root", "root")
+    finally:
+        transport.close()
+
+
+def _throughput(testbed, src: int, dst: int, port: int, seconds: float = 3.0) -> float:
+    """Bits/s received on host ``dst`` from host ``src`` (a bounded socket sender/receiver pair)."""
+    s, d = testbed["hosts"][src], testbed["hosts"][dst]
+    probe = str(HERE / "_probe.py")
+    limit = int(d["rate_bit"] / 8 * seconds * 2)
+    receiver = subprocess.Popen(["ip", "netns", "exec", d["netns"], sys.executable, probe, "recv", d["address"],
+                                 str(port), str(limit), str(seconds + 10)], stdout=subprocess.PIPE, text=True)
+    try:
+        for _ in range(50):  # wait (at most 5 s) until the receiver listens
+            if subprocess.run(["ip", "netns", "exec", d["netns"], "ss", "-Hltn", f"sport = :{port}"],
+                              capture_output=True, text=True, timeout=5).stdout.strip():
+                break
+            subprocess.run(["sleep", "0.1"])
+        subprocess.run(["ip", "netns", "exec", s["netns"], sys.executable, probe, "send", d["address"], str(port),
+                        str(limit), str(seconds)], check=True, timeout=seconds + 15)
+        out, _ = receiver.communicate(timeout=15)
+    finally:
+        if receiver.poll() is None:
+            receiver.kill()
+            receiver.wait(timeout=5)
+    return json.loads(out)["bits_per_s"]
+
+
+@pytest.mark.slow
+def test_throughput_matches_rate(testbed):
+    bits = _throughput(testbed, 0, 1, 5201)
+    print(f"h0 -> h1: {bits / 1e6:.1f} Mbit/s at a set rate of 200 Mbit/s")
+    assert abs(bits - 200e6) <= 0.10 * 200e6
+
+
+@pytest.mark.slow
+def test_throughput_is_the_slower_hosts_rate(testbed):
+    bits = _throughput(testbed, 0, 2, 5202)
+    print(f"h0 (200mbit) -> h2 (100mbit): {bits / 1e6:.1f} Mbit/s")
+    assert abs(bits - 100e6) <= 0.10 * 100e6
+
+
+def test_up_refuses_taken_state_dir(testbed, capsys):
+    argv = ["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--prefix", testbed["prefix"],
+            "--dir", testbed["dir"]]
+    assert main(argv) == 2
+    assert "a testbed is already recorded in" in capsys.readouterr().err
+
+
+def test_up_refuses_taken_namespace(testbed, tmp_path, capsys):
+    argv = ["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--prefix", testbed["prefix"],
+            "--dir", str(tmp_path / "other"), "--subnet", "198.18.250.0/24"]
+    assert main(argv) == 2
+    assert f"network namespace '{testbed['prefix']}-br' already exists" in capsys.readouterr().err
+    assert not (tmp_path / "other").exists()
+
+
+def test_up_refuses_taken_subnet(testbed, tmp_path, capsys):
+    argv = ["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--prefix", unique_prefix("ot"),
+            "--dir", str(tmp_path / "other"), "--subnet", testbed["subnet"]]
+    assert main(argv) == 2
+    assert f"subnet {testbed['subnet']} is already in use" in capsys.readouterr().err

@@ -1,0 +1,126 @@
+"""The plan, the state file and the refusals: no namespaces needed."""
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+import runners.testbed as tb
+from autotune.cli import main
+from runners.testbed import _spec, _sys
+from runners.testbed._plan import format_rate, parse_per_host
+from runners.testbed._testbed import tbf_args
+from space.cluster import ClusterSpec
+
+
+def test_plan_addresses_stay_in_benchmark_range():
+    plan = tb.make_plan(4, "1gbit", prefix="pl", subnet="198.19.3.0/24", directory="/tmp/x")
+    addresses = [plan["root"]["address"]] + [h["address"] for h in plan["hosts"]]
+    assert addresses == ["198.19.3.1", "198.19.3.11", "198.19.3.12", "198.19.3.13", "198.19.3.14"]
+    assert all(ipaddress.ip_address(a) in tb.BENCHMARK_NET for a in addresses)
+    assert [h["netns"] for h in plan["hosts"]] == ["pl-h0", "pl-h1", "pl-h2", "pl-h3"]
+    assert plan["bridge_netns"] == "pl-br" and plan["root"]["link"] == "pl-r"
+
+
+def test_plan_per_host_rates():
+    plan = tb.make_plan(3, "1gbit", ["2=100mbit", "h0=0.5"], directory="/tmp/x")
+    assert [h["rate_bit"] for h in plan["hosts"]] == [500_000_000, 1_000_000_000, 100_000_000]
+
+
+def test_default_dir_uses_prefix():
+    assert tb.make_plan(1, "1gbit", prefix="abc")["dir"] == "/tmp/autotune-testbed-abc"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"subnet": "10.0.0.0/24"}, "must lie inside 198.18.0.0/15"),
+    ({"subnet": "198.20.0.0/24"}, "must lie inside 198.18.0.0/15"),
+    ({"subnet": "198.18.0.0/29"}, "too small"),
+    ({"subnet": "nonsense"}, "bad `--subnet`"),
+    ({"prefix": "Bad-Name"}, "`--prefix` must be"),
+    ({"prefix": "muchtoolongname"}, "`--prefix` must be"),
+    ({"hosts": 0}, "`--hosts` must be in"),
+    ({"bandwidth": "fast"}, "bad `--bandwidth`"),
+    ({"bandwidth": "10kbit"}, "between 1mbit and 100gbit"),
+    ({"per_host": ["5=1gbit"]}, "names host 5"),
+    ({"per_host": ["x"]}, "must be INDEX=RATE"),
+], ids=["outside-range", "next-range", "tiny-subnet", "not-a-subnet", "bad-prefix", "long-prefix", "no-hosts",
+        "bad-rate", "rate-too-low", "host-out-of-range", "per-host-syntax"])
+def test_plan_refuses(kwargs, message):
+    args = {"hosts": 3, "bandwidth": "1gbit", **kwargs}
+    with pytest.raises(tb.TestbedRefused, match=message.replace("`", ".").replace("(", ".")):
+        tb.make_plan(args.pop("hosts"), args.pop("bandwidth"), **args)
+
+
+def test_parse_per_host_empty():
+    assert parse_per_host([], 2) == {}
+
+
+@pytest.mark.parametrize("bits, text", [(200_000_000, "200mbit"), (10**9, "1gbit"), (12_500_000, "12500kbit"),
+                                        (1_234_567, "1234567bit")], ids=["mbit", "gbit", "kbit", "bit"])
+def test_format_rate(bits, text):
+    assert format_rate(bits) == text
+
+
+def test_tbf_args_rate_in_bits_and_burst_floor():
+    assert tbf_args(200_000_000) == ["tbf", "rate", "200000000bit", "burst", "131072", "latency", "50ms"]
+    assert tbf_args(10_000_000_000)[4] == "2500000"
+
+
+def test_cluster_spec_is_valid_and_pins_keys():
+    plan = tb.make_plan(3, "200mbit", ["2=100mbit"], directory="/tmp/tb")
+    spec = ClusterSpec.from_dict(_spec.cluster_dict(plan, "root", "/tmp/tb/id_ed25519", "/tmp/tb/known_hosts"))
+    assert spec.chief.address == plan["hosts"][0]["address"]
+    assert spec.ssh["testbed"].known_hosts == "/tmp/tb/known_hosts"
+    assert spec.ssh["testbed"].key_file == "/tmp/tb/id_ed25519"
+    assert spec.bandwidth_gbit("198.18.0.11", "198.18.0.13") == pytest.approx(0.1)
+    assert all(n.python == plan["python"] for n in spec.nodes)
+
+
+def test_state_records_before_and_reloads(tmp_path):
+    state = tb.State.new(tmp_path, {"prefix": "x"})
+    state.record("netns", name="x-h0")
+    loaded = tb.State.load(tmp_path)
+    assert loaded.objects == [{"kind": "netns", "name": "x-h0"}] and loaded.plan == {"prefix": "x"}
+
+
+def test_state_load_missing(tmp_path):
+    assert tb.State.load(tmp_path) is None
+
+
+@pytest.mark.parametrize("text", ["{half", '{"version": 99, "objects": []}'], ids=["not-json", "other-version"])
+def test_state_load_refuses_unreadable(tmp_path, text):
+    (tmp_path / "testbed.json").write_text(text)
+    with pytest.raises(tb.TestbedRefused, match="testbed.json"):
+        tb.State.load(tmp_path)
+
+
+def test_cli_refuses_when_not_root(monkeypatch, capsys):
+    monkeypatch.setattr(_sys.os, "geteuid", lambda: 1000)
+    assert main(["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--dir", "/nonexistent/x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: the testbed needs root") and "sudo" in err and len(err.splitlines()) == 1
+
+
+def test_cli_refuses_when_tools_missing(monkeypatch, capsys):
+    monkeypatch.setattr(_sys.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(_sys, "which", lambda tool: None if tool in ("tc", "sshd") else "/bin/" + tool)
+    assert main(["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--dir", "/nonexistent/x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "tc, sshd not found" in err and "apt-get install -y iproute2 openssh-server" in err
+    assert len(err.splitlines()) == 1
+
+
+def test_cli_refuses_subnet_outside_range(capsys):
+    assert main(["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--subnet", "192.168.5.0/24"]) == 2
+    assert "198.18.0.0/15" in capsys.readouterr().err
+
+
+def test_cli_status_without_testbed(tmp_path, capsys):
+    assert main(["testbed", "status", "--dir", str(tmp_path)]) == 2
+    assert "no testbed recorded" in capsys.readouterr().err
+
+
+def test_cli_down_without_testbed_is_a_no_op(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(_sys.os, "geteuid", lambda: 0)
+    assert main(["testbed", "down", "--dir", str(tmp_path)]) == 0
+    assert "nothing to remove" in capsys.readouterr().out

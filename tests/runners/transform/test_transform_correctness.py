@@ -1,0 +1,43 @@
+"""Every classic builder, 2 workers on real servers: after STEPS synchronous steps the variables (and BatchNorm
+state) equal single-device training with the averaging rule of ``runners.transform._reference``."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from space.builders import aliases, build_strategy
+from space.validate import validate
+
+from conftest import STEPS
+
+pytestmark = pytest.mark.slow
+
+EXACT = 1e-5  # max |a - b| / max |b|, per variable
+FP16 = 1e-2  # fp16 on the wire: rounding of 2^-11 per step, amplified by momentum
+TOLERANCE = {"all_reduce_fp16": FP16, "all_reduce_fp16_ef": FP16}
+SEMANTICS_ONLY = {"ps_async", "all_reduce_powersgd"}  # tested in test_transform_semantics.py
+CASES = [(m, a) for m in ("mlp", "cnn", "recommender") for a in aliases() if a not in SEMANTICS_ONLY]
+
+
+def rel_err(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12))
+
+
+@pytest.mark.parametrize("model,alias", CASES, ids=[f"{m}-{a}" for m, a in CASES])
+def test_equals_single_device(model, alias, cluster, spec, traced, reference):
+    from runners.transform import TrainingJob
+
+    t, inv = traced(model)
+    strategy = build_strategy(alias, inv, spec)
+    validate(strategy, inv, spec)
+    ref_vars, ref_state, ref_losses = reference(model)
+    with TrainingJob(t, strategy, cluster, step_timeout_s=60) as job:
+        losses = []
+        job.run(STEPS, on_step=lambda _s, _dt, loss: losses.append(loss))
+        got_vars, got_state = job.values()
+    tol = TOLERANCE.get(alias, EXACT)
+    errors = {n: rel_err(got_vars[n], ref_vars[n]) for n in ref_vars}
+    errors.update({n: rel_err(got_state[n], ref_state[n]) for n in ref_state})
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= tol, f"{worst}: relative error {errors[worst]:.3g} > {tol}"
+    assert losses[0] == pytest.approx(ref_losses[0], rel=1e-5)  # same batches, same start

@@ -1,0 +1,30 @@
+"""``profile_strategy`` on a running cluster, as the search calls it: many trials, one set of servers."""
+from __future__ import annotations
+
+import pytest
+
+from space.builders import build_strategy
+
+pytestmark = pytest.mark.slow
+
+
+def test_profile_many_trials_on_one_cluster(cluster, spec, traced):
+    from runners.profile import profile_strategy
+
+    t, inv = traced("mlp")
+    results = [profile_strategy(t, build_strategy(a, inv, spec), cluster, steps=3, warmup=1)
+               for a in ("all_reduce_fp16", "ps", "all_reduce")]  # reused servers, fresh collective keys
+    for r in results:
+        assert r.median_s > 0 and r.examples_per_s > 0 and len(r.step_times_s) == 3
+    assert results[0].bytes_per_step < results[2].bytes_per_step  # fp16 halves the all-reduce traffic
+
+
+def test_one_replica_moves_nothing(cluster, spec, traced):
+    from runners.profile import profile_strategy
+    from space.strategy import Strategy
+
+    t, inv = traced("mlp")
+    s = build_strategy("all_reduce", inv, spec)
+    one = Strategy.build(s.nodes, spec.replicas[:1])
+    r = profile_strategy(t, one, cluster, steps=2, warmup=1)
+    assert r.num_replicas == 1 and r.global_batch == 32 and r.bytes_per_step == 0

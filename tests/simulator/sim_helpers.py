@@ -1,0 +1,37 @@
+"""Small clusters, inventories and calibrations whose step times can be computed by hand."""
+from __future__ import annotations
+
+from space.cluster import ClusterSpec
+from space.inventory import Inventory, VariableInfo
+from simulator import Calibration
+
+BW = 200e6 / 8  # 200 Mbit/s in bytes per second
+ADDR = ["198.18.0.1", "198.18.0.2", "198.18.0.3"]
+
+
+def cluster(nodes: int = 2, bandwidth: str = "200mbit", links=(), cpus=None) -> ClusterSpec:
+    """``nodes`` hosts, one CPU replica each (or ``cpus[i]`` CPUs), equal NICs unless ``links`` override."""
+    return ClusterSpec.from_dict({
+        "nodes": [{"address": ADDR[i], "chief": i == 0, "network_bandwidth": bandwidth,
+                   "cpus": list(range(cpus[i])) if cpus else [0]} for i in range(nodes)],
+        "links": [{"from": a, "to": b, "bandwidth": bw} for a, b, bw in links]})
+
+
+def zero_cal(spec: ClusterSpec, **overrides) -> Calibration:
+    """Bandwidth only: no latencies, overheads, reduction or cast costs (overridable)."""
+    base = dict(latency_s=0.0, collective_overhead_s=0.0, rpc_overhead_s=0.0, reduce_s_per_byte=0.0,
+                cast_s_per_byte=0.0)
+    return Calibration.from_spec(spec, **{**base, **overrides})
+
+
+def inventory(*shapes, sparse=(), flops: float = 0.0, gather_rows: int = 32) -> Inventory:
+    """Variables v0, v1, ... of the given shapes (float32); ``sparse`` names gather ``gather_rows`` rows."""
+    variables = tuple(VariableInfo(name=f"v{i}", shape=tuple(s), dtype="float32", sparse=f"v{i}" in sparse,
+                                   gather_rows=gather_rows if f"v{i}" in sparse else None)
+                      for i, s in enumerate(shapes))
+    return Inventory(model_path="<test>", model_hash="test-model", variables=variables, flops_per_step=flops,
+                     batch_size=gather_rows)
+
+
+def dev(i: int, cpu: int = 0) -> str:
+    return f"{ADDR[i]}:CPU:{cpu}"

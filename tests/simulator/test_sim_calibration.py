@@ -1,0 +1,98 @@
+"""Calibration files: round trip, key by spec (and model), stale and missing files reported, bad values."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sim_helpers import cluster, inventory
+from simulator import Calibration, CalibrationError, Scorer, StaleCalibration, calibration_path
+from space.errors import BadInput
+from space.strategy import Strategy, ar_node
+
+
+def test_round_trip_keeps_every_field(tmp_path):
+    spec = cluster(2)
+    cal = Calibration.from_spec(spec, latency_s=2e-4, link_latency_s={"198.18.0.1|198.18.0.2": 3e-4},
+                                step_time_s=0.5, model_hash="abc", device_speed={"198.18.0.2": 0.5},
+                                residual={"intercept": 0.01, "compute": 1.0, "comm": 1.1, "latency": 0.0})
+    path = cal.save(tmp_path / "cal.json")
+    back = Calibration.load(path, spec, model_hash="abc")
+    assert back.replace(source=cal.source) == cal
+
+
+def test_path_is_keyed_by_spec_and_model(tmp_path):
+    spec = cluster(2)
+    assert calibration_path(tmp_path, spec).name == f"{spec.fingerprint}.json"
+    assert calibration_path(tmp_path, spec, "0123456789abcdef0123").name == f"{spec.fingerprint}-0123456789abcdef.json"
+
+
+def test_changed_spec_makes_the_calibration_stale(tmp_path):
+    path = Calibration.from_spec(cluster(2)).save(tmp_path / "cal.json")
+    with pytest.raises(StaleCalibration, match="calibration is stale") as err:
+        Calibration.load(path, cluster(2, bandwidth="1gbit"))
+    assert isinstance(err.value, BadInput) and err.value.exit_code == 2
+    assert "autotune calibrate" in err.value.hint
+
+
+def test_changed_model_makes_the_step_time_stale(tmp_path):
+    spec = cluster(2)
+    path = Calibration.from_spec(spec, step_time_s=0.3, model_hash="old").save(tmp_path / "cal.json")
+    with pytest.raises(StaleCalibration, match="model old"):
+        Calibration.load(path, spec, model_hash="new")
+
+
+def test_scorer_refuses_a_calibration_of_another_cluster():
+    cal = Calibration.from_spec(cluster(2))
+    with pytest.raises(StaleCalibration):
+        Scorer(inventory((10,)), cluster(3), cal)
+
+
+def test_missing_file_is_reported_not_defaulted(tmp_path):
+    with pytest.raises(CalibrationError, match="calibration not found") as err:
+        Calibration.load(tmp_path / "none.json", cluster(2))
+    assert "autotune calibrate --spec" in err.value.hint
+
+
+def test_unknown_key_is_rejected(tmp_path):
+    data = Calibration.from_spec(cluster(2)).to_dict() | {"bandwith": 1}
+    (tmp_path / "cal.json").write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match="unknown key 'bandwith'"):
+        Calibration.load(tmp_path / "cal.json")
+
+
+def test_other_json_is_not_a_calibration(tmp_path):
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(CalibrationError, match="not an autotune calibration"):
+        Calibration.load(tmp_path / "x.json")
+
+
+@pytest.mark.parametrize("field,value,rule", [
+    ("latency_s", -1.0, "latency_s >= 0"),
+    ("node_bandwidth_gbit", {"198.18.0.1": 0.0}, "node_bandwidth_gbit['198.18.0.1'] > 0"),
+    ("backward_fraction", 1.0, "0 < backward_fraction < 1"),
+    ("step_time_s", 0.2, "model_hash"),
+    ("residual", {"compute": 1.0}, "residual"),
+], ids=["negative-latency", "zero-bandwidth", "backward-fraction", "step-without-model", "partial-residual"])
+def test_impossible_values_are_rejected(field, value, rule):
+    with pytest.raises(CalibrationError, match=rule.replace("(", r"\(").replace("[", r"\[")):
+        Calibration.from_spec(cluster(2), **{field: value})
+
+
+def test_measured_step_time_replaces_the_flops_estimate():
+    spec = cluster(2)
+    inv = inventory((10,), flops=1e12)
+    cal = Calibration.from_spec(spec, step_time_s=0.25, model_hash=inv.model_hash)
+    p = Scorer(inv, spec, cal).predict(Strategy.build([ar_node("v0")], spec.replicas))
+    assert p.compute_s == pytest.approx(0.25)
+
+
+def test_residual_in_the_calibration_corrects_the_step():
+    spec = cluster(2)
+    inv = inventory((1000, 1000))
+    s = Strategy.build([ar_node("v0")], spec.replicas)
+    plain = Scorer(inv, spec, Calibration.from_spec(spec)).predict(s)
+    res = {"intercept": 0.01, "compute": 1.0, "comm": 2.0, "latency": 0.0}
+    fixed = Scorer(inv, spec, Calibration.from_spec(spec, residual=res)).predict(s)
+    assert fixed.raw_step_time_s == pytest.approx(plain.step_time_s)
+    assert fixed.step_time_s == pytest.approx(0.01 + plain.compute_s + 2 * plain.exposed_comm_s)

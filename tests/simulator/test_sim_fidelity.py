@@ -1,0 +1,83 @@
+"""Fidelity metrics against hand-computed values, and the fits the measurement side uses."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from simulator import apply_residual, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape, top1_regret
+
+
+@pytest.mark.parametrize("a,b,expected", [
+    ([1, 2, 3], [10, 20, 30], 1.0),
+    ([1, 2, 3], [30, 20, 10], -1.0),
+    ([1, 2, 3], [1, 3, 2], 1 / 3),  # 2 concordant, 1 discordant pair
+    ([1, 1, 2], [1, 2, 3], 2 / math.sqrt(2 * 3)),  # tau-b: one tie in a
+], ids=["same", "reversed", "one-swap", "tie"])
+def test_kendall_tau(a, b, expected):
+    assert kendall_tau(a, b) == pytest.approx(expected)
+
+
+def test_kendall_tau_of_constant_is_nan():
+    assert math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
+
+
+@pytest.mark.parametrize("pred,meas,expected", [
+    ([110, 90], [100, 100], 0.10),
+    ([1.0, 3.0], [2.0, 2.0], 0.5),
+    ([5.0], [5.0], 0.0),
+], ids=["ten-percent", "half", "exact"])
+def test_mape(pred, meas, expected):
+    assert mape(pred, meas) == pytest.approx(expected)
+
+
+def test_mape_rejects_non_positive_measurements():
+    with pytest.raises(ValueError, match="> 0"):
+        mape([1.0], [0.0])
+
+
+@pytest.mark.parametrize("pred,meas,expected", [
+    ([1, 2, 3], [1.5, 1.0, 2.0], 0.5),  # predicted best (index 0) is 1.5 s, measured best 1.0 s
+    ([3, 1, 2], [1.5, 1.0, 2.0], 0.0),
+], ids=["wrong-pick", "right-pick"])
+def test_top1_regret(pred, meas, expected):
+    assert top1_regret(pred, meas) == pytest.approx(expected)
+
+
+def test_fidelity_bundles_the_three():
+    f = fidelity([1, 2, 3], [1.1, 2.2, 2.7])
+    assert f == pytest.approx({"kendall_tau": 1.0, "mape": (0.1 / 1.1 + 0.2 / 2.2 + 0.3 / 2.7) / 3,
+                               "top1_regret": 0.0, "n": 3.0})
+
+
+def test_metrics_reject_unequal_lengths():
+    with pytest.raises(ValueError, match="equally long"):
+        kendall_tau([1, 2], [1, 2, 3])
+
+
+def test_fit_residual_recovers_a_known_correction():
+    rng = np.random.default_rng(0)
+    f = np.column_stack([rng.uniform(0.1, 1, 40), rng.uniform(0, 2, 40), rng.uniform(0, 0.1, 40)])
+    y = 0.02 + 1.1 * f[:, 0] + 1.3 * f[:, 1] + 2.0 * f[:, 2]
+    res = fit_residual(f, y, ridge=1e-9)
+    assert res == pytest.approx({"intercept": 0.02, "compute": 1.1, "comm": 1.3, "latency": 2.0}, abs=1e-5)
+    np.testing.assert_allclose(apply_residual(f, res), y, atol=1e-6)
+
+
+def test_fit_residual_stays_near_identity_when_compute_is_constant():
+    f = np.column_stack([np.full(10, 0.5), np.linspace(0.1, 1, 10), np.zeros(10)])
+    res = fit_residual(f, f[:, 0] + 1.2 * f[:, 1])
+    assert res["comm"] == pytest.approx(1.2, rel=0.02) and abs(res["latency"]) < 1e-6
+    np.testing.assert_allclose(apply_residual(f, res), f[:, 0] + 1.2 * f[:, 1], rtol=0.02)
+
+
+def test_fit_alpha_beta():
+    sizes = np.array([1e5, 1e6, 4e6])
+    alpha, gbit = fit_alpha_beta(sizes, 1e-3 + sizes / 25e6)
+    assert alpha == pytest.approx(1e-3) and gbit == pytest.approx(0.2)
+
+
+def test_fit_alpha_beta_needs_two_sizes():
+    with pytest.raises(ValueError, match="two different message sizes"):
+        fit_alpha_beta([1e6, 1e6], [0.1, 0.1])

@@ -1,0 +1,206 @@
+"""Hand-computed step times, one term of the cost model per test (bandwidth 200 Mbit/s = 25 MB/s)."""
+from __future__ import annotations
+
+import pytest
+
+from sim_helpers import BW, cluster, dev, inventory, zero_cal
+from simulator import Scorer
+from space.strategy import Strategy, ar_node, partitioned_node, ps_node
+
+MB40 = (10_000, 1000)  # 40 MB of float32
+
+
+def predict(inv, spec, nodes, cal=None, replicas=None):
+    strategy = Strategy.build(nodes, replicas or spec.replicas)
+    return Scorer(inv, spec, cal or zero_cal(spec)).predict(strategy)
+
+
+def test_single_all_reduce_alpha_beta():
+    spec = cluster(2)
+    cal = zero_cal(spec, latency_s=1e-3, collective_overhead_s=2e-3)
+    p = predict(inventory(MB40), spec, [ar_node("v0")], cal)
+    # 2(N-1)/N * S/B + 2(N-1) alpha + overhead
+    assert p.step_time_s == pytest.approx(40e6 / BW + 2e-3 + 2e-3)
+    assert p.wire_bytes == pytest.approx(2 * 40e6)  # two nodes each send S
+
+
+def test_ring_reduction_cost_gamma():
+    spec = cluster(2)
+    p = predict(inventory(MB40), spec, [ar_node("v0")], zero_cal(spec, reduce_s_per_byte=1e-9))
+    assert p.step_time_s == pytest.approx(40e6 / BW + 0.5 * 40e6 * 1e-9)
+
+
+def test_single_ps_variable_pull_then_push():
+    spec = cluster(3)
+    p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(0))])
+    # colocated PS on node 0 serves the 2 remote replicas: pull 2L/B, then push 2L/B
+    assert p.pull_s == pytest.approx(2 * 4e6 / BW)
+    assert p.step_time_s == pytest.approx(4 * 4e6 / BW)
+    assert p.busiest_server == dev(0).split(":")[0] and p.busiest_server_load_bytes == pytest.approx(4e6)
+
+
+def test_per_rpc_overhead_paid_per_tensor_at_the_server():
+    spec = cluster(3)
+    p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(0))], zero_cal(spec, rpc_overhead_s=1e-3))
+    assert p.step_time_s == pytest.approx(4 * 4e6 / BW + 2 * 2 * 1e-3)  # 2 remote replicas, pull + push
+
+
+def test_two_servers_with_unequal_load_busiest_bounds_the_step():
+    spec = cluster(3)
+    inv = inventory((750, 1000), (250, 1000))  # 3 MB and 1 MB
+    p = predict(inv, spec, [ps_node("v0", dev(0)), ps_node("v1", dev(1))])
+    assert p.step_time_s == pytest.approx(2 * (2 * 3e6 / BW))  # node 0 serves 2 x 3 MB, pull and push
+    assert p.server_load_bytes == pytest.approx({"198.18.0.1": 3e6, "198.18.0.2": 1e6})
+    assert p.busiest_server == "198.18.0.1"
+
+
+def test_sparse_table_charged_by_rows_touched():
+    spec = cluster(2)
+    inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
+    p = predict(inv, spec, [ps_node("v0", dev(0))])
+    pull, push = 32 * 256, 32 * (256 + 8)  # rows x row bytes, plus int64 indices on the push
+    assert p.step_time_s == pytest.approx((pull + push) / BW)
+
+
+def test_sparse_table_pulled_whole_without_remote_gather():
+    spec = cluster(2)
+    inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
+    p = predict(inv, spec, [ps_node("v0", dev(0))], zero_cal(spec, sparse_remote_gather=False))
+    assert p.step_time_s == pytest.approx((25.6e6 + 32 * 264) / BW)
+
+
+def test_fp16_halves_the_wire_bytes():
+    spec = cluster(2)
+    inv = inventory(MB40)
+    full = predict(inv, spec, [ar_node("v0")])
+    half = predict(inv, spec, [ar_node("v0", compressor="HorovodCompressor")])
+    assert half.wire_bytes == pytest.approx(full.wire_bytes / 2)
+    assert half.step_time_s == pytest.approx(20e6 / BW)
+
+
+def test_fp16_casts_cost_two_passes():
+    spec = cluster(2)
+    p = predict(inventory(MB40), spec, [ar_node("v0", compressor="HorovodCompressor")],
+                zero_cal(spec, cast_s_per_byte=1e-9))
+    assert p.compression_s == pytest.approx(2 * 40e6 * 1e-9)
+
+
+def test_powersgd_bytes_and_two_collectives():
+    spec = cluster(2)
+    cal = zero_cal(spec, collective_overhead_s=1e-3, compute_flops_per_s=1e10)
+    p = predict(inventory((1000, 500)), spec, [ar_node("v0", compressor="PowerSGDCompressor", powersgd_rank=4)], cal)
+    wire = (1000 + 500) * 4 * 4  # (n + m) r float32 elements instead of n m
+    flops = 4 * 1000 * 500 * 4 + 2 * 1500 * 4 * 4
+    assert p.wire_bytes == pytest.approx(2 * wire)
+    assert p.compression_s == pytest.approx(flops / 1e10)
+    assert p.step_time_s == pytest.approx(wire / BW + 2 * 1e-3 + flops / 1e10)
+
+
+def test_powersgd_leaves_vectors_uncompressed():
+    spec = cluster(2)
+    p = predict(inventory((5000,)), spec, [ar_node("v0", compressor="PowerSGDCompressor", powersgd_rank=4)])
+    assert p.wire_bytes == pytest.approx(2 * 20_000) and p.compression_s == 0
+
+
+@pytest.mark.parametrize("groups,launches", [((0, 0), 1), ((0, 1), 2)], ids=["fused", "separate"])
+def test_fusion_pays_one_launch_per_group(groups, launches):
+    spec = cluster(2)
+    p = predict(inventory((250, 1000), (250, 1000)), spec, [ar_node("v0", group=groups[0]),
+                                                             ar_node("v1", group=groups[1])],
+                zero_cal(spec, collective_overhead_s=0.01))
+    assert p.step_time_s == pytest.approx(2e6 / BW + launches * 0.01)
+    assert len(p.per_group_s) == launches
+
+
+@pytest.mark.parametrize("groups,expected", [((0, 1), 0.5 + 0.66), ((0, 0), 0.5 + 0.82)],
+                         ids=["separate-overlaps", "fused-waits-for-first-layer"])
+def test_overlap_with_backward_pass(groups, expected):
+    spec = cluster(2)
+    inv = inventory((1000, 1000), (1000, 1000), flops=1e9)  # compute 1 s: forward 0.5, backward 0.5
+    cal = zero_cal(spec, compute_flops_per_s=1e9, backward_fraction=0.5)
+    p = predict(inv, spec, [ar_node("v0", group=groups[0]), ar_node("v1", group=groups[1])], cal)
+    # v1 (last layer) is ready at 0.25 s into the backward pass, v0 at 0.5 s; each all-reduce takes 0.16 s
+    assert p.step_time_s == pytest.approx(expected)
+
+
+def test_local_replication_pulls_once_per_node():
+    spec = cluster(2, cpus=[1, 2])
+    replicas = [dev(0), dev(1, 0), dev(1, 1)]
+    inv = inventory((1000, 1000))
+    plain = predict(inv, spec, [ps_node("v0", dev(0))], replicas=replicas)
+    proxy = predict(inv, spec, [ps_node("v0", dev(0), local_replication=True)], replicas=replicas)
+    assert plain.pull_s == pytest.approx(2 * 4e6 / BW)
+    assert proxy.pull_s == pytest.approx(4e6 / BW)
+
+
+def test_replicas_on_the_ps_node_exchange_nothing():
+    spec = cluster(1, cpus=[2])
+    p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(0))], replicas=[dev(0, 0), dev(0, 1)])
+    assert p.step_time_s == 0 and p.wire_bytes == 0
+
+
+def test_partitioning_spreads_load_over_servers():
+    spec = cluster(3)
+    inv = inventory((999, 1000))
+    whole = predict(inv, spec, [ps_node("v0", dev(0))])
+    parts = partitioned_node("v0", (999, 1000), 0, [ps_node("v0", dev(i)) for i in range(3)])
+    split = predict(inv, spec, [parts])
+    # each node serves 2 remote replicas a third, and sends/receives 2 thirds as a worker
+    assert split.step_time_s == pytest.approx(2 * (2 * 3.996e6 / 3) / BW)
+    assert split.step_time_s < whole.step_time_s
+
+
+def test_staleness_hides_the_pull_behind_compute():
+    spec = cluster(2)
+    inv = inventory((1000, 1000), flops=1e9)
+    cal = zero_cal(spec, compute_flops_per_s=1e9)
+    sync = predict(inv, spec, [ps_node("v0", dev(0))], cal)
+    stale = predict(inv, spec, [ps_node("v0", dev(0), sync=False, staleness=1)], cal)
+    # the only gradient is ready at the end of the backward pass: its push stays exposed either way
+    assert sync.step_time_s == pytest.approx(1.0 + 2 * 4e6 / BW)
+    assert stale.step_time_s == pytest.approx(1.0 + 4e6 / BW)  # the pull is prefetched
+    assert stale.pull_s == 0
+
+
+def test_async_removes_the_wait_for_the_slowest_replica():
+    spec = cluster(2)
+    inv = inventory((10,), flops=1e9)
+    cal = zero_cal(spec, compute_flops_per_s=1e9, device_speed={"198.18.0.2": 0.5})
+    sync = predict(inv, spec, [ps_node("v0", dev(0))], cal)
+    async_ = predict(inv, spec, [ps_node("v0", dev(0), sync=False)], cal)
+    assert sync.compute_s == pytest.approx(2.0) and async_.compute_s == pytest.approx(1.5)
+
+
+def test_barrier_overhead_only_for_synchronous_ps():
+    spec = cluster(2)
+    cal = zero_cal(spec, barrier_overhead_s=0.05)
+    inv = inventory((10,))
+    assert predict(inv, spec, [ps_node("v0", dev(0))], cal).barrier_s == pytest.approx(0.05)
+    assert predict(inv, spec, [ps_node("v0", dev(0), sync=False)], cal).barrier_s == 0
+
+
+def test_many_tiny_tensors_cost_their_rpcs():
+    spec = cluster(2)
+    cal = zero_cal(spec, rpc_overhead_s=1e-4)
+    many = predict(inventory(*[(10,)] * 1000), spec, [ps_node(f"v{i}", dev(0)) for i in range(1000)], cal)
+    one = predict(inventory((10_000,)), spec, [ps_node("v0", dev(0))], cal)
+    assert many.step_time_s == pytest.approx(one.step_time_s + 2 * 999 * 1e-4)
+
+
+def test_slow_link_bounds_the_ring():
+    spec = cluster(2, links=[("198.18.0.1", "198.18.0.2", "100mbit")])
+    p = predict(inventory(MB40), spec, [ar_node("v0")])
+    assert p.step_time_s == pytest.approx(40e6 / (BW / 2))
+
+
+def test_slow_link_bounds_ps_traffic_on_that_link_only():
+    spec = cluster(3, links=[("198.18.0.1", "198.18.0.3", "100mbit")])
+    p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(0))])
+    assert p.step_time_s == pytest.approx(2 * 4e6 / (BW / 2))  # node 3's pull and push over the slow link
+
+
+def test_heterogeneous_nic_bounds_the_server():
+    spec = cluster(2)
+    cal = zero_cal(spec, node_bandwidth_gbit={"198.18.0.1": 0.1, "198.18.0.2": 1.0})
+    p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(1))], cal)
+    assert p.step_time_s == pytest.approx(2 * 4e6 / (0.1e9 / 8))  # the worker's slow NIC
