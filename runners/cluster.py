@@ -142,7 +142,9 @@ class RunningCluster:
                 op = tf.constant(1.0) + tf.compat.v1.placeholder_with_default(0.0, [])
             opts = tf.compat.v1.RunOptions(timeout_in_ms=int(timeout_s * 1000))
             try:
-                with tf.compat.v1.Session(self.target, graph=g, config=self.session_config()) as sess:
+                config = self.session_config()
+                config.device_filters.append(f"/job:{JOB}/task:{task}")  # contact only this worker
+                with tf.compat.v1.Session(self.target, graph=g, config=config) as sess:
                     sess.run(op, options=opts)
                 done.add(task)
             except Exception:  # noqa: BLE001 - any failure means "not responsive"
@@ -242,13 +244,17 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
 
 
 def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningCluster | None = None,
-                     feed_dict=None, options=None, probe_timeout_s: float = 5.0):
+                     feed_dict=None, options=None, probe_timeout_s: float = 5.0, grace_s: float = 5.0):
     """``session.run(fetches)`` cut after ``timeout_s``; failures become :class:`RunError` naming a node.
 
+    Two guards: ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers, and a watchdog gives
+    up after ``timeout_s + grace_s`` on calls TF does not time out itself (creating a session blocks forever
+    while any worker is down). The call runs in a helper thread, so Ctrl-C also interrupts the wait; a
+    call given up on stays blocked in its (daemon) thread until the cluster is closed.
     On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
-    answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors
-    (bad graphs) propagate unchanged.
+    answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
+    graphs) propagate unchanged.
     """
     import tensorflow as tf
 
@@ -256,18 +262,38 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     if options is not None:
         opts.CopyFrom(options)
     opts.timeout_in_ms = max(1, int(timeout_s * 1000))
-    try:
-        return session.run(fetches, feed_dict=feed_dict, options=opts)
-    except tf.errors.DeadlineExceededError as e:
-        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", e, probe_timeout_s)) from e
-    except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError) as e:
-        raise RunError(_diagnose(cluster, f"step failed ({type(e).__name__})", e, probe_timeout_s)) from e
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def call() -> None:
+        try:
+            box["value"] = session.run(fetches, feed_dict=feed_dict, options=opts)
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=call, name="autotune-step", daemon=True).start()
+    if not done.wait(timeout_s + grace_s):
+        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s (blocked outside the "
+                                          "step, e.g. creating a session while a server is down)", None,
+                                 probe_timeout_s))
+    error = box.get("error")
+    if error is None:
+        return box["value"]
+    if isinstance(error, tf.errors.DeadlineExceededError):
+        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", error,
+                                 probe_timeout_s)) from error
+    if isinstance(error, (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError)):
+        raise RunError(_diagnose(cluster, f"step failed ({type(error).__name__})", error, probe_timeout_s)) from error
+    raise error
 
 
 # ---- helpers -----------------------------------------------------------------------------------------
 
-def _diagnose(cluster: RunningCluster | None, what: str, error: Exception, probe_timeout_s: float) -> str:
-    first = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(error).__name__
+def _diagnose(cluster: RunningCluster | None, what: str, error: Exception | None, probe_timeout_s: float) -> str:
+    lines = [line for line in str(error or "").strip().splitlines() if line.strip() and "Graph execution" not in line]
+    first = lines[0][:300] if lines else type(error).__name__
     if cluster is None:
         return f"{what}: {first}"
     end = time.monotonic() + 2.0  # a server killed mid-step may take a moment to be reaped
@@ -278,12 +304,12 @@ def _diagnose(cluster: RunningCluster | None, what: str, error: Exception, probe
     stuck = cluster.unresponsive_tasks(probe_timeout_s)
     if stuck:
         names = ", ".join(f"node {cluster.node_of_task(k).name} ({cluster.addresses[k]}, task {k})" for k in stuck)
-        return f"{what}; not responding: {names}; TF said: {first}"
+        return f"{what}; not responding: {names}" + (f"; TF said: {first}" if error else "")
     named = sorted({int(t) for t in re.findall(r"/job:\w+/replica:\d+/task:(\d+)", str(error))})
     hint = "".join(f"; mentioned: node {cluster.node_of_task(k).name} (task {k})" for k in named
                    if k < len(cluster.servers))
     return (f"{what}; every server is alive and responding, so the step itself is stuck (e.g. a collective "
-            f"or queue waiting for a peer that never joins){hint}; TF said: {first}")
+            f"or queue waiting for a peer that never joins){hint}" + (f"; TF said: {first}" if error else ""))
 
 
 def _death_message(s: ServerProcess, port: int) -> str:

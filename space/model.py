@@ -131,11 +131,22 @@ def _names(variables) -> list[str]:
     return out
 
 
+def _fresh_keras_names() -> None:
+    """Reset Keras' layer-name counters, so a model's variable names (the strategy's keys) do not depend on
+    what this process built before (a second ``Dense`` would otherwise be ``dense_3``)."""
+    try:
+        import keras
+    except ImportError:
+        return
+    keras.backend.clear_session(free_memory=False)
+
+
 def trace_step(path: str | os.PathLike) -> TracedStep:
     """Import ``path``, build the model, run the loss once eagerly, and trace loss + gradients."""
     import tensorflow as tf
 
     source = str(path)
+    _fresh_keras_names()
     module = import_model_file(path)
     optimizer = optimizer_config(module, source)
     try:

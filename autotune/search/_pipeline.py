@@ -139,7 +139,6 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     cluster = load_cluster(cfg.spec)
     inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
     cfg.output.mkdir(parents=True, exist_ok=True)
-    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"))
     space = SearchSpace(inventory, cluster, reduced=cfg.reduced, sparse_ps_only=cfg.sparse_ps_only)
     dists = _study.distributions(space)
     multi = cfg.sampler == "nsga2"
@@ -149,6 +148,7 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
              "model_path": str(cfg.model), "spec_path": str(cfg.spec)}
     persistent = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                                    attrs=attrs, resume=cfg.resume)
+    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"))
     journal = Journal(cfg.output / "simulated.jsonl")
     if not cfg.resume and journal.path.exists():
         journal.path.unlink()
