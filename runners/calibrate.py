@@ -1,0 +1,291 @@
+"""Measure a cluster's cost-model constants on its running servers (what ``autotune calibrate`` stores).
+
+Every probe is a small graph run through one ``tf.compat.v1.Session`` on the cluster, timed as the median of
+``repeats`` runs after two warm-up runs. Data moved is always a variable's value (a variable on the source task
+read and reduced on the destination task): Grappler folds constants and ``tf.fill``, never variable reads.
+
+- per ordered pair of nodes, a few message sizes -> ``fit_alpha_beta`` -> link bandwidth and latency; the
+  session's own cost is removed by a same-shape probe that stays on one task;
+- one all-reduce over every node at a few sizes vs the ring formula -> ``collective_bandwidth_factor`` and
+  ``collective_overhead_s``;
+- ``rpc_tensors`` tiny tensors vs one -> ``rpc_overhead_s`` per tensor;
+- adds and fp16 round trips on one task -> ``reduce_s_per_byte`` and ``cast_s_per_byte``;
+- with a traced model, its one-replica training step alone and on every replica at once -> ``step_time_s``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import statistics
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from space.errors import RunError
+
+WARMUP_RUNS = 2
+CONTAINER = "autotune-calibrate"
+GBIT = 1e9 / 8  # bytes per second in one Gbit/s
+
+
+@dataclasses.dataclass
+class LinkFit:
+    """One direction of one pair of nodes: medians per message size and the alpha-beta fit."""
+
+    src: str
+    dst: str
+    sizes: list[int]
+    seconds: list[float]  # median per size, the session's own cost (``base_s``) included
+    base_s: float  # the same probe with source and destination on one task
+    latency_s: float
+    bandwidth_gbit: float
+
+
+@dataclasses.dataclass
+class Measurements:
+    """Everything one calibration run measured (seconds, bytes); turned into a Calibration by ``to_calibration``."""
+
+    links: list[LinkFit]
+    allreduce_sizes: list[int]
+    allreduce_s: list[float]
+    allreduce_base_s: float
+    rpc_tensors: int
+    rpc_s: float  # ``rpc_tensors`` tiny tensors in one run
+    rpc_one_s: float  # one tiny tensor
+    reduce_s_per_byte: float
+    cast_s_per_byte: float
+    step_single_s: float | None = None  # one replica alone
+    step_concurrent_s: float | None = None  # one replica while every replica computes (the sync step's compute)
+
+
+class Prober:
+    """Runs probe graphs on a :class:`runners.cluster.RunningCluster`; variables live in one container."""
+
+    def __init__(self, cluster, *, repeats: int = 5, timeout_s: float = 120.0,
+                 progress: Callable[[str], None] = lambda _m: None) -> None:
+        if repeats < 1:
+            raise ValueError(f"`repeats >= 1` must hold, but got {repeats=}.")
+        self.cluster, self.repeats, self.timeout_s, self.say = cluster, repeats, timeout_s, progress
+        self._names = itertools.count()
+        self.addresses = [n.address for n in cluster.spec.nodes]
+
+    # ---- plumbing -----------------------------------------------------------------------------------
+    def _device(self, task: int) -> str:
+        return f"/job:worker/replica:0/task:{task}/device:CPU:0"
+
+    def _variable(self, task: int, nbytes: int):
+        """A float32 variable of ``nbytes`` (at least one element) on ``task``, random, in the probe container."""
+        import tensorflow as tf
+
+        n = max(1, nbytes // 4)
+        with tf.compat.v1.device(self._device(task)), tf.compat.v1.container(CONTAINER):
+            return tf.compat.v1.Variable(tf.random.uniform([n]), name=f"probe{next(self._names)}", use_resource=True)
+
+    def _timed(self, graph, fetches: dict) -> dict:
+        """Median seconds of each fetch (run one at a time, interleaved over the repeats)."""
+        import tensorflow as tf
+
+        from runners.cluster import run_with_timeout
+
+        with graph.as_default():
+            init = tf.compat.v1.global_variables_initializer()
+        times: dict = {k: [] for k in fetches}
+        with tf.compat.v1.Session(self.cluster.target, graph=graph, config=self.cluster.session_config()) as sess:
+            run_with_timeout(sess, init, self.timeout_s, cluster=self.cluster)
+            for r in range(WARMUP_RUNS + self.repeats):
+                for k, f in fetches.items():
+                    t0 = time.perf_counter()
+                    run_with_timeout(sess, f, self.timeout_s, cluster=self.cluster)
+                    if r >= WARMUP_RUNS:
+                        times[k].append(time.perf_counter() - t0)
+        return {k: statistics.median(v) for k, v in times.items()}
+
+    # ---- probes -------------------------------------------------------------------------------------
+    def link(self, src: int, dst: int, sizes: list[int]) -> LinkFit:
+        """Time moving a variable of each size from task ``src`` to task ``dst``; fit alpha and bandwidth."""
+        import tensorflow as tf
+
+        from simulator import fit_alpha_beta
+
+        g = tf.Graph()
+        with g.as_default():
+            fetches = {}
+            for s in sizes:
+                v = self._variable(src, s)
+                with tf.compat.v1.device(self._device(dst)):
+                    fetches[s] = tf.reduce_sum(v.read_value())
+            local = self._variable(dst, 4)
+            with tf.compat.v1.device(self._device(dst)):
+                fetches["base"] = tf.reduce_sum(local.read_value())
+        t = self._timed(g, fetches)
+        secs = [t[s] for s in sizes]
+        alpha, gbit = fit_alpha_beta(sizes, secs)
+        intercept = float(np.polyfit(sizes, secs, 1)[1])
+        return LinkFit(self.addresses[src], self.addresses[dst], list(sizes), secs, t["base"],
+                       latency_s=max(0.0, intercept - t["base"]), bandwidth_gbit=gbit)
+
+    def allreduce(self, sizes: list[int]) -> tuple[list[float], float]:
+        """Median seconds of one ring all-reduce over every task per size, and of the same run without it."""
+        import tensorflow as tf
+        from tensorflow.python.ops import collective_ops
+
+        n = len(self.addresses)
+        base = self.cluster.next_instance_key_base()
+        g = tf.Graph()
+        with g.as_default():
+            fetches = {}
+            for i, s in enumerate(sizes):
+                outs = []
+                for task in range(n):
+                    v = self._variable(task, s)
+                    with tf.compat.v1.device(self._device(task)):
+                        y = collective_ops.all_reduce_v2(v.read_value(), group_size=n, group_key=base,
+                                                         instance_key=base + 1 + i, merge_op="Add", final_op="Id",
+                                                         communication_hint="ring")
+                        outs.append(tf.reduce_sum(y))
+                fetches[s] = outs
+            outs = []
+            for task in range(n):
+                v = self._variable(task, s)
+                with tf.compat.v1.device(self._device(task)):
+                    outs.append(tf.reduce_sum(v.read_value()))
+            fetches["base"] = outs
+        t = self._timed(g, fetches)
+        return [t[s] for s in sizes], t["base"]
+
+    def rpc(self, src: int, dst: int, count: int) -> tuple[float, float]:
+        """Seconds to move ``count`` 4-byte tensors from ``src`` to ``dst`` in one run, and one tensor."""
+        import tensorflow as tf
+
+        g = tf.Graph()
+        with g.as_default():
+            many = [self._variable(src, 4) for _ in range(count)]
+            with tf.compat.v1.device(self._device(dst)):
+                fetches = {"many": tf.add_n([v.read_value() for v in many]), "one": tf.reduce_sum(many[0].read_value())}
+        t = self._timed(g, fetches)
+        return t["many"], t["one"]
+
+    def local_passes(self, nbytes: int, k: int = 4) -> tuple[float, float]:
+        """(reduce seconds per byte, cast seconds per byte per pass) on task 0, from ``k`` variables of ``nbytes``."""
+        import tensorflow as tf
+
+        g = tf.Graph()
+        with g.as_default():
+            vs = [self._variable(0, nbytes) for _ in range(k)]
+            with tf.compat.v1.device(self._device(0)):
+                x = vs[0].read_value()
+                fetches = {"one": tf.reduce_sum(x), "sum": tf.reduce_sum(tf.add_n([v.read_value() for v in vs])),
+                           "cast": tf.reduce_sum(tf.cast(tf.cast(x, tf.float16), tf.float32))}
+        t = self._timed(g, fetches)
+        size = max(1, nbytes // 4) * 4
+        gamma = max(0.0, (t["sum"] - t["one"]) / ((k - 1) * size))
+        cast = max(0.0, (t["cast"] - t["one"]) / (2 * size))  # two passes: to fp16 and back
+        return gamma, cast
+
+    def step_times(self, traced, inventory, steps: int, warmup: int) -> tuple[float, float]:
+        """(one replica alone, one replica while every replica runs its own) median training-step seconds.
+
+        A one-replica strategy moves nothing, so this is the model's compute (forward, backward, update) as the
+        servers run it; the concurrent number is what a synchronous step waits for when replicas share CPUs.
+        """
+        from runners.transform import TrainingJob
+        from space.builders import build_strategy
+        from space.strategy import Strategy
+
+        spec = self.cluster.spec
+        nodes = build_strategy("all_reduce", inventory, spec).nodes
+        jobs = [TrainingJob(traced, Strategy.build(nodes, [r]), self.cluster, step_timeout_s=self.timeout_s)
+                for r in spec.replicas]
+        try:
+            jobs[0].run(warmup)
+            single = statistics.median(jobs[0].run(steps))
+            if len(jobs) == 1:
+                return single, single
+            times: list[list[float]] = [[] for _ in jobs]
+            errors: list[BaseException] = []
+            gate = threading.Barrier(len(jobs))
+
+            def go(i: int) -> None:
+                try:
+                    jobs[i].run(warmup)
+                    gate.wait(self.timeout_s)
+                    times[i] = jobs[i].run(steps)
+                except BaseException as e:  # noqa: BLE001 - re-raised below
+                    errors.append(e)
+                    gate.abort()
+
+            threads = [threading.Thread(target=go, args=(i,), daemon=True) for i in range(len(jobs))]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            if errors:
+                raise errors[0]
+            # a lockstep step waits for the slowest replica: median over steps of the per-step maximum
+            concurrent = statistics.median(max(col) for col in zip(*times))
+            return single, concurrent
+        finally:
+            for j in jobs:
+                j.close()
+
+    def reset(self) -> None:
+        """Free every probe variable on the servers."""
+        import tensorflow as tf
+
+        tf.compat.v1.Session.reset(self.cluster.target, containers=[CONTAINER])
+
+
+def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, traced=None, inventory=None,
+            steps: int = 10, warmup: int = 3, timeout_s: float = 120.0,
+            progress: Callable[[str], None] = lambda _m: None) -> Measurements:
+    """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time."""
+    if len(set(sizes)) < 2:
+        raise ValueError(f"at least two different message sizes are needed, but got {sizes}.")
+    p = Prober(cluster, repeats=repeats, timeout_s=timeout_s, progress=progress)
+    n = len(p.addresses)
+    try:
+        links = []
+        for a, b in itertools.permutations(range(n), 2):
+            progress(f"link {p.addresses[a]} -> {p.addresses[b]}: {len(sizes)} sizes x {repeats} runs")
+            links.append(p.link(a, b, sizes))
+        ar_s, ar_base = [], 0.0
+        if n >= 2:
+            progress(f"all-reduce over {n} nodes: {len(sizes)} sizes")
+            ar_s, ar_base = p.allreduce(sizes)
+        progress(f"per-tensor overhead: {rpc_tensors} tiny tensors")
+        rpc_many, rpc_one = p.rpc(n - 1, 0, rpc_tensors) if n >= 2 else (0.0, 0.0)
+        progress("reduction and cast cost on one node")
+        gamma, cast = p.local_passes(max(sizes))
+        m = Measurements(links=links, allreduce_sizes=list(sizes) if n >= 2 else [], allreduce_s=ar_s,
+                         allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many, rpc_one_s=rpc_one,
+                         reduce_s_per_byte=gamma, cast_s_per_byte=cast)
+    finally:
+        p.reset()
+    if traced is not None:
+        progress(f"model step: {warmup} warm-up + {steps} steps, one replica alone, then all {len(cluster.spec.replicas)}")
+        m.step_single_s, m.step_concurrent_s = p.step_times(traced, inventory, steps, warmup)
+    return m
+
+
+def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, model_path: str | None = None,
+                    steps: int = 10, warmup: int = 3, start_timeout_s: float = 60.0, timeout_s: float = 120.0,
+                    accept_unknown_hosts: bool = False, progress: Callable[[str], None] = lambda _m: None):
+    """Trace the model (if any), start the cluster once, measure. Returns (Measurements, Inventory or None)."""
+    from runners.cluster import start_cluster
+
+    traced = inventory = None
+    if model_path is not None:
+        from space.model import inventory_from_trace, trace_step
+
+        progress(f"tracing {model_path}")
+        traced = trace_step(model_path)
+        inventory = inventory_from_trace(traced)
+    progress(f"starting {len(spec.nodes)} server(s) of {spec.source}")
+    with start_cluster(spec, timeout_s=start_timeout_s, accept_unknown_hosts=accept_unknown_hosts) as cluster:
+        m = measure(cluster, sizes=sizes, repeats=repeats, rpc_tensors=rpc_tensors, traced=traced,
+                    inventory=inventory, steps=steps, warmup=warmup, timeout_s=timeout_s, progress=progress)
+    if not m.links and len(spec.nodes) >= 2:
+        raise RunError("no link was measured")
+    return m, inventory
