@@ -289,3 +289,78 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
     if not m.links and len(spec.nodes) >= 2:
         raise RunError("no link was measured")
     return m, inventory
+
+
+def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotune calibrate"):
+    """Turn measurements into a :class:`simulator.Calibration` for ``spec`` (and the model of ``inventory``).
+
+    A node's NIC is as fast as its fastest measured direction; a link gets its own entry only when it is
+    clearly (15%) slower than both of its NICs. The all-reduce factor compares the measured time per byte with
+    the ring formula on the measured links; its overhead is the intercept minus the session and link latencies.
+    """
+    from simulator import Calibration, link_key
+
+    addresses = [n.address for n in spec.nodes]
+    pair: dict[str, list[LinkFit]] = {}
+    for f in m.links:
+        pair.setdefault(link_key(f.src, f.dst), []).append(f)
+    link_bw = {k: float(np.mean([f.bandwidth_gbit for f in fs])) for k, fs in pair.items()}
+    link_lat = {k: float(np.mean([f.latency_s for f in fs])) for k, fs in pair.items()}
+    node_bw = {}
+    for a in addresses:
+        mine = [f.bandwidth_gbit for f in m.links if a in (f.src, f.dst)]
+        node_bw[a] = max(mine) if mine else spec.node(a).network_bandwidth_gbit
+    slow = {k: v for k, v in link_bw.items() if v < 0.85 * min(node_bw[x] for x in k.split("|"))}
+    latency = float(np.median(list(link_lat.values()))) if link_lat else 1e-4
+    fields = dict(node_bandwidth_gbit=node_bw, link_bandwidth_gbit=slow, latency_s=latency, link_latency_s=link_lat,
+                  rpc_overhead_s=max(0.0, (m.rpc_s - m.rpc_one_s) / max(m.rpc_tensors - 1, 1)),
+                  reduce_s_per_byte=m.reduce_s_per_byte, cast_s_per_byte=m.cast_s_per_byte,
+                  source=source)
+    n = len(addresses)
+    if n >= 2 and len(m.allreduce_sizes) >= 2:
+        slope, intercept = np.polyfit(m.allreduce_sizes, m.allreduce_s, 1)
+        hops = [(addresses[i], addresses[(i + 1) % n]) for i in range(n)]
+        ring_gbit = min(link_bw.get(link_key(a, b), min(node_bw[a], node_bw[b])) for a, b in hops)
+        ideal = 2 * (n - 1) / n / (ring_gbit * GBIT)
+        wire = slope - (n - 1) / n * m.reduce_s_per_byte
+        factor = float(np.clip(ideal / wire, 0.05, 2.0)) if wire > 0 else 1.0
+        alpha = max(link_lat.get(link_key(a, b), latency) for a, b in hops)
+        fields |= dict(collective_bandwidth_factor=factor,
+                       collective_overhead_s=max(0.0, float(intercept) - m.allreduce_base_s - 2 * (n - 1) * alpha))
+    if inventory is not None and m.step_concurrent_s is not None:
+        step = m.step_concurrent_s
+        fields |= dict(step_time_s=step, model_hash=inventory.model_hash,
+                       compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s or step, 1e-9), 1.0))
+    return Calibration.from_spec(spec, **fields)
+
+
+def format_table(m: Measurements, cal) -> str:
+    """Human-readable summary of the measurements and the constants derived from them."""
+    lines = [f"{'link':<36}{'bandwidth':>14}{'latency':>12}   medians per size"]
+    for f in m.links:
+        per = ", ".join(f"{_size(s)} {t * 1e3:.2f}ms" for s, t in zip(f.sizes, f.seconds))
+        lines.append(f"{f.src + ' -> ' + f.dst:<36}{f.bandwidth_gbit * 1e3:>9.1f} Mbit{f.latency_s * 1e6:>9.0f} us"
+                     f"   {per} (session {f.base_s * 1e3:.2f}ms)")
+    lines.append("")
+    rows = [("node bandwidth", ", ".join(f"{a} {g * 1e3:.1f} Mbit/s" for a, g in cal.node_bandwidth_gbit.items())),
+            ("slower links", ", ".join(f"{k} {g * 1e3:.1f} Mbit/s" for k, g in cal.link_bandwidth_gbit.items())
+             or "none"),
+            ("latency (alpha)", f"{cal.latency_s * 1e6:.0f} us"),
+            ("all-reduce bandwidth factor", f"{cal.collective_bandwidth_factor:.3f}"),
+            ("all-reduce overhead", f"{cal.collective_overhead_s * 1e3:.3f} ms"),
+            ("per-tensor RPC overhead", f"{cal.rpc_overhead_s * 1e6:.1f} us"),
+            ("reduce cost (gamma)", f"{cal.reduce_s_per_byte * 1e12:.1f} ps/byte"),
+            ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
+    if m.step_single_s is not None:
+        rows.append(("model step, one replica alone", f"{m.step_single_s * 1e3:.2f} ms"))
+        rows.append(("model step, all replicas at once", f"{m.step_concurrent_s * 1e3:.2f} ms (stored)"))
+    width = max(len(k) for k, _ in rows)
+    lines += [f"{k:<{width}}  {v}" for k, v in rows]
+    return "\n".join(lines)
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:g}{unit}"
+    return f"{nbytes}B"

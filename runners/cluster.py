@@ -23,8 +23,7 @@ import uuid
 import weakref
 from typing import Any, Iterable
 
-from runners.launch._base import Launcher, ServerProcess
-from runners.server_main import parse_ready
+from runners.launch._base import Launcher, ServerProcess, parse_ready
 from space.cluster import ClusterSpec, Node, parse_device
 from space.errors import RunError, SpecError
 
@@ -104,11 +103,23 @@ class RunningCluster:
             self._next_key_base += self.instance_keys_per_trial
             return base
 
-    def session_config(self):
-        """A ConfigProto for driver sessions on :attr:`target` (same collective group leader as the servers)."""
+    def session_config(self, operation_timeout_s: float = 60.0):
+        """A ConfigProto for driver sessions on :attr:`target`.
+
+        Same collective group leader as the servers, and ``operation_timeout_in_ms`` so that no call hangs
+        forever: without it, creating a session blocks for good while any server is down.
+        """
         from runners.server_main import server_config
 
-        return server_config(JOB)
+        config = server_config(JOB)
+        config.operation_timeout_in_ms = max(0, int(operation_timeout_s * 1000))
+        return config
+
+    def session(self, graph=None, *, operation_timeout_s: float = 60.0):
+        """A ``tf.compat.v1.Session`` on :attr:`target` with :meth:`session_config`."""
+        import tensorflow as tf
+
+        return tf.compat.v1.Session(self.target, graph=graph, config=self.session_config(operation_timeout_s))
 
     def reset_resources(self, containers: list[str] | None = None) -> None:
         """Clear resource containers (variables, queues) on every server, so the next trial starts clean.
@@ -142,7 +153,7 @@ class RunningCluster:
                 op = tf.constant(1.0) + tf.compat.v1.placeholder_with_default(0.0, [])
             opts = tf.compat.v1.RunOptions(timeout_in_ms=int(timeout_s * 1000))
             try:
-                config = self.session_config()
+                config = self.session_config(timeout_s)
                 config.device_filters.append(f"/job:{JOB}/task:{task}")  # contact only this worker
                 with tf.compat.v1.Session(self.target, graph=g, config=config) as sess:
                     sess.run(op, options=opts)
@@ -250,7 +261,8 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     Two guards: ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers, and a watchdog gives
     up after ``timeout_s + grace_s`` on calls TF does not time out itself (creating a session blocks forever
     while any worker is down). The call runs in a helper thread, so Ctrl-C also interrupts the wait; a
-    call given up on stays blocked in its (daemon) thread until the cluster is closed.
+    call given up on stays blocked in its (daemon) thread until the cluster is closed, so when ``cluster`` is
+    given it is closed then (otherwise ``Session.close`` would wait for that call forever).
     On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
     answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
@@ -275,9 +287,12 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
 
     threading.Thread(target=call, name="autotune-step", daemon=True).start()
     if not done.wait(timeout_s + grace_s):
-        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s (blocked outside the "
-                                          "step, e.g. creating a session while a server is down)", None,
-                                 probe_timeout_s))
+        message = _diagnose(cluster, f"step did not finish within {timeout_s:g} s (blocked outside the step, "
+                                     "e.g. creating a session while a server is down)", None, probe_timeout_s)
+        if cluster is not None:  # unblocks the stuck call (and a later Session.close) by ending its peers
+            cluster.close()
+            message += "; the cluster was stopped"
+        raise RunError(message)
     error = box.get("error")
     if error is None:
         return box["value"]

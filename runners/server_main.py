@@ -3,7 +3,7 @@
 ``python -m runners.server_main --job worker --task K --cluster JSON_OR_FILE [--watch-fd N] [--watch-parent]``
 
 The server is created with ``experimental.collective_group_leader`` set to task 0 of the job (without it
-collectives hang). When the server listens, one line starting with :data:`READY_PREFIX` is printed on
+collectives hang). When the server listens, one line starting with ``runners.launch._base.READY_PREFIX`` is printed on
 stdout. The process exits on SIGTERM/SIGINT/SIGHUP, when the watched file descriptor reaches EOF (the
 driver's pipe, or the SSH channel's stdin: the driver went away), or when its parent process changes.
 """
@@ -17,19 +17,7 @@ import sys
 import threading
 import time
 
-READY_PREFIX = "autotune-server ready:"
-
-
-def format_ready(job: str, task: int, port: int, pid: int) -> str:
-    return f"{READY_PREFIX} job={job} task={task} port={port} pid={pid}"
-
-
-def parse_ready(line: str) -> dict[str, str] | None:
-    """The fields of a readiness line, or None when ``line`` is not one."""
-    if not line.startswith(READY_PREFIX):
-        return None
-    return dict(item.split("=", 1) for item in line[len(READY_PREFIX):].split() if "=" in item)
-
+from runners.launch._base import format_ready
 
 def load_cluster_def(value: str) -> dict[str, list[str]]:
     """``--cluster``: inline JSON (``{"worker": ["host:port", ...]}``) or the path of a JSON file."""

@@ -3,5 +3,6 @@
 To add a command: write ``autotune/commands/<name>.py`` and append it to ``COMMANDS`` (order = help order).
 """
 from autotune.commands import builders, build, inspect_cmd, profile, search, show, testbed, train
+from autotune.commands import calibrate, validate_simulator
 
-COMMANDS = [inspect_cmd, builders, build, show, search, testbed, profile, train]
+COMMANDS = [inspect_cmd, builders, build, show, search, testbed, profile, train, calibrate, validate_simulator]

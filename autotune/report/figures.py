@@ -1,7 +1,11 @@
-"""Matplotlib figures of a search's output directory (PNG, Agg backend: no display needed)."""
+"""Matplotlib figures of a search (PNG, Agg backend: no display needed).
+
+``search_figures(out)`` is what ``autotune search`` writes into its output directory; ``autotune report``
+adds the per-variable map of the winner (:mod:`autotune.report._varmap`).
+"""
 from __future__ import annotations
 
-import json
+import math
 import pathlib
 
 import matplotlib
@@ -10,83 +14,141 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+BUILDER, SEARCH, WINNER, PREDICTED = "tab:blue", "tab:orange", "tab:green", "#c8c8c8"
+
 
 def _save(fig, path: pathlib.Path) -> pathlib.Path:
+    path = pathlib.Path(path)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
 
 
-def step_times(rows: list[dict], path: pathlib.Path) -> pathlib.Path:
-    """Measured (else predicted) step time per strategy: builders vs the winner."""
-    labels, measured, predicted, colors = [], [], [], []
-    for r in rows:
-        labels.append(r["strategy"])
-        measured.append(float(r["measured_ms"]) if r["measured_ms"] != "-" else float("nan"))
-        predicted.append(float(r["predicted_ms"]) if r["predicted_ms"] != "-" else float("nan"))
-        colors.append("tab:green" if r["strategy"].endswith("*") else "tab:blue")
-    fig, ax = plt.subplots(figsize=(8, 0.35 * len(labels) + 1.5))
-    y = range(len(labels))
-    ax.barh([i + 0.2 for i in y], measured, height=0.4, color=colors, label="measured")
-    ax.barh([i - 0.2 for i in y], predicted, height=0.4, color="lightgray", label="predicted")
-    ax.set_yticks(list(y), labels)
+def _color(row) -> str:
+    return WINNER if row["winner"] else BUILDER if row["is_builder"] else SEARCH
+
+
+def step_time_figure(candidates: pd.DataFrame, path: pathlib.Path, lower_bound_s: float | None = None) -> pathlib.Path:
+    """Measured step time per strategy (p10-p90 whiskers) next to its prediction; builders vs the winner."""
+    c = candidates.assign(_m=candidates["measured_s"].fillna(math.inf)).sort_values(["_m", "predicted_s"])
+    any_measured = c["measured_s"].notna().any()
+    n = len(c)
+    fig, ax = plt.subplots(figsize=(9, 0.32 * n + 1.9))
+    y = list(range(n))
+    colors = [_color(r) for _, r in c.iterrows()]
+    if any_measured:
+        m = c["measured_s"] * 1e3
+        err = [(m - c["p10_s"] * 1e3).clip(lower=0).fillna(0), (c["p90_s"] * 1e3 - m).clip(lower=0).fillna(0)]
+        ax.barh([i - 0.2 for i in y], m.fillna(0), height=0.4, color=colors, xerr=err, capsize=2,
+                error_kw={"elinewidth": 0.8}, label="measured (p10-p90)")
+        ax.barh([i + 0.2 for i in y], c["predicted_s"] * 1e3, height=0.4, color=PREDICTED, label="predicted")
+        for i, (mv, pv) in enumerate(zip(m, c["predicted_s"] * 1e3)):
+            if math.isnan(mv):
+                ax.text(pv, i - 0.2, "  not measured", va="center", fontsize=7, color="gray")
+    else:
+        ax.barh(y, c["predicted_s"] * 1e3, height=0.6, color=colors)
+    for i, (mv, pv) in enumerate(zip(c["measured_s"] * 1e3, c["predicted_s"] * 1e3)):
+        v = mv if not math.isnan(mv) else pv
+        ax.text(v, i - (0.2 if any_measured else 0), f" {v:.2f}", va="center", fontsize=7)
+    if lower_bound_s:
+        ax.axvline(lower_bound_s * 1e3, color="black", linestyle=":", linewidth=1)
+        ax.text(lower_bound_s * 1e3, -0.7, " lower bound", fontsize=7, va="bottom")
+    ax.set_yticks(y, [lbl + (" *" if w else "") for lbl, w in zip(c["label"], c["winner"])], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("step time (ms)")
-    ax.set_title("Step time per strategy (* = winner)")
-    ax.legend(loc="lower right")
+    ax.set_xlim(0, ax.get_xlim()[1] * 1.08)
+    what = "Measured step time" if any_measured else "Predicted step time (nothing measured: --simulate-only)"
+    ax.set_title(f"{what} per strategy; * = winner")
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=BUILDER, label="builder"), Patch(color=SEARCH, label="search candidate"),
+               Patch(color=WINNER, label="winner")]
+    if any_measured:
+        handles.append(Patch(color=PREDICTED, label="predicted"))
+    ax.legend(handles=handles, loc="lower right", fontsize=8)
     return _save(fig, path)
 
 
-def convergence(trials: pd.DataFrame, path: pathlib.Path) -> pathlib.Path:
-    """Best predicted step time so far, over trials and over wall time."""
+def convergence_figure(trials: pd.DataFrame, path: pathlib.Path, lower_bound_s: float | None = None,
+                       note: str = "") -> pathlib.Path:
+    """Best predicted step time so far, over trials (every trial dotted) and over wall time."""
     done = trials[trials["state"] == "complete"].sort_values("trial")
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
+    pruned = trials[trials["state"] != "complete"]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8))
     best = done["predicted_s"].cummin() * 1e3
-    a.plot(done["trial"], best, drawstyle="steps-post")
-    a.scatter(done["trial"], done["predicted_s"] * 1e3, s=3, alpha=0.25, color="gray")
+    a.scatter(done["trial"], done["predicted_s"] * 1e3, s=6, alpha=0.35, color="gray", label="trial")
+    if len(pruned):
+        a.scatter(pruned["trial"], pruned["predicted_s"] * 1e3, s=6, marker="x", alpha=0.3, color="tab:red",
+                  label="pruned")
+    is_b = done["builders"].astype(str) != ""
+    a.scatter(done.loc[is_b, "trial"], done.loc[is_b, "predicted_s"] * 1e3, s=16, color=BUILDER, label="builder")
+    a.plot(done["trial"], best, drawstyle="steps-post", color=WINNER, linewidth=2, label="best so far")
+    t = pd.to_numeric(done["finished_at"], errors="coerce")
+    if t.notna().any():
+        b.plot(t - t.min(), best, drawstyle="steps-post", color=WINNER, linewidth=2)
+        b.scatter(t - t.min(), done["predicted_s"] * 1e3, s=6, alpha=0.35, color="gray")
+    for ax in (a, b):
+        ax.set_yscale("log")
+        ax.set_ylabel("predicted step time (ms)")
+        ax.grid(True, which="both", alpha=0.2)
+        if lower_bound_s:
+            ax.axhline(lower_bound_s * 1e3, color="black", linestyle=":", linewidth=1, label="lower bound")
     a.set_xlabel("trial")
-    a.set_ylabel("predicted step time (ms)")
-    a.set_yscale("log")
-    a.set_title("Search convergence")
-    if done["finished_at"].notna().any():
-        t = pd.to_numeric(done["finished_at"], errors="coerce")
-        b.plot(t - t.min(), best, drawstyle="steps-post")
-    b.set_xlabel("wall time (s)")
-    b.set_ylabel("best so far (ms)")
+    b.set_xlabel("wall time since the first trial (s)")
+    a.set_title("Search convergence: best so far over trials" + (f"\n{note}" if note else ""), fontsize=10)
+    b.set_title("... and over wall time", fontsize=10)
+    a.legend(fontsize=7, loc="upper right")
     return _save(fig, path)
 
 
 def predicted_vs_measured(predicted, measured, labels, path: pathlib.Path, title_extra: str = "") -> pathlib.Path:
-    fig, ax = plt.subplots(figsize=(5, 5))
+    """Scatter of predicted vs measured step time (ms) against the y = x line; one label per point."""
+    fig, ax = plt.subplots(figsize=(6, 6))
     p = [x * 1e3 for x in predicted]
     m = [x * 1e3 for x in measured]
-    ax.scatter(p, m)
+    ax.scatter(p, m, s=28, color=BUILDER, zorder=3)
     for x, y, label in zip(p, m, labels):
-        ax.annotate(label, (x, y), fontsize=7, alpha=0.8)
-    lo, hi = min(p + m) * 0.9, max(p + m) * 1.1
-    ax.plot([lo, hi], [lo, hi], "--", color="gray", linewidth=1)
-    ax.set_xlabel("predicted (ms)")
-    ax.set_ylabel("measured (ms)")
-    ax.set_title("Predicted vs measured" + (f"\n{title_extra}" if title_extra else ""))
+        ax.annotate(str(label), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=7, alpha=0.85)
+    lo, hi = min(p + m) * 0.8, max(p + m) * 1.25
+    ax.plot([lo, hi], [lo, hi], "--", color="gray", linewidth=1, label="predicted = measured")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("predicted step time (ms)")
+    ax.set_ylabel("measured step time (ms)")
+    ax.grid(True, alpha=0.2)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("Predicted vs measured" + (f"\n{title_extra}" if title_extra else ""), fontsize=10)
     return _save(fig, path)
 
 
-def search_figures(out: pathlib.Path) -> list[pathlib.Path]:
-    """The figures the search writes into its output directory."""
-    out = pathlib.Path(out)
-    summary = json.loads((out / "summary.json").read_text())
-    written = [step_times(summary["rows"], out / "step_times.png")]
-    trials = pd.read_csv(out / "trials.csv")
-    if len(trials):
-        written.append(convergence(trials, out / "convergence.png"))
-    prof = trials[trials["measured_s"].notna()]
-    if len(prof) >= 2:
-        from simulator import kendall_tau, mape
+def fidelity_figure(candidates: pd.DataFrame, path: pathlib.Path) -> pathlib.Path:
+    """Predicted vs measured with Kendall τ and MAPE; with fewer than 2 measurements, a figure that says so."""
+    prof = candidates[candidates["measured_s"].notna() & candidates["predicted_s"].notna()]
+    if len(prof) < 2:
+        fig, ax = plt.subplots(figsize=(6, 3))
+        ax.axis("off")
+        ax.text(0.5, 0.5, f"Predicted vs measured: {len(prof)} measured strategy(ies), 2 needed.\n"
+                "Run the search without --simulate-only,\nor `autotune compare` the strategies.",
+                ha="center", va="center", fontsize=10)
+        return _save(fig, path)
+    from simulator import kendall_tau, mape
 
-        tau, err = kendall_tau(prof["predicted_s"], prof["measured_s"]), mape(prof["predicted_s"], prof["measured_s"])
-        written.append(predicted_vs_measured(list(prof["predicted_s"]), list(prof["measured_s"]),
-                                             [str(b) if isinstance(b, str) else f"#{t}" for b, t in
-                                              zip(prof["builders"], prof["trial"])],
-                                             out / "predicted_vs_measured.png", f"Kendall τ {tau:.2f}, MAPE {err:.0%}"))
+    tau, err = kendall_tau(list(prof["predicted_s"]), list(prof["measured_s"])), mape(list(prof["predicted_s"]),
+                                                                                        list(prof["measured_s"]))
+    return predicted_vs_measured(list(prof["predicted_s"]), list(prof["measured_s"]), list(prof["label"]), path,
+                                 f"Kendall τ {tau:.2f}, MAPE {err:.0%} ({len(prof)} strategies)")
+
+
+def search_figures(out: pathlib.Path) -> list[pathlib.Path]:
+    """The figures the search writes into its output directory (the map comes with ``autotune report``)."""
+    from autotune.report._source import load_output_dir
+
+    out = pathlib.Path(out)
+    run = load_output_dir(out)
+    written = [step_time_figure(run.candidates, out / "step_times.png", run.lower_bound_s)]
+    if len(run.trials):
+        written.append(convergence_figure(run.trials, out / "convergence.png", run.lower_bound_s))
+    if len(run.measured) >= 2:
+        written.append(fidelity_figure(run.candidates, out / "predicted_vs_measured.png"))
     return written

@@ -40,6 +40,8 @@ class SearchConfig:
     prune_ratio: float = 2.0  # a candidate predicted slower than this x the best so far is pruned
     reduced: bool | None = None
     sparse_ps_only: bool = False
+    allow_async: bool = False
+    reduce_above: int = 16
     calibration: str | None = None
     cache_dir: str | None = None
     steps: int = 20
@@ -139,7 +141,8 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     cluster = load_cluster(cfg.spec)
     inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
     cfg.output.mkdir(parents=True, exist_ok=True)
-    space = SearchSpace(inventory, cluster, reduced=cfg.reduced, sparse_ps_only=cfg.sparse_ps_only)
+    space = SearchSpace(inventory, cluster, reduced=cfg.reduced, reduce_above=cfg.reduce_above,
+                        sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async)
     dists = _study.distributions(space)
     multi = cfg.sampler == "nsga2"
     name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"

@@ -13,6 +13,18 @@ import time
 from space.cluster import Node
 
 SERVER_MODULE = "runners.server_main"
+READY_PREFIX = "autotune-server ready:"
+
+
+def format_ready(job: str, task: int, port: int, pid: int) -> str:
+    return f"{READY_PREFIX} job={job} task={task} port={port} pid={pid}"
+
+
+def parse_ready(line: str) -> dict[str, str] | None:
+    """The fields of a readiness line, or None when ``line`` is not one."""
+    if not line.startswith(READY_PREFIX):
+        return None
+    return dict(item.split("=", 1) for item in line[len(READY_PREFIX):].split() if "=" in item)
 
 
 class ServerProcess(abc.ABC):

@@ -24,13 +24,14 @@ class SlotChoices:
     staleness: tuple[int, ...]
     groups: tuple  # group ids (and CHUNK in the reduced space)
     ranks: tuple[int, ...]
+    syncs: tuple[bool, ...] = (True, False)  # (True,) keeps every PS synchronous
     specs: tuple[str, ...] = tuple(SPECS)
     compressors: tuple[str, ...] = tuple(COMPRESSORS)
 
     def distributions(self, prefix: str) -> dict[str, tuple]:
         """Every parameter this slot may ask, with its choices."""
         out = {f"{prefix}.kind": ("ps", "ar")} if self.allow_ar else {}
-        out |= {f"{prefix}.ps": self.ps, f"{prefix}.sync": (True, False), f"{prefix}.staleness": self.staleness,
+        out |= {f"{prefix}.ps": self.ps, f"{prefix}.sync": self.syncs, f"{prefix}.staleness": self.staleness,
                 f"{prefix}.proxy": (False, True)}
         if self.allow_ar:
             out |= {f"{prefix}.group": self.groups, f"{prefix}.spec": self.specs,
@@ -40,7 +41,7 @@ class SlotChoices:
     def ask(self, ask: Ask, prefix: str) -> SlotPlan:
         pick = _picker(ask, prefix)
         if pick("kind", ("ps", "ar") if self.allow_ar else ("ps",)) == "ps":
-            sync = pick("sync", (True, False))
+            sync = pick("sync", self.syncs)
             staleness = 0 if sync else pick("staleness", self.staleness)
             return SlotPlan("ps", ps=pick("ps", self.ps), sync=sync, staleness=staleness,
                             proxy=pick("proxy", (False, True)))
@@ -60,7 +61,7 @@ class SlotChoices:
 
         put("kind", slot.kind, ("ps", "ar") if self.allow_ar else ("ps",))
         if slot.kind == "ps":
-            put("sync", slot.sync, (True, False))
+            put("sync", slot.sync, self.syncs)
             put("ps", slot.ps, self.ps)
             if not slot.sync:
                 put("staleness", slot.staleness, self.staleness)

@@ -33,12 +33,17 @@ class SearchSpace:
     """Suggest, decode and encode strategies of one model on one cluster.
 
     ``reduced``: ``None`` picks the reduced space when the model has more than ``reduce_above`` variables;
-    ``True`` / ``False`` force it. ``sparse_ps_only`` keeps sparse-gradient variables on parameter servers
-    (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step).
+    ``True`` / ``False`` force it. Cost: Optuna's TPE spends time per asked parameter that grows with the
+    finished trials, and the per-variable space asks ~25 parameters per variable (a synchronizer per shard),
+    so 20 variables already take ~1 s per TPE trial; lower ``reduce_above`` when trials must be cheap.
+    ``allow_async=False`` keeps every PS synchronous (async changes the training dynamics, not only the step
+    time, so the search offers it only when asked). ``sparse_ps_only`` keeps sparse-gradient variables on parameter servers (all-reducing a sparse gradient
+    densifies it: a vocabulary-sized tensor every step).
     """
 
     def __init__(self, inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
                  reduce_above: int = 64, sparse_ps_only: bool = False,
+                 allow_async: bool = True,
                  shard_candidates: Iterable[int] = (2, 4, 8, 16), staleness: Iterable[int] = (0, 1, 2, 4),
                  powersgd_ranks: Iterable[int] = (1, 2, 4), max_groups: int = 8,
                  classify: Callable[[VariableInfo], str] = size_class, chunk_size: int = CLASSIC_CHUNK) -> None:
@@ -54,11 +59,12 @@ class SearchSpace:
         stale = _check_choices("staleness", tuple(staleness), 0)
         ranks = _check_choices("powersgd_ranks", tuple(powersgd_ranks), 1)
         num_ps = len(cluster.ps_devices)
+        syncs = (True, False) if allow_async else (True,)
         self.inexpressible: dict[str, str] = {}  # builder alias -> why builder_params() left it out
         if self.reduced:
             ps = tuple(range(num_ps)) + ((BALANCED,) if num_ps > 1 else ())
             groups = tuple(range(max_groups)) + (CHUNK,)
-            slots = {ar: SlotChoices(ar, ps, stale, groups, ranks) for ar in (True, False)}
+            slots = {ar: SlotChoices(ar, ps, stale, groups, ranks, syncs) for ar in (True, False)}
             self._impl: PerVariableSpace | ClassSpace = ClassSpace(
                 inventory.variables, classify,
                 lambda vs: slots[not (sparse_ps_only and any(v.sparse for v in vs))], base, num_ps)
@@ -66,7 +72,7 @@ class SearchSpace:
             # enough groups for the classic builders' chunked fusion of the most tensors they can make
             tensors = sum(max([smallest_divisor_shards(d) for d in v.shape] + [1]) for v in inventory.variables)
             groups = tuple(range(max(max_groups, math.ceil(tensors / chunk_size))))
-            slots = {ar: SlotChoices(ar, tuple(range(num_ps)), stale, groups, ranks) for ar in (True, False)}
+            slots = {ar: SlotChoices(ar, tuple(range(num_ps)), stale, groups, ranks, syncs) for ar in (True, False)}
             self._impl = PerVariableSpace(inventory.variables, lambda v: slots[not (sparse_ps_only and v.sparse)],
                                           base, num_ps)
 

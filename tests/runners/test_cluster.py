@@ -150,7 +150,7 @@ def test_hung_step_is_cut_by_timeout(cluster):
     with g.as_default(), tf.compat.v1.device(cluster.task_device("127.0.0.2:CPU:0")):
         never = tf.queue.FIFOQueue(1, tf.float32, shared_name="never-filled").dequeue()
     start = time.monotonic()
-    with tf.compat.v1.Session(cluster.target, graph=g) as sess, pytest.raises(RunError, match="within 1 s.*stuck"):
+    with cluster.session(g) as sess, pytest.raises(RunError, match="within 1 s.*stuck"):
         run_with_timeout(sess, never, 1.0, cluster=cluster)
     assert time.monotonic() - start < 20
     cluster.check_alive()  # the timeout did not hurt the servers
@@ -167,7 +167,7 @@ def test_killed_server_is_named_and_close_stops_the_rest():
         g = tf.Graph()
         with g.as_default(), tf.compat.v1.device(c.task_device("127.0.0.4:CPU:0")):
             out = tf.constant(1.0) + 1.0
-        with tf.compat.v1.Session(c.target, graph=g) as sess, pytest.raises(RunError, match=r"node 127\.0\.0\.4 "):
+        with c.session(g, operation_timeout_s=5) as sess, pytest.raises(RunError, match=r"node 127\.0\.0\.4 "):
             run_with_timeout(sess, out, 10, cluster=c)
         with pytest.raises(RunError, match=r"node 127\.0\.0\.4 \(127\.0\.0\.4:\d+, task 1.*status -9"):
             c.check_alive()

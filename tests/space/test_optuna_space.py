@@ -282,3 +282,14 @@ def test_importing_the_search_space_does_not_import_tensorflow():
     code = "import sys, space.search_space; print('tensorflow' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("reduced", [False, True], ids=["per_variable", "reduced"])
+def test_allow_async_false_keeps_every_ps_synchronous(reduced):
+    inv, spec = INVENTORIES["mixed"], CLUSTERS["2node"]
+    space = SearchSpace(inv, spec, reduced=reduced, allow_async=False)
+    assert not any(k.endswith(".sync") or k.endswith(".staleness") for k in space.distributions())
+    ps = [n.PSSynchronizer for _, s in _random_strategies(space, seed=3, n=40) for v in s.nodes
+          for n in (v.part_config or [v]) if n.WhichOneof("synchronizer") == "PSSynchronizer"]
+    assert ps and all(p.sync and p.staleness == 0 for p in ps)
+    assert "ps_async" in space.inexpressible or "ps_async" not in dict(space.builder_params())

@@ -1,0 +1,114 @@
+"""``autotune validate-simulator --model m.py --spec cluster.yml --strategies N``: simulator vs the real cluster.
+
+Profiles N strategies (every classic builder, then random samples of the search space) on one started cluster,
+predicts each with the stored calibration, and reports Kendall tau, MAPE and top-1 regret with a table, a CSV
+and a predicted-vs-measured plot. ``--fit-residual`` fits a correction on a train split, stores it in the
+calibration file, and reports the fidelity before and after on the held-out strategies.
+"""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+from space.errors import BadInput
+
+
+def register(sub) -> None:
+    p = sub.add_parser("validate-simulator", help="compare the simulator's predictions with profiled step times",
+                       description=__doc__)
+    p.add_argument("--model", required=True, metavar="M.PY", help="model file")
+    p.add_argument("--spec", required=True, metavar="CLUSTER.YML", help="cluster spec")
+    p.add_argument("--strategies", type=int, default=30, metavar="N", help="strategies to profile (30)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random samples and of the split (0)")
+    p.add_argument("--holdout", type=float, default=0.3, help="held-out fraction with --fit-residual (0.3)")
+    p.add_argument("--fit-residual", action="store_true",
+                   help="fit a residual correction on the train split and store it in the calibration")
+    p.add_argument("--calibration", default=None, metavar="FILE",
+                   help="calibration file (default: the one `autotune calibrate` stored for this cluster)")
+    p.add_argument("--uncalibrated", action="store_true",
+                   help="predict with the spec's nominal bandwidths and textbook overheads (no calibration)")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="inventory and calibration cache (default: $AUTOTUNE_CACHE_DIR or ~/.cache/autotune)")
+    p.add_argument("--steps", type=int, default=10, help="profiled steps per strategy (10)")
+    p.add_argument("--warmup", type=int, default=3, help="warm-up steps per strategy (3)")
+    p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
+    p.add_argument("-o", "--output", default=None, metavar="DIR",
+                   help="where rows.csv, summary.json, table.txt and the PNG go (default runs/validate-<model>-<fp>)")
+    p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=run)
+
+
+def find_calibration(args, cluster, inventory):
+    """(Calibration, path or None): --calibration, else the stored one for this spec (and model); never defaults
+    unless --uncalibrated."""
+    from simulator import Calibration, CalibrationError, calibration_path
+    from space.model import default_cache_dir
+
+    if args.uncalibrated:
+        if args.fit_residual:
+            raise BadInput("--fit-residual stores the residual in a calibration file; --uncalibrated has none",
+                           hint="run `autotune calibrate` first, or drop --fit-residual")
+        return Calibration.from_spec(cluster), None
+    if args.calibration:
+        return Calibration.load(args.calibration, cluster=cluster, model_hash=inventory.model_hash), \
+            pathlib.Path(args.calibration)
+    directory = (pathlib.Path(args.cache_dir) if args.cache_dir else default_cache_dir()) / "calibration"
+    for model_hash in (inventory.model_hash, None):
+        path = calibration_path(directory, cluster, model_hash)
+        if path.is_file():
+            return Calibration.load(path, cluster=cluster, model_hash=model_hash), path
+    raise CalibrationError(f"no calibration for cluster spec {cluster.source} (fingerprint {cluster.fingerprint}) "
+                           f"in {directory}",
+                           hint=f"run `autotune calibrate --spec {cluster.source} --model {args.model}` first "
+                                "(or pass --calibration FILE, or --uncalibrated for nominal defaults)")
+
+
+def run(args) -> int:
+    from autotune import fidelity
+    from simulator import Scorer
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    if args.steps < 1 or args.warmup < 0 or args.strategies < 2:
+        raise BadInput(f"`--strategies >= 2, --steps >= 1, --warmup >= 0` must hold, but got "
+                       f"({args.strategies}, {args.steps}, {args.warmup})")
+    if args.fit_residual and not 0 < args.holdout < 1:
+        raise BadInput(f"`0 < --holdout < 1` must hold, but got {args.holdout!r}")
+    say = (lambda _m: None) if args.quiet else (lambda m: print(f"validate: {m}", file=sys.stderr, flush=True))
+    cluster = load_cluster(args.spec)
+    inventory = load_inventory(args.model, cache_dir=args.cache_dir)
+    cal, cal_path = find_calibration(args, cluster, inventory)
+    if cal.residual is not None:
+        cal = cal.replace(residual=None)  # judge the model itself; a new fit replaces the stored one
+        say("ignoring the residual stored in the calibration (predictions are raw)")
+    scorer = Scorer(inventory, cluster, cal)
+    picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=args.seed)
+    say(f"{len(picked)} strategies ({sum(not l.startswith('random') for l, _ in picked)} builders); "
+        f"calibration {cal_path or 'uncalibrated defaults'}")
+    out = pathlib.Path(args.output) if args.output else \
+        pathlib.Path("runs") / f"validate-{pathlib.Path(args.model).stem}-{cluster.fingerprint[:8]}"
+
+    from runners.cluster import start_cluster
+    from runners.profile import profile_strategy
+    from space.model import trace_step
+
+    say(f"tracing {args.model}")
+    traced = trace_step(args.model)
+
+    say(f"starting {len(cluster.nodes)} server(s)")
+    with start_cluster(cluster, accept_unknown_hosts=args.accept_unknown_hosts) as running:
+        def profile(strategy):
+            r = profile_strategy(traced, strategy, running, steps=args.steps, warmup=args.warmup,
+                                 step_timeout_s=args.step_timeout)
+            return r.median_s, r.p10_s, r.p90_s
+
+        report = fidelity.run_validation(picked, scorer, profile, fit=args.fit_residual, holdout=args.holdout,
+                                         seed=args.seed, progress=say)
+    if report.residual is not None and cal_path is not None:
+        cal.replace(residual=report.residual).save(cal_path)
+        say(f"stored the residual in {cal_path}")
+    written = fidelity.write_outputs(report, out, title=pathlib.Path(args.model).stem)
+    print(fidelity.format_report(report))
+    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    return 0

@@ -1,0 +1,95 @@
+"""Turn a :class:`Run` into the report: two tables (CSV + markdown) and four PNG figures in one directory."""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import pathlib
+
+import pandas as pd
+
+from autotune.report import _tables, _varmap, figures
+from autotune.report._source import Run
+
+log = logging.getLogger(__name__)
+FIGURES = ("step_times.png", "predicted_vs_measured.png", "convergence.png", "strategy_map.png")
+
+
+@dataclasses.dataclass
+class Report:
+    """What :func:`write_report` produced: the tables, the files, and warnings worth printing."""
+
+    candidates: pd.DataFrame
+    trials: pd.DataFrame
+    files: list[pathlib.Path]
+    warnings: list[str]
+
+
+def model_context(run: Run, model: str | None = None, spec: str | None = None, cache_dir: str | None = None):
+    """``(inventory, cluster spec, warnings)`` of the run's model and cluster; ``None`` for what cannot be had.
+
+    ``model`` / ``spec`` override the paths the search recorded (relative to where it ran).
+    """
+    warnings = []
+    inventory = cluster = None
+    model_path, spec_path = model or run.model_path, spec or run.spec_path
+    if model_path and pathlib.Path(model_path).is_file():
+        from space.model import load_inventory
+
+        inventory = load_inventory(model_path, cache_dir=cache_dir)
+    else:
+        warnings.append(f"model file {model_path or '(not recorded)'} not found: the variable map has no sizes "
+                        "(pass --model M.PY)")
+    if spec_path and pathlib.Path(spec_path).is_file():
+        from space.cluster import load_cluster
+
+        cluster = load_cluster(spec_path)
+    elif run.lower_bound_s is None or run.strategy is None:
+        warnings.append(f"cluster spec {spec_path or '(not recorded)'} not found (pass --spec CLUSTER.YML)")
+    return inventory, cluster, warnings
+
+
+def complete_from_model(run: Run, inventory, cluster, warnings: list[str]) -> None:
+    """A run read from a study lacks the winner's strategy and the lower bound: rebuild them from the model."""
+    if inventory is None or cluster is None:
+        return
+    if run.strategy is None and "winner_params" in run.meta:
+        from space.search_space import SearchSpace
+
+        params = run.meta["winner_params"]
+        reduced = not all(k.split(".")[0][1:].isdigit() and k.startswith("v") for k in params)
+        try:
+            run.strategy = SearchSpace(inventory, cluster, reduced=reduced).decode(params)
+        except Exception as e:  # a model edited since the search: the map is lost, not the report
+            warnings.append(f"winner's strategy not rebuilt from the study ({type(e).__name__}: {e})")
+    if run.lower_bound_s is None:
+        from simulator import lower_bound
+
+        run.lower_bound_s = lower_bound(inventory, cluster).step_s
+        warnings.append("lower bound from the spec's nominal bandwidths (the study does not record the search's)")
+
+
+def write_report(run: Run, out: str | pathlib.Path, inventory=None) -> Report:
+    """Write ``candidates.{csv,md}``, ``trials.{csv,md}`` and the four figures of :data:`FIGURES` into ``out``."""
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    candidates, trials = _tables.candidates_table(run), _tables.trials_table(run)
+    files: list[pathlib.Path] = []
+    warnings: list[str] = []
+    for name, df in (("candidates", candidates), ("trials", trials)):
+        df.to_csv(out / f"{name}.csv", index=False)
+        (out / f"{name}.md").write_text(_tables.to_markdown(df))
+        files += [out / f"{name}.csv", out / f"{name}.md"]
+    files.append(figures.step_time_figure(run.candidates, out / FIGURES[0], run.lower_bound_s))
+    files.append(figures.fidelity_figure(run.candidates, out / FIGURES[1]))
+    if len(run.measured) < 2:
+        warnings.append(f"{FIGURES[1]}: {len(run.measured)} measured strategies, 2 needed for τ and MAPE")
+    note = "(the study keeps builders and candidates only; the output dir has every trial)" \
+        if run.meta.get("from_study") else ""
+    files.append(figures.convergence_figure(run.trials, out / FIGURES[2], run.lower_bound_s, note))
+    if run.strategy is not None:
+        title = f"Winner ({run.winner}): per-variable map, largest first"
+        files.append(_varmap.strategy_map(run.strategy, out / FIGURES[3], inventory, title=title))
+    else:
+        warnings.append(f"{FIGURES[3]} not written: the winner's strategy is unknown (no best.pb, or the study's "
+                        "model / spec files are missing)")
+    return Report(candidates=candidates, trials=trials, files=files, warnings=warnings)
