@@ -50,6 +50,7 @@ class Measurements:
     links: list[LinkFit]
     allreduce_sizes: list[int]
     allreduce_s: list[float]
+    allreduce_tiny_s: float  # a 4-byte all-reduce: launch overhead and latencies
     allreduce_base_s: float
     rpc_tensors: int
     rpc_s: float  # ``rpc_tensors`` tiny tensors in one run
@@ -116,18 +117,20 @@ class Prober:
                 v = self._variable(src, s)
                 with tf.compat.v1.device(self._device(dst)):
                     fetches[s] = tf.reduce_sum(v.read_value())
-            local = self._variable(dst, 4)
+            tiny, local = self._variable(src, 4), self._variable(dst, 4)
             with tf.compat.v1.device(self._device(dst)):
+                fetches["tiny"] = tf.reduce_sum(tiny.read_value())
                 fetches["base"] = tf.reduce_sum(local.read_value())
         t = self._timed(g, fetches)
         secs = [t[s] for s in sizes]
-        alpha, gbit = fit_alpha_beta(sizes, secs)
-        intercept = float(np.polyfit(sizes, secs, 1)[1])
+        _, gbit = fit_alpha_beta(sizes, secs)
+        # latency from a 4-byte message, not the fit's intercept: a shaper's burst allowance (tbf) lets the
+        # first bytes of every message through at once, which lowers the intercept below the real latency
         return LinkFit(self.addresses[src], self.addresses[dst], list(sizes), secs, t["base"],
-                       latency_s=max(0.0, intercept - t["base"]), bandwidth_gbit=gbit)
+                       latency_s=max(0.0, t["tiny"] - t["base"]), bandwidth_gbit=gbit)
 
-    def allreduce(self, sizes: list[int]) -> tuple[list[float], float]:
-        """Median seconds of one ring all-reduce over every task per size, and of the same run without it."""
+    def allreduce(self, sizes: list[int]) -> tuple[list[float], float, float]:
+        """Median seconds of one ring all-reduce over every task per size, of a 4-byte one, of a run without."""
         import tensorflow as tf
         from tensorflow.python.ops import collective_ops
 
@@ -136,7 +139,7 @@ class Prober:
         g = tf.Graph()
         with g.as_default():
             fetches = {}
-            for i, s in enumerate(sizes):
+            for i, s in enumerate([*sizes, 4]):
                 outs = []
                 for task in range(n):
                     v = self._variable(task, s)
@@ -145,7 +148,7 @@ class Prober:
                                                          instance_key=base + 1 + i, merge_op="Add", final_op="Id",
                                                          communication_hint="ring")
                         outs.append(tf.reduce_sum(y))
-                fetches[s] = outs
+                fetches[s if i < len(sizes) else "tiny"] = outs
             outs = []
             for task in range(n):
                 v = self._variable(task, s)
@@ -153,7 +156,7 @@ class Prober:
                     outs.append(tf.reduce_sum(v.read_value()))
             fetches["base"] = outs
         t = self._timed(g, fetches)
-        return [t[s] for s in sizes], t["base"]
+        return [t[s] for s in sizes], t["tiny"], t["base"]
 
     def rpc(self, src: int, dst: int, count: int) -> tuple[float, float]:
         """Seconds to move ``count`` 4-byte tensors from ``src`` to ``dst`` in one run, and one tensor."""
@@ -250,16 +253,16 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
         for a, b in itertools.permutations(range(n), 2):
             progress(f"link {p.addresses[a]} -> {p.addresses[b]}: {len(sizes)} sizes x {repeats} runs")
             links.append(p.link(a, b, sizes))
-        ar_s, ar_base = [], 0.0
+        ar_s, ar_tiny, ar_base = [], 0.0, 0.0
         if n >= 2:
             progress(f"all-reduce over {n} nodes: {len(sizes)} sizes")
-            ar_s, ar_base = p.allreduce(sizes)
+            ar_s, ar_tiny, ar_base = p.allreduce(sizes)
         progress(f"per-tensor overhead: {rpc_tensors} tiny tensors")
         rpc_many, rpc_one = p.rpc(n - 1, 0, rpc_tensors) if n >= 2 else (0.0, 0.0)
         progress("reduction and cast cost on one node")
-        gamma, cast = p.local_passes(max(sizes))
+        gamma, cast = p.local_passes(max(max(sizes), 16 * 2**20))
         m = Measurements(links=links, allreduce_sizes=list(sizes) if n >= 2 else [], allreduce_s=ar_s,
-                         allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many, rpc_one_s=rpc_one,
+                         allreduce_tiny_s=ar_tiny, allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many, rpc_one_s=rpc_one,
                          reduce_s_per_byte=gamma, cast_s_per_byte=cast)
     finally:
         p.reset()
@@ -296,7 +299,7 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
 
     A node's NIC is as fast as its fastest measured direction; a link gets its own entry only when it is
     clearly (15%) slower than both of its NICs. The all-reduce factor compares the measured time per byte with
-    the ring formula on the measured links; its overhead is the intercept minus the session and link latencies.
+    the ring formula on the measured links; its overhead is a 4-byte all-reduce minus the session and the latencies.
     """
     from simulator import Calibration, link_key
 
@@ -318,7 +321,7 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
                   source=source)
     n = len(addresses)
     if n >= 2 and len(m.allreduce_sizes) >= 2:
-        slope, intercept = np.polyfit(m.allreduce_sizes, m.allreduce_s, 1)
+        slope = np.polyfit(m.allreduce_sizes, m.allreduce_s, 1)[0]
         hops = [(addresses[i], addresses[(i + 1) % n]) for i in range(n)]
         ring_gbit = min(link_bw.get(link_key(a, b), min(node_bw[a], node_bw[b])) for a, b in hops)
         ideal = 2 * (n - 1) / n / (ring_gbit * GBIT)
@@ -326,7 +329,7 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         factor = float(np.clip(ideal / wire, 0.05, 2.0)) if wire > 0 else 1.0
         alpha = max(link_lat.get(link_key(a, b), latency) for a, b in hops)
         fields |= dict(collective_bandwidth_factor=factor,
-                       collective_overhead_s=max(0.0, float(intercept) - m.allreduce_base_s - 2 * (n - 1) * alpha))
+                       collective_overhead_s=max(0.0, m.allreduce_tiny_s - m.allreduce_base_s - 2 * (n - 1) * alpha))
     if inventory is not None and m.step_concurrent_s is not None:
         step = m.step_concurrent_s
         fields |= dict(step_time_s=step, model_hash=inventory.model_hash,

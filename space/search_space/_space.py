@@ -60,6 +60,7 @@ class SearchSpace:
         ranks = _check_choices("powersgd_ranks", tuple(powersgd_ranks), 1)
         num_ps = len(cluster.ps_devices)
         syncs = (True, False) if allow_async else (True,)
+        stale = stale if allow_async else (0,)
         self.inexpressible: dict[str, str] = {}  # builder alias -> why builder_params() left it out
         if self.reduced:
             ps = tuple(range(num_ps)) + ((BALANCED,) if num_ps > 1 else ())

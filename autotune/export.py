@@ -1,0 +1,226 @@
+"""Export a strategy for other launchers: a plain, versioned JSON description, or the TF_CONFIG of each node.
+
+Every export returns what the target format cannot carry (:attr:`Export.dropped`), one line per feature
+naming the variables, so nothing is lost silently. JSON carries everything; TF_CONFIG carries the cluster only.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Sequence
+
+from space.errors import BadInput, StrategyError
+
+FORMAT = "autotune-strategy"
+TF_CONFIG_FORMAT = "autotune-tf-config"
+SCHEMA_VERSION = 1
+TARGETS = ("json", "tf-config")
+DEFAULT_PORT = 2222
+JOB = "worker"
+_COMPRESSORS = {"NoneCompressor": "none", "HorovodCompressor": "fp16", "HorovodCompressorEF": "fp16_ef",
+                "PowerSGDCompressor": "powersgd"}
+_SYNC_FIELDS = ("synchronizer", "destination", "sync", "staleness", "local_replication", "group", "spec",
+                "compressor", "powersgd_rank")
+
+
+@dataclasses.dataclass
+class Export:
+    """The exported document and the features of the strategy it could not express."""
+
+    target: str
+    document: dict[str, Any]
+    dropped: list[str]
+
+    def text(self) -> str:
+        return json.dumps(self.document, indent=1) + "\n"
+
+
+# ---- JSON ------------------------------------------------------------------------------------------------
+
+def _sync_to_dict(node) -> dict[str, Any]:
+    from space.strategy import Compressor, Spec
+
+    kind = node.WhichOneof("synchronizer")
+    if kind == "PSSynchronizer":
+        s = node.PSSynchronizer
+        return {"synchronizer": "ps", "destination": s.reduction_destination, "sync": s.sync,
+                "staleness": s.staleness, "local_replication": s.local_replication}
+    if kind == "AllReduceSynchronizer":
+        s = node.AllReduceSynchronizer
+        out = {"synchronizer": "all_reduce", "group": s.group, "spec": Spec.Name(s.spec).lower(),
+               "compressor": _COMPRESSORS[Compressor.Name(s.compressor)]}
+        if out["compressor"] == "powersgd":
+            out["powersgd_rank"] = s.powersgd_rank or 1
+        return out
+    return {"synchronizer": None}
+
+
+def to_json(strategy) -> dict[str, Any]:
+    """Schema 1: ``variables`` in the strategy's order; an unsharded variable carries its synchronizer fields,
+    a sharded one ``shards``, ``partition_axis``, ``partitioner`` and one entry per shard in ``parts``."""
+    from google.protobuf.json_format import MessageToDict
+
+    from space.strategy import partition_axis
+
+    variables = []
+    for n in strategy.proto.node_config:
+        if n.partitioner:
+            axis, shards = partition_axis(n.partitioner)
+            variables.append({"name": n.var_name, "shards": len(n.part_config) or shards, "partition_axis": axis,
+                              "partitioner": n.partitioner,
+                              "parts": [{"name": p.var_name, **_sync_to_dict(p)} for p in n.part_config]})
+        else:
+            variables.append({"name": n.var_name, "shards": 1, **_sync_to_dict(n)})
+    return {"format": FORMAT, "schema_version": SCHEMA_VERSION, "id": strategy.proto.id,
+            "replicas": list(strategy.proto.graph_config.replicas),
+            "provenance": MessageToDict(strategy.proto.provenance, preserving_proto_field_name=True),
+            "variables": variables}
+
+
+def _sync_from_dict(d: dict[str, Any], where: str):
+    from space.strategy import Node, ar_node, ps_node
+
+    kind = d.get("synchronizer")
+    if kind == "ps":
+        return ps_node("", d["destination"], sync=d.get("sync", True), staleness=d.get("staleness", 0),
+                       local_replication=d.get("local_replication", False))
+    if kind == "all_reduce":
+        names = {v: k for k, v in _COMPRESSORS.items()}
+        if d.get("compressor", "none") not in names:
+            raise BadInput(f"unknown compressor {d.get('compressor')!r} of {where}",
+                           hint=f"use one of {', '.join(sorted(names))}")
+        rank = d.get("powersgd_rank", 0) if d.get("compressor") == "powersgd" else 0
+        return ar_node("", group=d.get("group", 0), spec=d.get("spec", "auto").upper(),
+                       compressor=names[d.get("compressor", "none")], powersgd_rank=rank)
+    if kind is None:
+        return Node()
+    raise BadInput(f"unknown synchronizer {kind!r} of {where}", hint="use ps or all_reduce")
+
+
+def from_json(doc: dict[str, Any], source: str = "<json>"):
+    """The ``space.strategy.Strategy`` of a schema-1 document (the inverse of :func:`to_json`)."""
+    from google.protobuf.json_format import ParseDict
+
+    from space.proto import strategy_pb2 as pb
+    from space.strategy import Strategy
+
+    if doc.get("format") != FORMAT:
+        raise BadInput(f"not an {FORMAT} document (format {doc.get('format')!r})", source)
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise BadInput(f"schema_version {doc.get('schema_version')!r} is not supported", source,
+                       hint=f"this autotune reads schema_version {SCHEMA_VERSION}")
+    msg = pb.Strategy(id=doc.get("id", ""))
+    msg.graph_config.replicas.extend(doc.get("replicas", []))
+    ParseDict(doc.get("provenance", {}), msg.provenance)
+    for v in doc.get("variables", []):
+        node = msg.node_config.add()
+        if "parts" in v:
+            node.var_name, node.partitioner = v["name"], v["partitioner"]
+            for p in v["parts"]:
+                part = node.part_config.add()
+                part.CopyFrom(_sync_from_dict(p, f"variable {p['name']!r}"))
+                part.var_name = p["name"]
+        else:
+            node.CopyFrom(_sync_from_dict(v, f"variable {v['name']!r}"))
+            node.var_name = v["name"]
+    return Strategy(msg)
+
+
+# ---- TF_CONFIG -------------------------------------------------------------------------------------------
+
+def _names(names: Sequence[str], limit: int | None) -> str:
+    short = [n.removesuffix(":0") for n in names]
+    if limit is not None and len(short) > limit:
+        return ", ".join(short[:limit]) + f" (+{len(short) - limit} more)"
+    return ", ".join(short)
+
+
+def tf_config_dropped(strategy, limit: int | None = None) -> list[str]:
+    """What TF_CONFIG cannot express of ``strategy``: every per-variable setting, grouped by feature."""
+    tensors = [(p if n.partitioner else n) for n in strategy.proto.node_config for p in (n.part_config or [n])]
+    by: dict[str, list[str]] = {}
+
+    def add(key: str, name: str) -> None:
+        by.setdefault(key, []).append(name)
+
+    for t in tensors:
+        d = _sync_to_dict(t)
+        if d["synchronizer"] == "ps":
+            add(f"PS placement on {d['destination']}", t.var_name)
+            if not d["sync"]:
+                add(f"asynchronous PS updates, staleness {d['staleness']}" if d["staleness"] else
+                    "asynchronous PS updates, unbounded staleness", t.var_name)
+            if d["local_replication"]:
+                add("local replication (per-node PS proxies)", t.var_name)
+        elif d["synchronizer"] == "all_reduce":
+            add(f"all-reduce group {d['group']}" + ("" if d["spec"] == "auto" else f" ({d['spec']})"), t.var_name)
+            if d["compressor"] != "none":
+                add(f"{d['compressor']} compression" + (f", PowerSGD rank {d['powersgd_rank']}"
+                                                        if d["compressor"] == "powersgd" else ""), t.var_name)
+    lines = [f"per-variable synchronization of {len(strategy.proto.node_config)} variables "
+             "(TF_CONFIG describes the cluster only):"]
+    lines += [f"  {key}: {_names(names, limit)}" for key, names in sorted(by.items())]
+    for n in strategy.proto.node_config:
+        if n.partitioner:
+            from space.strategy import partition_axis
+
+            axis, shards = partition_axis(n.partitioner)
+            lines.append(f"  partitioning: {n.var_name.removesuffix(':0')} into {shards} shards along axis {axis}")
+    lines.append(f"  replica devices: {', '.join(strategy.proto.graph_config.replicas) or '-'}")
+    return lines
+
+
+def _strategy_addresses(strategy) -> list[str]:
+    from space.cluster import parse_device
+
+    seen: list[str] = []
+    devices = list(strategy.proto.graph_config.replicas)
+    for n in strategy.proto.node_config:
+        for p in (n.part_config or [n]):
+            if p.WhichOneof("synchronizer") == "PSSynchronizer":
+                devices.append(p.PSSynchronizer.reduction_destination)
+    for d in devices:
+        address = parse_device(d)[0]
+        if address not in seen:
+            seen.append(address)
+    return seen
+
+
+def to_tf_config(strategy, spec=None, ports: int | Sequence[int] = DEFAULT_PORT) -> Export:
+    """One TF_CONFIG per node for job ``worker``, task ``i`` = the ``i``-th node of ``spec`` (the order
+    ``autotune train`` uses). Without a spec, nodes come in the order the strategy first names them."""
+    used = _strategy_addresses(strategy)
+    notes = []
+    if spec is not None:
+        nodes = [(n.address, n.hostname, n.chief) for n in spec.nodes]
+        missing = [a for a in used if a not in {n[0] for n in nodes}]
+        if missing:
+            raise StrategyError(f"the strategy uses {', '.join(missing)}, which the cluster spec lacks",
+                                hint="export with the spec the strategy was built for")
+    else:
+        nodes = [(a, None, i == 0) for i, a in enumerate(used)]
+        notes.append("no --spec: tasks are in the order the strategy first names each address, the first is chief")
+    port_list = [ports] * len(nodes) if isinstance(ports, int) else list(ports)
+    if len(port_list) != len(nodes) or any(not 0 < p < 65536 for p in port_list):
+        raise BadInput(f"`one port in 1..65535 per node (or one for all)` must hold, but got {port_list} for "
+                       f"{len(nodes)} nodes", hint="--port 2222 or --port 2222,2223,...")
+    workers = [f"{a}:{p}" for (a, _h, _c), p in zip(nodes, port_list)]
+    tasks = []
+    for i, (address, hostname, chief) in enumerate(nodes):
+        cfg = {"cluster": {JOB: workers}, "task": {"type": JOB, "index": i}}
+        tasks.append({"index": i, "address": address, "hostname": hostname, "chief": chief,
+                      "TF_CONFIG": json.dumps(cfg, separators=(",", ":"))})
+    dropped = tf_config_dropped(strategy)
+    doc = {"format": TF_CONFIG_FORMAT, "schema_version": SCHEMA_VERSION, "strategy_id": strategy.proto.id,
+           "cluster": {JOB: workers}, "chief_task": next(i for i, n in enumerate(nodes) if n[2]), "tasks": tasks,
+           "notes": notes, "dropped": dropped}
+    return Export(target="tf-config", document=doc, dropped=dropped)
+
+
+def export(strategy, target: str, spec=None, ports: int | Sequence[int] = DEFAULT_PORT) -> Export:
+    """Export ``strategy`` to ``target`` (one of :data:`TARGETS`)."""
+    if target == "json":
+        return Export(target="json", document=to_json(strategy), dropped=[])
+    if target == "tf-config":
+        return to_tf_config(strategy, spec, ports)
+    raise BadInput(f"unknown export target {target!r}", hint=f"use one of {', '.join(sorted(TARGETS))}")
