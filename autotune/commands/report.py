@@ -44,7 +44,7 @@ def run(args) -> int:
           + (f", lower bound {run_.lower_bound_s * 1e3:.3f} ms" if run_.lower_bound_s else ""))
     print("\nstrategies (builders and search candidates; * = winner):")
     print(to_text(rep.candidates))
-    trials = rep.trials if args.all else rep.trials.sort_values("predicted_ms").head(10)
+    trials = rep.trials if args.all else rep.trials.sort_values(["predicted_ms", "trial"]).head(10)
     print(f"\ntrials: {len(rep.trials)}" + ("" if args.all else " (the 10 fastest predicted; --all for every one)"))
     print(to_text(trials))
     for w in warnings + rep.warnings:

@@ -79,5 +79,7 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 
 def to_text(df: pd.DataFrame) -> str:
-    """The terminal form: pandas' layout with blanks instead of NaN / <NA>."""
-    return df.astype(object).where(df.notna(), "").to_string(index=False)
+    """The terminal form: left-aligned columns, blanks instead of NaN / <NA>."""
+    from space._table import format_table
+
+    return format_table(df.astype(object).where(df.notna(), "").to_dict("records"), list(df.columns))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pathlib
 
+from matplotlib.ticker import FuncFormatter
+
 from autotune.report.figures import _save, plt
 
 PS_COLORS = ["#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#aec7e8", "#98df8a"]
@@ -57,32 +59,32 @@ def strategy_map(strategy, path: pathlib.Path, inventory=None, *, max_rows: int 
     tag["none"] = "?"
 
     n = len(shown)
-    ratios = [1, 2.6] if sizes else [0.001, 2.6]
-    fig, (axs, axm) = plt.subplots(1, 2, figsize=(12, 0.34 * n + 2.2), sharey=True,
-                                   gridspec_kw={"width_ratios": ratios, "wspace": 0.02})
+    height = 0.34 * n + 2.0
+    fig, (axs, axm) = plt.subplots(1, 2, figsize=(12, height), sharey=True,
+                                   gridspec_kw={"width_ratios": [1, 2.4] if sizes else [0.01, 2.4], "wspace": 0.03})
     y = list(range(n))
-    if sizes:
-        mb = [sizes[v.var_name].bytes / 1e6 if v.var_name in sizes else 0 for v in shown]
-        axs.barh(y, mb, color="#bbbbbb", height=0.6)
-        axs.set_xscale("log")
-        axs.invert_xaxis()
-        axs.set_xlabel("size (MB, log)")
-        for i, v in enumerate(mb):
-            axs.text(v, i, f"{v:.3g} MB ", va="center", ha="right", fontsize=7)
-        lo = min([v for v in mb if v > 0] or [1e-6])
-        axs.set_xlim(max(mb or [1]) * 30, lo / 50)
-    else:
-        axs.axis("off")
     labels = []
     for node in shown:
-        name = node.var_name.removesuffix(":0")
         info = sizes.get(node.var_name)
-        extra = " (sparse)" if info is not None and info.sparse else ""
-        labels.append(name + extra)
-    axm.set_yticks(y, labels, fontsize=7)
-    axm.tick_params(axis="y", labelleft=not sizes, labelright=bool(sizes), left=False, right=bool(sizes))
+        labels.append(node.var_name.removesuffix(":0") + (" (sparse)" if info is not None and info.sparse else ""))
     axs.set_yticks(y, labels, fontsize=7)
-    axs.tick_params(axis="y", labelleft=True)
+    if sizes:
+        nbytes = [sizes[v.var_name].bytes if v.var_name in sizes else 0 for v in shown]
+        axs.barh(y, nbytes, color="#bbbbbb", height=0.6)
+        axs.set_xscale("log")
+        axs.set_xlim(min([b for b in nbytes if b > 0] or [1]) / 3, max(nbytes or [1]) * 60)
+        axs.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
+        axs.set_xlabel("size (log)")
+        for i, b in enumerate(nbytes):
+            axs.text(b, i, " " + human_bytes(b), va="center", fontsize=7)
+        for spine in ("top", "right"):
+            axs.spines[spine].set_visible(False)
+    else:
+        axs.set_xticks([])
+        for spine in axs.spines.values():
+            spine.set_visible(False)
+    axm.tick_params(axis="y", left=False)
+    fig.subplots_adjust(top=1 - 0.95 / height, bottom=0.6 / height)
 
     for i, node in enumerate(shown):
         left = 0.0
@@ -103,13 +105,19 @@ def strategy_map(strategy, path: pathlib.Path, inventory=None, *, max_rows: int 
     axm.invert_yaxis()
     for spine in ("top", "right", "bottom"):
         axm.spines[spine].set_visible(False)
-    handles = [Patch(color=color[k], label=f"{tag[k]} = {k}" if k.startswith("PS") else k) for k in ps + ar]
+    handles = [Patch(color=color[k], label=f"{tag[k]} = {k.removeprefix('PS ')}" if k.startswith("PS") else f"{tag[k]} = {k}") for k in ps + ar]
     handles.append(Patch(facecolor="white", edgecolor="gray", hatch="///", label="compressed (fp16 / PowerSGD)"))
     handles.append(Patch(facecolor="gray", alpha=0.45, label="asynchronous PS (s = staleness)"))
-    axm.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(0, -0.02 if n > 6 else -0.08),
-               ncol=3, frameon=False)
+    axm.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)
     head = title or f"Strategy {strategy.proto.id}: per-variable map, largest first"
     if rest:
         head += f"\n{len(rest)} smaller variables not shown"
-    fig.suptitle(head, fontsize=10)
-    return _save(fig, path)
+    fig.suptitle(head, fontsize=10, x=0.02, y=1 - 0.1 / height, ha="left", va="top")
+    return _save(fig, path, tight=False)
+
+
+def human_bytes(b: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:.0f} B"

@@ -12,15 +12,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
 BUILDER, SEARCH, WINNER, PREDICTED = "tab:blue", "tab:orange", "tab:green", "#c8c8c8"
 
 
-def _save(fig, path: pathlib.Path) -> pathlib.Path:
+def _save(fig, path: pathlib.Path, tight: bool = True) -> pathlib.Path:
+    """Write a PNG; ``tight=False`` for figures whose legends sit outside the axes (cropped to fit instead)."""
     path = pathlib.Path(path)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    if tight:
+        fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches=None if tight else "tight")
     plt.close(fig)
     return path
 
@@ -58,15 +61,16 @@ def step_time_figure(candidates: pd.DataFrame, path: pathlib.Path, lower_bound_s
     ax.invert_yaxis()
     ax.set_xlabel("step time (ms)")
     ax.set_xlim(0, ax.get_xlim()[1] * 1.08)
-    what = "Measured step time" if any_measured else "Predicted step time (nothing measured: --simulate-only)"
-    ax.set_title(f"{what} per strategy; * = winner")
+    what = "Measured step time per strategy" if any_measured else \
+        "Predicted step time per strategy (nothing measured: --simulate-only)"
+    ax.set_title(f"{what}; * = winner", fontsize=10)
     from matplotlib.patches import Patch
 
     handles = [Patch(color=BUILDER, label="builder"), Patch(color=SEARCH, label="search candidate"),
                Patch(color=WINNER, label="winner")]
     if any_measured:
         handles.append(Patch(color=PREDICTED, label="predicted"))
-    ax.legend(handles=handles, loc="lower right", fontsize=8)
+    ax.legend(handles=handles, loc="upper right", fontsize=8)
     return _save(fig, path)
 
 
@@ -90,6 +94,8 @@ def convergence_figure(trials: pd.DataFrame, path: pathlib.Path, lower_bound_s: 
         b.scatter(t - t.min(), done["predicted_s"] * 1e3, s=6, alpha=0.35, color="gray")
     for ax in (a, b):
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
         ax.set_ylabel("predicted step time (ms)")
         ax.grid(True, which="both", alpha=0.2)
         if lower_bound_s:

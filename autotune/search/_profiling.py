@@ -29,16 +29,18 @@ class ClusterProfiler:
 
     def __enter__(self) -> "ClusterProfiler":
         from runners.cluster import start_cluster
+        from space.model import trace_step
 
+        self._traced = trace_step(self.cfg.model)  # once per search: every candidate reuses the trace
         self._running = start_cluster(self.cluster, accept_unknown_hosts=self.cfg.accept_unknown_hosts)
         return self
 
     def profile(self, strategy) -> Measurement:
         from runners.profile import profile_strategy
 
-        r = profile_strategy(self._running, self.cfg.model, strategy, steps=self.cfg.steps, warmup=self.cfg.warmup)
+        r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup)
         return Measurement(median_s=r.median_s, p10_s=r.p10_s, p90_s=r.p90_s, examples_per_s=r.examples_per_s,
-                           bytes_per_step=getattr(r, "bytes_per_step", 0.0))
+                           bytes_per_step=r.bytes_per_step)
 
     def __exit__(self, *exc) -> None:
         if self._running is not None:

@@ -1,0 +1,167 @@
+"""The fidelity harness: metrics and the held-out residual fit without TensorFlow, the CLI's calibration checks,
+and (slow) ``autotune validate-simulator`` end to end on the local 2-node cluster."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import pathlib
+
+import numpy as np
+import pytest
+
+from autotune import fidelity
+from autotune.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MLP = ROOT / "examples" / "models" / "mlp.py"
+LOCAL = ROOT / "examples" / "clusters" / "localhost.yml"
+
+
+def _rows(measured, predicted, comm=None):
+    comm = comm if comm is not None else [p * 0.5 for p in predicted]
+    return [fidelity.Row(label=f"s{i}", strategy_id=f"id{i}", predicted_s=p, raw_s=p, compute_s=p - c, comm_s=c,
+                         latency_s=0.0, measured_s=m) for i, (m, p, c) in enumerate(zip(measured, predicted, comm))]
+
+
+# ---- metrics and split ----------------------------------------------------------------------------------
+
+def test_perfect_predictions_score_perfectly():
+    r = fidelity.evaluate(_rows([0.1, 0.2, 0.3], [0.1, 0.2, 0.3]))
+    assert r.metrics["kendall_tau"] == pytest.approx(1.0)
+    assert r.metrics["mape"] == pytest.approx(0.0)
+    assert r.metrics["top1_regret"] == pytest.approx(0.0)
+
+
+def test_reversed_order_has_negative_tau_and_regret():
+    r = fidelity.evaluate(_rows([0.1, 0.2, 0.4], [0.4, 0.2, 0.1]))
+    assert r.metrics["kendall_tau"] == pytest.approx(-1.0)
+    assert r.metrics["top1_regret"] == pytest.approx(3.0)  # picked the 0.4 s strategy; best is 0.1 s
+
+
+def test_failed_rows_are_left_out_of_the_metrics():
+    rows = _rows([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])
+    rows[1].measured_s, rows[1].error = math.nan, "step hung"
+    assert fidelity.evaluate(rows).metrics["n"] == 2
+
+
+def test_fewer_than_two_measurements_is_an_error():
+    rows = _rows([0.1, 0.2], [0.1, 0.2])
+    rows[0].error = "boom"
+    with pytest.raises(fidelity.AutotuneError, match="at least 2"):
+        fidelity.evaluate(rows)
+
+
+@pytest.mark.parametrize("n,fraction,held", [(10, 0.3, 3), (4, 0.3, 2), (5, 0.9, 3), (30, 0.5, 15)])
+def test_holdout_size(n, fraction, held):
+    mask = fidelity.split_holdout(n, fraction, seed=1)
+    assert mask.sum() == held and (~mask).sum() >= 2
+
+
+def test_holdout_is_deterministic_per_seed():
+    assert (fidelity.split_holdout(20, 0.3, 5) == fidelity.split_holdout(20, 0.3, 5)).all()
+
+
+@pytest.mark.parametrize("fraction", [0.0, 1.0, -0.1])
+def test_holdout_fraction_out_of_range(fraction):
+    with pytest.raises(fidelity.BadInput, match="holdout"):
+        fidelity.split_holdout(10, fraction)
+
+
+def test_residual_fit_repairs_a_systematic_error_on_held_out_rows():
+    rng = np.random.default_rng(0)
+    comm = rng.uniform(0.01, 0.2, 20)
+    compute = np.full(20, 0.05)
+    measured = 0.004 + compute + 1.8 * comm  # the simulator underestimates communication by 1.8x
+    rows = _rows(measured, compute + comm, comm)
+    r = fidelity.evaluate(rows, fit=True, holdout=0.3, seed=0)
+    assert r.holdout_before["mape"] > 0.2
+    assert r.holdout_after["mape"] < 0.05
+    assert r.residual["comm"] == pytest.approx(1.8, rel=0.1)
+    assert {row.split for row in rows} == {"train", "holdout"}
+
+
+def test_report_lists_every_row_and_the_metrics(tmp_path):
+    rows = _rows([0.1, 0.2, 0.3, 0.25, 0.15], [0.11, 0.19, 0.33, 0.2, 0.16])
+    r = fidelity.evaluate(rows, fit=True, holdout=0.4)
+    text = fidelity.format_report(r)
+    assert all(f"s{i}" in text for i in range(5)) and "Kendall tau" in text and "after residual" in text
+    written = fidelity.write_outputs(r, tmp_path / "out", title="t")
+    assert {p.name for p in written} == {"rows.csv", "summary.json", "table.txt", "predicted_vs_measured.png"}
+    with open(tmp_path / "out" / "rows.csv") as fh:
+        assert len(list(csv.DictReader(fh))) == 5
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert set(summary["metrics"]) == {"kendall_tau", "mape", "top1_regret", "n"}
+
+
+# ---- strategies and the harness loop (no TensorFlow: a fake profiler) --------------------------------------
+
+def test_pick_strategies_gives_builders_then_distinct_random_samples(inventories, clusters):
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    picked = fidelity.pick_strategies(inv, spec, 20, seed=3)
+    keys = {fidelity.strategy_key(s) for _, s in picked}
+    assert len(picked) == 20 and len(keys) == 20
+    assert picked[0][0] == "all_reduce" and any(label.startswith("random") for label, _ in picked)
+
+
+def test_run_validation_with_a_fake_profiler(inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked = fidelity.pick_strategies(inv, spec, 8, seed=0)
+    report = fidelity.run_validation(picked, scorer, lambda s: (1.5 * scorer.predict(s).step_time_s,) * 3,
+                                     fit=True, holdout=0.5)
+    assert report.metrics["kendall_tau"] == pytest.approx(1.0)
+    assert report.metrics["mape"] == pytest.approx(1 / 3)
+    assert report.holdout_after["mape"] < 0.05
+
+
+# ---- CLI: calibration lookup ----------------------------------------------------------------------------
+
+def test_missing_calibration_exits_2_and_says_to_calibrate(tmp_path, capsys):
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--strategies", "3",
+                 "--cache-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "no calibration" in err and "autotune calibrate" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_stale_calibration_exits_2(tmp_path, capsys, clusters):
+    from simulator import Calibration
+
+    other = clusters["two_nodes"]
+    stale = tmp_path / "cal.json"
+    Calibration.from_spec(other).save(stale)
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--strategies", "3",
+                 "--cache-dir", str(tmp_path), "--calibration", str(stale)])
+    err = capsys.readouterr().err
+    assert code == 2 and "stale" in err and "autotune calibrate" in err
+
+
+def test_uncalibrated_with_fit_residual_is_refused(tmp_path, capsys):
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--strategies", "3",
+                 "--cache-dir", str(tmp_path), "--uncalibrated", "--fit-residual"])
+    assert code == 2 and "--uncalibrated" in capsys.readouterr().err
+
+
+# ---- end to end on real servers -------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_validate_simulator_on_the_local_cluster(tmp_path, capsys, clusters):
+    from simulator import Calibration, calibration_path
+    from space.model import load_inventory
+
+    inv = load_inventory(MLP, cache_dir=tmp_path)
+    spec = clusters["localhost"]
+    path = calibration_path(tmp_path / "calibration", spec, inv.model_hash)
+    Calibration.from_spec(spec, step_time_s=0.005, model_hash=inv.model_hash).save(path)
+    out = tmp_path / "out"
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--strategies", "5",
+                 "--steps", "2", "--warmup", "1", "--fit-residual", "--holdout", "0.4", "--cache-dir", str(tmp_path),
+                 "-o", str(out), "--quiet"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert "Kendall tau" in text and "MAPE" in text and "top-1 regret" in text
+    assert {p.name for p in out.iterdir()} >= {"rows.csv", "summary.json", "table.txt", "predicted_vs_measured.png"}
+    assert Calibration.load(path, cluster=spec).residual is not None  # stored with the calibration
