@@ -255,14 +255,16 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
 
 
 def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningCluster | None = None,
-                     feed_dict=None, options=None, probe_timeout_s: float = 5.0, grace_s: float = 5.0):
+                     feed_dict=None, options=None, probe_timeout_s: float = 5.0, watchdog: bool = False,
+                     grace_s: float = 5.0):
     """``session.run(fetches)`` cut after ``timeout_s``; failures become :class:`RunError` naming a node.
 
-    Two guards: ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers, and a watchdog gives
-    up after ``timeout_s + grace_s`` on calls TF does not time out itself (creating a session blocks forever
-    while any worker is down). The call runs in a helper thread, so Ctrl-C also interrupts the wait; a
-    call given up on stays blocked in its (daemon) thread until the cluster is closed, so when ``cluster`` is
-    given it is closed then (otherwise ``Session.close`` would wait for that call forever).
+    ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers. Creating a session is not covered
+    by it and blocks forever while any server is down: use :meth:`RunningCluster.session` (it sets
+    ``operation_timeout_in_ms``); with ``cluster`` given, dead servers are also checked (cheaply) first.
+    ``watchdog=True`` additionally runs the call in a helper thread and gives up after
+    ``timeout_s + grace_s`` whatever TF does (costs a thread hand-off per call); the cluster is then closed,
+    since the abandoned call (and any ``Session.close``) only returns once its peers are gone.
     On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
     answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
@@ -274,6 +276,31 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     if options is not None:
         opts.CopyFrom(options)
     opts.timeout_in_ms = max(1, int(timeout_s * 1000))
+    if cluster is not None:
+        cluster.check_alive()
+    try:
+        if not watchdog:
+            return session.run(fetches, feed_dict=feed_dict, options=opts)
+        return _run_watched(session, fetches, feed_dict, opts, timeout_s + grace_s)
+    except tf.errors.DeadlineExceededError as e:
+        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", e, probe_timeout_s)) from e
+    except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError) as e:
+        raise RunError(_diagnose(cluster, f"step failed ({type(e).__name__})", e, probe_timeout_s)) from e
+    except _Abandoned:
+        message = _diagnose(cluster, f"step did not return within {timeout_s + grace_s:g} s (blocked outside "
+                                     "the step, e.g. creating a session while a server is down)", None,
+                            probe_timeout_s)
+        if cluster is not None:
+            cluster.close()
+            message += "; the cluster was stopped"
+        raise RunError(message) from None
+
+
+class _Abandoned(Exception):
+    """The watchdog gave up on a call that is still blocked in its thread."""
+
+
+def _run_watched(session, fetches, feed_dict, opts, limit_s: float):
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -286,22 +313,11 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
             done.set()
 
     threading.Thread(target=call, name="autotune-step", daemon=True).start()
-    if not done.wait(timeout_s + grace_s):
-        message = _diagnose(cluster, f"step did not finish within {timeout_s:g} s (blocked outside the step, "
-                                     "e.g. creating a session while a server is down)", None, probe_timeout_s)
-        if cluster is not None:  # unblocks the stuck call (and a later Session.close) by ending its peers
-            cluster.close()
-            message += "; the cluster was stopped"
-        raise RunError(message)
-    error = box.get("error")
-    if error is None:
-        return box["value"]
-    if isinstance(error, tf.errors.DeadlineExceededError):
-        raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", error,
-                                 probe_timeout_s)) from error
-    if isinstance(error, (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError)):
-        raise RunError(_diagnose(cluster, f"step failed ({type(error).__name__})", error, probe_timeout_s)) from error
-    raise error
+    if not done.wait(limit_s):
+        raise _Abandoned()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 # ---- helpers -----------------------------------------------------------------------------------------

@@ -89,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.job not in cluster or not 0 <= args.task < len(cluster[args.job]):
         print(f"error: task {args.task} of job {args.job!r} is not in --cluster {cluster}", file=sys.stderr)
         return 2
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: _exit(0, f"signal {signal.Signals(signum).name}"))
+    # Block the stop signals before any thread exists (threads inherit the mask) and take them with sigwait
+    # in the main thread: a Python handler could be starved while TF's threads receive the signal.
+    stop_signals = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     if args.watch_fd is not None:
         threading.Thread(target=_watch_fd, args=(args.watch_fd,), daemon=True).start()
     if args.watch_parent:
@@ -108,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     port = int(address.rsplit(":", 1)[1])
     print(format_ready(args.job, args.task, port, os.getpid()), flush=True)
-    while True:  # the main thread must stay in Python so that signal handlers run
-        time.sleep(3600)
+    signum = signal.sigwait(stop_signals)
+    _exit(0, f"signal {signal.Signals(signum).name}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -53,19 +53,42 @@ def complete_from_model(run: Run, inventory, cluster, warnings: list[str]) -> No
     if inventory is None or cluster is None:
         return
     if run.strategy is None and "winner_params" in run.meta:
-        from space.search_space import SearchSpace
-
-        params = run.meta["winner_params"]
-        reduced = not all(k.split(".")[0][1:].isdigit() and k.startswith("v") for k in params)
-        try:
-            run.strategy = SearchSpace(inventory, cluster, reduced=reduced).decode(params)
-        except Exception as e:  # a model edited since the search: the map is lost, not the report
-            warnings.append(f"winner's strategy not rebuilt from the study ({type(e).__name__}: {e})")
+        run.strategy = _decode_winner(run, inventory, cluster, warnings)
     if run.lower_bound_s is None:
         from simulator import lower_bound
 
         run.lower_bound_s = lower_bound(inventory, cluster).step_s
         warnings.append("lower bound from the spec's nominal bandwidths (the study does not record the search's)")
+
+
+def _decode_winner(run: Run, inventory, cluster, warnings: list[str]):
+    """Rebuild the winner from its trial parameters. The study does not record the search space's options, so
+    each plausible setting is tried and the one whose strategy hashes to the recorded ``strategy_hash`` wins."""
+    import hashlib
+    import itertools
+
+    from space.search_space import SearchSpace
+
+    params, want = run.meta["winner_params"], run.meta.get("winner_hash")
+    reduced = not all(k.startswith("v") and k.split(".")[0][1:].isdigit() for k in params)
+    first, last_error = None, ""
+    for allow_async, sparse_ps_only in itertools.product((False, True), (False, True)):
+        try:
+            space = SearchSpace(inventory, cluster, reduced=reduced, allow_async=allow_async,
+                                sparse_ps_only=sparse_ps_only)
+            strategy = space.decode(params)
+        except Exception as e:  # noqa: BLE001 - another setting may decode; the last error is reported
+            last_error = f"{type(e).__name__}: {e}"
+            continue
+        if want and hashlib.sha256(strategy.to_bytes()).hexdigest()[:16] == want:
+            return strategy
+        first = first or strategy
+    if first is not None:
+        warnings.append("the winner's strategy was rebuilt from the study's parameters but its hash differs from "
+                        "the recorded one (model or space changed since the search?); the map may not match")
+        return first
+    warnings.append(f"winner's strategy not rebuilt from the study ({last_error})")
+    return None
 
 
 def write_report(run: Run, out: str | pathlib.Path, inventory=None) -> Report:

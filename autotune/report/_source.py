@@ -173,7 +173,8 @@ def load_from_study(storage: str, name: str) -> Run:
               model_path=attrs.get("model_path"), spec_path=attrs.get("spec_path"),
               meta={"study_name": name, "storage": storage, "from_study": True, **attrs})
     win = candidates.loc[candidates["winner"]].iloc[0]
-    run.meta["winner_params"] = (simulated.get(int(win["trial"])) or profiled[int(win["trial"])]).params
+    won = simulated.get(int(win["trial"])) or profiled[int(win["trial"])]
+    run.meta["winner_params"], run.meta["winner_hash"] = won.params, won.user_attrs.get("strategy_hash")
     _sibling_summary(run, storage, name)
     return run
 

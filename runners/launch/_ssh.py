@@ -21,6 +21,13 @@ _PID_PREFIX = "autotune-pid:"
 _PROBE = "import socket; s = socket.socket(); s.bind(('', 0)); print(s.getsockname()[1])"
 
 
+class _AcceptForThisConnection(paramiko.MissingHostKeyPolicy):
+    """Like ``AutoAddPolicy`` but never writes the key to a known_hosts file (no silent trust on first use)."""
+
+    def missing_host_key(self, client, hostname, key):
+        client.get_host_keys().add(hostname, key.get_name(), key)
+
+
 class SSHProcess(ServerProcess):
     """A server that is the command of one SSH channel."""
 
@@ -107,7 +114,7 @@ class SSHLauncher(Launcher):
                 client.load_system_host_keys()
         except OSError as e:
             raise SpecError(f"cannot read known_hosts {known_hosts!r}: {e.strerror}", self.spec.source) from None
-        client.set_missing_host_key_policy(paramiko.AutoAddPolicy() if self.accept_unknown_hosts
+        client.set_missing_host_key_policy(_AcceptForThisConnection() if self.accept_unknown_hosts
                                            else paramiko.RejectPolicy())
         pkey = self._load_key(group) if group.key_file else None
         try:

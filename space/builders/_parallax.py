@@ -8,9 +8,13 @@ from space.strategy import Strategy, ar_node, partitioned_node, ps_node, shard_s
 
 @register("parallax")
 class Parallax(StrategyBuilder):
-    """Sparse-gradient variables split into one shard per PS (load-balanced, proxied); dense ones all-reduced."""
+    """Sparse-gradient variables split into one shard per PS (load-balanced); dense ones all-reduced.
 
-    def __init__(self, chunk_size: int = 128, local_proxy_variable: bool = True, sync: bool = True) -> None:
+    No local proxy by default: a proxy copy of a table is refreshed whole after every update, which costs the
+    table's size per step where remote gathers move only the touched rows.
+    """
+
+    def __init__(self, chunk_size: int = 128, local_proxy_variable: bool = False, sync: bool = True) -> None:
         if chunk_size < 1:
             raise ValueError(f"`chunk_size >= 1` must hold, but got {chunk_size=}")
         self.chunk_size, self.local_proxy_variable, self.sync = chunk_size, local_proxy_variable, sync

@@ -99,7 +99,7 @@ def _spec(sshd, *, known_hosts=None, port=None, local_chief=True) -> ClusterSpec
 
 
 def _parent_name(pid: int) -> str:
-    ppid = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[2]
+    ppid = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]
     return open(f"/proc/{ppid}/comm").read().strip()
 
 

@@ -224,3 +224,24 @@ def test_driver_death_leaves_no_server(sig):
         if driver.poll() is None:
             driver.kill()
             driver.wait()
+
+
+def test_stopped_server_is_cut_by_the_watchdog():
+    """A plain Session (no operation timeout) blocks forever creating itself; the watchdog still returns."""
+    import tensorflow as tf
+
+    c = start_cluster(_spec("127.0.0.8", "127.0.0.9"), timeout_s=120, stop_timeout_s=2)
+    pids = c.pids
+    try:
+        os.kill(pids[1], signal.SIGSTOP)
+        g = tf.Graph()
+        with g.as_default(), tf.compat.v1.device(c.task_device("127.0.0.9:CPU:0")):
+            out = tf.constant(1.0) + 1.0
+        sess = tf.compat.v1.Session(c.target, graph=g)
+        with pytest.raises(RunError, match=r"not responding: node 127\.0\.0\.9 \(127\.0\.0\.9:\d+, task 1\).*stopped"):
+            run_with_timeout(sess, out, 1, cluster=c, watchdog=True, grace_s=1, probe_timeout_s=2)
+        assert c.closed
+        sess.close()  # returns: the call it waited for failed when the cluster was stopped
+    finally:
+        c.close()
+    assert _wait_gone(pids, 1.0) == []

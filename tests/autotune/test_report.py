@@ -1,0 +1,146 @@
+"""``autotune report``: tables and four figures from a real search's output directory or its SQLite study."""
+from __future__ import annotations
+
+import json
+import math
+import struct
+
+import pandas as pd
+import pytest
+
+from autotune.cli import main
+from autotune.report import FIGURES
+from conftest import CLUSTERS, MODELS
+
+MODEL, SPEC = str(MODELS / "recommender.py"), str(CLUSTERS / "localhost.yml")
+
+
+def png_size(path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture(scope="module")
+def search_dir(tmp_path_factory, cache_dir):
+    """A tiny simulated-only search, run through the CLI (real SQLite study)."""
+    out = tmp_path_factory.mktemp("search")
+    code = main(["search", "--model", MODEL, "--spec", SPEC, "-o", str(out), "--simulate-only", "--trials", "40",
+                 "--reduced", "yes", "--quiet", "--cache-dir", str(cache_dir)])
+    assert code == 0
+    return out
+
+
+class FakeProfiler:
+    """Stands in for the cluster: a deterministic 'measurement' of 1.5x the strategy's size in kB, in ms."""
+
+    def __init__(self, inventory, cluster, cfg):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def profile(self, strategy):
+        from autotune.search._profiling import Measurement
+
+        t = 1e-3 * (1 + (len(strategy.to_bytes()) % 97) / 10)
+        return Measurement(median_s=t, p10_s=0.9 * t, p90_s=1.2 * t, examples_per_s=128 / t)
+
+    def __exit__(self, *exc):
+        return None
+
+
+@pytest.fixture(scope="module")
+def profiled_dir(tmp_path_factory, cache_dir):
+    """A search whose profiling stage measured its candidates (with a fake profiler: no servers)."""
+    from autotune.search import SearchConfig, run_search
+
+    out = tmp_path_factory.mktemp("profiled")
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output=out, trials=30, top_k=3, reduced=True, cache_dir=str(cache_dir))
+    run_search(cfg, profiler_factory=FakeProfiler, progress=False, out=lambda _m: None)
+    return out
+
+
+@pytest.fixture
+def run(capsys):
+    def _run(*argv):
+        code = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return _run
+
+
+def test_search_writes_its_own_figures(search_dir):
+    for name in ("step_times.png", "convergence.png"):
+        assert png_size(search_dir / name)[0] > 300
+
+
+def test_report_on_output_dir_writes_tables_and_four_figures(search_dir, run, tmp_path, cache_dir):
+    code, out, err = run("report", search_dir, "-o", tmp_path, "--cache-dir", cache_dir)
+    assert code == 0, err
+    for name in FIGURES:
+        w, h = png_size(tmp_path / name)
+        assert w >= 500 and h >= 250, (name, w, h)
+    summary = json.loads((search_dir / "summary.json").read_text())
+    cand = pd.read_csv(tmp_path / "candidates.csv")
+    assert cand["strategy"].iloc[0] == summary["winner"] + " *"
+    assert {"ps", "all_reduce", "parallax"} <= {s.split("+")[0] for s in cand["strategy"]}
+    trials = pd.read_csv(tmp_path / "trials.csv")
+    assert len(trials) == summary["simulated_trials"] == 40
+    assert (tmp_path / "trials.md").read_text().startswith("| trial | state |")
+    assert f"winner {summary['winner']}" in out and "note: predicted_vs_measured.png: 0 measured" in out
+
+
+def test_speedup_and_lower_bound_columns(search_dir, tmp_path, run, cache_dir):
+    run("report", search_dir, "-o", tmp_path, "--cache-dir", cache_dir)
+    summary = json.loads((search_dir / "summary.json").read_text())
+    trials = pd.read_csv(tmp_path / "trials.csv", keep_default_na=False, na_values=[""])
+    builders = trials[trials["builders"].notna()]
+    best_builder = builders["predicted_ms"].min()
+    row = trials.iloc[-1]
+    assert row["speedup_vs_best_builder"] == pytest.approx(best_builder / row["predicted_ms"], rel=1e-2)
+    assert row["x_lower_bound"] == pytest.approx(row["predicted_ms"] / (summary["lower_bound_s"] * 1e3), rel=1e-2)
+    assert set(trials["basis"]) == {"predicted"}
+
+
+def test_report_from_storage_and_study(search_dir, run, tmp_path, cache_dir):
+    summary = json.loads((search_dir / "summary.json").read_text())
+    code, out, err = run("report", "--storage", summary["storage"], "--study", summary["study_name"], "-o", tmp_path,
+                         "--cache-dir", cache_dir)
+    assert code == 0, err
+    assert all(png_size(tmp_path / name)[0] > 300 for name in FIGURES)
+    cand = pd.read_csv(tmp_path / "candidates.csv")
+    from_dir = [r["strategy"] for r in summary["rows"]]
+    assert sorted(cand["strategy"].str.removesuffix(" *")) == sorted(s.removesuffix(" *") for s in from_dir)
+    assert cand["strategy"].iloc[0] == summary["winner"] + " *"
+    assert f"study '{summary['study_name']}'" in out
+
+
+def test_report_with_measurements_uses_them(profiled_dir, run, tmp_path, cache_dir):
+    code, out, err = run("report", profiled_dir, "-o", tmp_path, "--cache-dir", cache_dir)
+    assert code == 0, err
+    cand = pd.read_csv(tmp_path / "candidates.csv")
+    measured = cand[cand["measured_ms"].notna()]
+    assert len(measured) >= 2 and set(measured["basis"]) == {"measured"}
+    best_builder = measured[measured["kind"] == "builder"]["measured_ms"].min()
+    top = measured.iloc[0]
+    assert top["speedup_vs_best_builder"] == pytest.approx(best_builder / top["measured_ms"], rel=1e-2)
+    assert not math.isnan(top["p10_ms"]) and "note: predicted_vs_measured" not in out
+
+
+def test_not_a_search_dir_is_one_line_exit_2(run, tmp_path):
+    (tmp_path / "trials.csv").write_text("a,b\n1,2\n")
+    code, out, err = run("report", tmp_path)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: not a search output directory")
+
+
+def test_unknown_study_lists_the_known_ones(search_dir, run):
+    summary = json.loads((search_dir / "summary.json").read_text())
+    code, _, err = run("report", "--storage", summary["storage"], "--study", "no-such-study")
+    assert code == 2 and err.count("\n") == 1 and summary["study_name"] in err
+
+
+def test_dir_and_study_together_is_rejected(search_dir, run):
+    code, _, err = run("report", search_dir, "--storage", "sqlite:///x.db", "--study", "x")
+    assert code == 2 and err.startswith("error: give either DIR or --storage")

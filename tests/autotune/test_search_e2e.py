@@ -1,0 +1,37 @@
+"""End to end on the local cluster: search (simulated + real profiling) and train with the printed command."""
+from __future__ import annotations
+
+import json
+import shlex
+
+import optuna
+import pytest
+
+from autotune.cli import main
+from conftest import CLUSTERS, MODELS
+from space.strategy import Strategy
+
+pytestmark = pytest.mark.slow
+
+
+def test_search_profiles_and_the_winner_trains(tmp_path, cache_dir, capsys):
+    out = tmp_path / "run"
+    code = main(["search", "--model", str(MODELS / "mlp.py"), "--spec", str(CLUSTERS / "localhost.yml"),
+                 "-o", str(out), "--cache-dir", str(cache_dir), "--trials", "40", "--top-k", "2", "--steps", "4",
+                 "--warmup", "1", "--quiet"])
+    text = capsys.readouterr().out
+    assert code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert 2 <= summary["profiling_runs"] <= 3
+    best = Strategy.load(out / "best.pb")
+    assert best.proto.provenance.measured_step_time_s == pytest.approx(summary["winner_measured_s"])
+    assert best.proto.provenance.measured_step_time_s > 0
+    study = optuna.load_study(study_name=summary["study_name"], storage=summary["storage"])
+    measured = [t.user_attrs["measured_s"] for t in study.trials if t.user_attrs.get("stage") == "profiled"]
+    assert len(measured) == summary["profiling_runs"] and min(measured) == summary["winner_measured_s"]
+
+    train = next(line.strip() for line in text.splitlines() if line.strip().startswith("autotune train"))
+    argv = shlex.split(train)[1:]
+    argv[argv.index("--steps") + 1] = "2"
+    assert main(argv) == 0
+    assert (out / "ckpt").is_dir() and any((out / "ckpt").iterdir())

@@ -1,0 +1,158 @@
+"""``autotune calibrate``: measurements -> Calibration without TensorFlow, then (slow) on real servers: the local
+2-node cluster (a file the search finds) and a tc-shaped testbed link (bandwidth near the tc rate)."""
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import types
+
+import pytest
+
+from autotune.cli import main
+from runners.calibrate import LinkFit, Measurements, to_calibration
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MLP = ROOT / "examples" / "models" / "mlp.py"
+LOCAL = ROOT / "examples" / "clusters" / "localhost.yml"
+MIB = 2**20
+
+
+def _measurements(gbit_by_pair: dict[tuple[str, str], float], n: int) -> Measurements:
+    links = []
+    for (a, b), g in gbit_by_pair.items():
+        secs = [0.001 + s / (g * 1e9 / 8) for s in (MIB, 4 * MIB)]
+        links.append(LinkFit(a, b, [MIB, 4 * MIB], secs, 0.001, latency_s=5e-5, bandwidth_gbit=g))
+    ring = min(gbit_by_pair.values()) * 1e9 / 8
+    ar = [0.003 + 2 * (n - 1) / n * s / (0.5 * ring) for s in (MIB, 4 * MIB)]  # half the ideal ring bandwidth
+    return Measurements(links=links, allreduce_sizes=[MIB, 4 * MIB], allreduce_s=ar, allreduce_tiny_s=0.003,
+                        allreduce_base_s=0.001, rpc_tensors=101, rpc_s=0.011, rpc_one_s=0.001, reduce_s_per_byte=0.0,
+                        cast_s_per_byte=1e-10, step_single_s=0.01, step_concurrent_s=0.02)
+
+
+# ---- pure conversion ------------------------------------------------------------------------------------
+
+def test_to_calibration_derives_every_constant(clusters):
+    spec = clusters["localhost"]
+    a, b = (n.address for n in spec.nodes)
+    m = _measurements({(a, b): 2.0, (b, a): 2.0}, 2)
+    inv = types.SimpleNamespace(model_hash="abc123", flops_per_step=1e9)
+    cal = to_calibration(m, spec, inv)
+    assert cal.node_bandwidth_gbit == {a: 2.0, b: 2.0} and cal.link_bandwidth_gbit == {}
+    assert cal.latency_s == pytest.approx(5e-5)
+    assert cal.collective_bandwidth_factor == pytest.approx(0.5)
+    assert cal.collective_overhead_s == pytest.approx(0.002 - 2 * 5e-5)
+    assert cal.rpc_overhead_s == pytest.approx(1e-4)
+    assert cal.step_time_s == 0.02 and cal.model_hash == "abc123"  # the concurrent step is the sync compute
+    assert cal.compute_flops_per_s == pytest.approx(1e11)
+    cal.check(spec, "abc123")
+
+
+def test_only_a_clearly_slower_link_gets_its_own_entry():
+    from space.cluster import ClusterSpec
+
+    spec = ClusterSpec.from_dict({"nodes": [{"address": f"127.0.0.{i}", "chief": i == 1} for i in (1, 2, 3)]})
+    a, b, c = (n.address for n in spec.nodes)
+    m = _measurements({(a, b): 1.0, (b, a): 1.0, (a, c): 0.98, (c, a): 1.0, (b, c): 0.5, (c, b): 0.5}, 3)
+    cal = to_calibration(m, spec)
+    assert cal.link_bandwidth_gbit == {f"{b}|{c}": 0.5}
+    assert cal.node_bandwidth_gbit[c] == 1.0 and cal.step_time_s is None
+
+
+@pytest.mark.parametrize("text,expected", [("256k,1m", [256 * 1024, MIB]), ("4m, 64KiB", [64 * 1024, 4 * MIB]),
+                                           ("1000,2000b", [1000, 2000])])
+def test_parse_sizes(text, expected):
+    from autotune.commands.calibrate import parse_sizes
+
+    assert parse_sizes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["1m", "1m,1m", "1x,2m", "0,1m"])
+def test_bad_sizes_exit_2(text, capsys):
+    assert main(["calibrate", "--spec", str(LOCAL), "--sizes", text]) == 2
+    assert "--sizes" in capsys.readouterr().err
+
+
+def test_bad_spec_exits_2_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yml"
+    bad.write_text("nodes: [{address: 127.0.0.1, bogus: 1}]\n")
+    assert main(["calibrate", "--spec", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error:")
+
+
+@pytest.mark.slow
+def test_unreachable_host_exits_2_naming_it(tmp_path, capsys):
+    spec = tmp_path / "unreachable.yml"
+    spec.write_text("nodes:\n  - {address: 127.0.0.1, chief: true, ssh_config: g}\n"
+                    "ssh:\n  g: {username: root, port: 1}\n")  # nothing listens on port 1
+    assert main(["calibrate", "--spec", str(spec), "--cache-dir", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "127.0.0.1" in err and err.startswith("error:")
+
+
+# ---- real servers ---------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
+    from autotune.search._pipeline import _find_calibration
+    from simulator import Calibration
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    out = tmp_path / "copy.json"
+    code = main(["calibrate", "--spec", str(LOCAL), "--model", str(MLP), "--sizes", "64k,1m", "--repeats", "2",
+                 "--rpc-tensors", "20", "--steps", "2", "--warmup", "1", "--cache-dir", str(tmp_path),
+                 "--output", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "calibrate: link 127.0.0.1 -> 127.0.0.2" in captured.err and "all-reduce bandwidth factor" in captured.out
+    spec, inv = load_cluster(LOCAL), load_inventory(MLP, cache_dir=tmp_path)
+    found = _find_calibration(spec, inv, types.SimpleNamespace(cache_dir=str(tmp_path)))
+    assert found is not None and found.model_hash == inv.model_hash and found.step_time_s > 0
+    assert set(found.node_bandwidth_gbit) == {"127.0.0.1", "127.0.0.2"}
+    assert Calibration.load(out, cluster=spec).to_dict() == found.to_dict()
+
+
+def _netns_forbidden() -> str | None:
+    if os.geteuid() != 0:
+        return "needs root (network namespaces, veth, tc)"
+    from runners.testbed._sys import which
+
+    missing = [t for t in ("ip", "tc", "sshd") if not which(t)]
+    if missing:
+        return f"{', '.join(missing)} missing"
+    probe = f"atcal{os.getpid()}"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=10)
+    if made.returncode != 0:
+        return f"`ip netns add` is not permitted here: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=10)
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+@pytest.mark.ssh
+def test_shaped_link_bandwidth_is_near_the_tc_rate(tmp_path, capsys):
+    reason = _netns_forbidden()
+    if reason:
+        pytest.skip(reason)
+    import runners.testbed as tb
+    from simulator import Calibration
+
+    plan = tb.make_plan(2, "200mbit", prefix=f"cal{os.getpid() % 100000}"[:10],
+                        subnet=f"198.19.{(os.getpid() * 7 + 3) % 250}.0/24", directory=str(tmp_path / "tb"),
+                        python=sys.executable)
+    try:
+        tb.up(plan)
+        out = tmp_path / "cal.json"
+        code = main(["calibrate", "--spec", str(tmp_path / "tb" / "cluster.yml"), "--sizes", "512k,2m",
+                     "--repeats", "2", "--rpc-tensors", "20", "--cache-dir", str(tmp_path), "--output", str(out),
+                     "--quiet"])
+        assert code == 0, capsys.readouterr().err
+    finally:
+        tb.down(plan["dir"])
+    cal = Calibration.load(out)
+    for address, gbit in cal.node_bandwidth_gbit.items():
+        assert gbit == pytest.approx(0.2, rel=0.15), address  # TCP/IP headers cost ~4% of the tc rate
