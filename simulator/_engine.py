@@ -118,7 +118,9 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     t_push += np.tensordot(m.coef_push[M:].T, b.ps_tensors, 1)
     live, proxy = ~b.stale, b.proxy
     masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy]).astype(float)  # (4, K, V)
-    pull_b = (masks[:, None] * m.pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 4, M) pulled bytes
+    # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
+    pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
+    pull_b = (masks[:, None] * pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 4, M) pulled bytes
     pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
 
     def pull_time(i_rep: int, i_proxy: int) -> np.ndarray:
@@ -161,7 +163,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
                pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
                wire_bytes=wire_bytes)
     if detail:
-        x_pull = np.concatenate([b.ps_frac * m.pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
+        x_pull = np.concatenate([b.ps_frac * pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
         t_pull_var = np.where(proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
         out.update(ps_var=(t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
                    ar_var=wire * m.ar_s_per_byte + np.where(is_ar, np.where(kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,

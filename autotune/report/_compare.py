@@ -47,7 +47,8 @@ class Comparison:
         n = len(self.labels)
         fig, ax = plt.subplots(figsize=(9, 0.6 * n + 1.8))
         data = [[x * 1e3 for x in self.step_times[lbl]] for lbl in self.labels]
-        ax.boxplot(data, vert=False, widths=0.5, showfliers=True, flierprops={"markersize": 3, "alpha": 0.4})
+        ax.boxplot(data, vert=False, widths=0.5, showfliers=True, flierprops={"markersize": 3, "alpha": 0.4},
+                   medianprops={"color": "black"})
         for i, lbl in enumerate(self.labels, start=1):
             meds = [x * 1e3 for x in self.repeat_medians[lbl]]
             ax.scatter(meds, [i] * len(meds), color="tab:orange", s=22, zorder=3,

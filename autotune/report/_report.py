@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import logging
 import pathlib
 
 import pandas as pd
@@ -10,7 +9,6 @@ import pandas as pd
 from autotune.report import _tables, _varmap, figures
 from autotune.report._source import Run
 
-log = logging.getLogger(__name__)
 FIGURES = ("step_times.png", "predicted_vs_measured.png", "convergence.png", "strategy_map.png")
 
 
@@ -70,6 +68,12 @@ def _decode_winner(run: Run, inventory, cluster, warnings: list[str]):
     from space.search_space import SearchSpace
 
     params, want = run.meta["winner_params"], run.meta.get("winner_hash")
+    options = run.meta.get("space")
+    if options:  # searches record their space's options in the study
+        try:
+            return SearchSpace(inventory, cluster, **options).decode(params)
+        except Exception as e:  # noqa: BLE001 - fall back to trying the settings below
+            warnings.append(f"the study's recorded space options did not decode the winner ({e})")
     reduced = not all(k.startswith("v") and k.split(".")[0][1:].isdigit() for k in params)
     first, last_error = None, ""
     for allow_async, sparse_ps_only in itertools.product((False, True), (False, True)):

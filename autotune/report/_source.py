@@ -169,7 +169,8 @@ def load_from_study(storage: str, name: str) -> Run:
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
     candidates = _finish_candidates(records)
     attrs = study.user_attrs
-    run = Run(source=f"study {name!r} in {storage}", trials=trials, candidates=candidates, lower_bound_s=None,
+    run = Run(source=f"study {name!r} in {storage}", trials=trials, candidates=candidates,
+              lower_bound_s=attrs.get("lower_bound_s"),
               model_path=attrs.get("model_path"), spec_path=attrs.get("spec_path"),
               meta={"study_name": name, "storage": storage, "from_study": True, **attrs})
     win = candidates.loc[candidates["winner"]].iloc[0]

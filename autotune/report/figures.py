@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 import pandas as pd  # noqa: E402
 
+_MINOR = FuncFormatter(lambda v, _p: f"{v:g}" if f"{v:g}"[0] in "25" else "")  # label 2x and 5x on log axes
 BUILDER, SEARCH, WINNER, PREDICTED = "tab:blue", "tab:orange", "tab:green", "#c8c8c8"
 
 
@@ -95,7 +96,7 @@ def convergence_figure(trials: pd.DataFrame, path: pathlib.Path, lower_bound_s: 
     for ax in (a, b):
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-        ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
+        ax.yaxis.set_minor_formatter(_MINOR)
         ax.set_ylabel("predicted step time (ms)")
         ax.grid(True, which="both", alpha=0.2)
         if lower_bound_s:
@@ -120,6 +121,12 @@ def predicted_vs_measured(predicted, measured, labels, path: pathlib.Path, title
     ax.plot([lo, hi], [lo, hi], "--", color="gray", linewidth=1, label="predicted = measured")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
+    if hi / lo > 5:  # times an order of magnitude apart: log axes keep the small ones apart
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+            axis.set_minor_formatter(_MINOR)
     ax.set_xlabel("predicted step time (ms)")
     ax.set_ylabel("measured step time (ms)")
     ax.grid(True, alpha=0.2)

@@ -148,7 +148,10 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"
     url = _study.storage_url(cfg.storage, cfg.output)
     attrs = {"model_fingerprint": inventory.fingerprint, "cluster_fingerprint": cluster.fingerprint,
-             "model_path": str(cfg.model), "spec_path": str(cfg.spec)}
+             "model_path": str(cfg.model), "spec_path": str(cfg.spec),
+             # the space's options: a report can rebuild the space and decode the study's parameters
+             "space": {"reduced": space.reduced, "reduce_above": cfg.reduce_above,
+                       "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async}}
     persistent = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                                    attrs=attrs, resume=cfg.resume)
     scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"))
@@ -166,6 +169,7 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     from simulator import lower_bound
 
     bound = lower_bound(inventory, cluster, calibration)
+    persistent.set_user_attr("lower_bound_s", bound.step_s)
     builders = sim.builder_candidates()
     picked = diverse_top_k([(c.predicted_s, c.params, c) for c in sim.candidates()], cfg.top_k)
     best_builder = min(builders, key=lambda c: c.predicted_s) if builders else None

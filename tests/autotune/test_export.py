@@ -99,7 +99,7 @@ def test_wrong_number_of_ports_is_exit_2(build, run):
 
 @pytest.mark.parametrize("alias, expected", [
     ("all_reduce_powersgd", "powersgd compression, PowerSGD rank 2: "),
-    ("ps_async", "asynchronous PS updates, staleness"),
+    ("ps_async", "asynchronous PS updates, unbounded staleness: "),
     ("ps_proxy", "local replication (per-node PS proxies): "),
     ("partitioned_ps", "partitioning: recommender/user_embedding/embeddings into 2 shards along axis 0"),
     ("all_reduce_fp16_ef", "fp16_ef compression: "),

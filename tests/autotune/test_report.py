@@ -1,4 +1,5 @@
-"""``autotune report``: tables and four figures from a real search's output directory or its SQLite study."""
+"""``autotune report`` (tables and four figures from a real search's output directory or its SQLite study) and
+``autotune compare`` (strategies side by side on the local cluster)."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ import pytest
 from autotune.cli import main
 from autotune.report import FIGURES
 from conftest import CLUSTERS, MODELS
+from space import builders
 
 MODEL, SPEC = str(MODELS / "recommender.py"), str(CLUSTERS / "localhost.yml")
 
@@ -144,3 +146,21 @@ def test_unknown_study_lists_the_known_ones(search_dir, run):
 def test_dir_and_study_together_is_rejected(search_dir, run):
     code, _, err = run("report", search_dir, "--storage", "sqlite:///x.db", "--study", "x")
     assert code == 2 and err.startswith("error: give either DIR or --storage")
+
+
+@pytest.mark.slow
+def test_compare_two_strategies_on_local_cluster(inventories, clusters, tmp_path, capsys):
+    paths = [builders.build_strategy(a, inventories("recommender"), clusters["localhost"]).save(tmp_path / f"{a}.pb")
+             for a in ("ps", "all_reduce")]
+    code = main(["compare", *map(str, paths), "--model", str(MODELS / "recommender.py"),
+                 "--spec", str(CLUSTERS / "localhost.yml"), "--repeats", "2", "--steps", "4", "--warmup", "1",
+                 "-o", str(tmp_path / "cmp")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    order = [line.split()[2].rstrip(":") for line in err.splitlines() if line.startswith("repeat ")]
+    assert order == ["ps", "all_reduce", "ps", "all_reduce"]
+    table = pd.read_csv(tmp_path / "cmp" / "compare.csv")
+    assert list(table["strategy"]) == ["ps", "all_reduce"] and list(table["repeats"]) == [2, 2]
+    assert list(table["steps"]) == [8, 8] and table["speedup_vs_first"].iloc[0] == 1.0
+    assert (table["median_ms"] > 0).all() and (table["p10_ms"] <= table["p90_ms"]).all()
+    assert (tmp_path / "cmp" / "compare.png").stat().st_size > 10_000 and "speedup_vs_first" in out

@@ -69,6 +69,14 @@ def test_sparse_table_pulled_whole_without_remote_gather():
     assert p.step_time_s == pytest.approx((25.6e6 + 32 * 264) / BW)
 
 
+def test_sparse_table_with_a_proxy_is_pulled_whole():
+    spec = cluster(2)
+    inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
+    p = predict(inv, spec, [ps_node("v0", dev(0), local_replication=True)])
+    # the node's proxy copy is refreshed whole after every update, remote gather or not
+    assert p.step_time_s == pytest.approx((25.6e6 + 32 * 264) / BW)
+
+
 def test_fp16_halves_the_wire_bytes():
     spec = cluster(2)
     inv = inventory(MB40)
