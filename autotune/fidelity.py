@@ -37,6 +37,7 @@ class Row:
     split: str = "all"  # "train" | "holdout" with --fit-residual
     corrected_s: float = math.nan  # with the residual fitted here
     error: str = ""
+    strategy_file: str = ""  # strategies/<label>.pb beside rows.csv (what --reuse predicts again)
 
     @property
     def ok(self) -> bool:
@@ -144,9 +145,15 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
 
 def run_validation(picked, scorer, profile: Callable[[Any], tuple[float, float, float]], *,
                    fit: bool = False, holdout: float = 0.3, seed: int = 0,
-                   progress: Callable[[str], None] = lambda _m: None) -> Report:
-    """Predict and profile every picked strategy (a failure is recorded on its row), then ``evaluate``."""
+                   progress: Callable[[str], None] = lambda _m: None,
+                   files: dict[str, str] | None = None) -> Report:
+    """Predict and profile every picked strategy (a failure is recorded on its row), then ``evaluate``.
+
+    ``files`` (label -> saved strategy file, see ``save_strategies``) is recorded on the rows for ``--reuse``.
+    """
     rows = predict_rows(scorer, picked)
+    for r in rows:
+        r.strategy_file = (files or {}).get(r.label, "")
     for i, (row, (_label, s)) in enumerate(zip(rows, picked), 1):
         try:
             row.measured_s, row.p10_s, row.p90_s = profile(s)
@@ -184,6 +191,69 @@ def format_report(report: Report) -> str:
                   f"held-out, after residual:  {format_metrics(report.holdout_after)}",
                   "residual: " + ", ".join(f"{k} {v:.4g}" for k, v in report.residual.items())]
     return "\n".join(lines)
+
+
+def _file_label(label: str, taken: set[str]) -> str:
+    base = "".join(c if c.isalnum() or c in "-_." else "_" for c in label) or "strategy"
+    name, i = base, 1
+    while name in taken:
+        i += 1
+        name = f"{base}-{i}"
+    taken.add(name)
+    return name
+
+
+def save_strategies(picked: Sequence[tuple[str, Any]], out: pathlib.Path) -> dict[str, str]:
+    """Write each picked strategy to ``out/strategies/<label>.pb``; returns label -> file name (relative to out)."""
+    folder = out / "strategies"
+    folder.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    names = {}
+    for label, s in picked:
+        name = f"strategies/{_file_label(label, taken)}.pb"
+        s.save(out / name)
+        names[label] = name
+    return names
+
+
+def load_measured(directory: pathlib.Path) -> tuple[list[tuple[str, Any]], list[Row]]:
+    """The strategies and measurements of an earlier run (``rows.csv`` + ``strategies/``) for re-predicting.
+
+    Returns ``(picked, rows)``: rows keep their measurement (or error); predictions are to be filled in anew.
+    """
+    from space.strategy import Strategy
+
+    directory = pathlib.Path(directory)
+    csv_path = directory / "rows.csv"
+    if not csv_path.is_file():
+        raise BadInput(f"no rows.csv in {directory}", hint="pass the -o directory of an earlier validate-simulator run")
+    picked, rows = [], []
+    with open(csv_path, newline="") as fh:
+        for rec in csv.DictReader(fh):
+            rel = rec.get("strategy_file") or ""
+            path = directory / rel
+            if not rel or not path.is_file():
+                raise BadInput(f"strategy {rec['label']!r} has no saved strategy file in {directory}",
+                               hint="only runs that saved strategies/<label>.pb can be reused; profile again")
+            s = Strategy.load(path)
+            picked.append((rec["label"], s))
+            rows.append(Row(label=rec["label"], strategy_id=rec["strategy_id"], predicted_s=math.nan,
+                            raw_s=math.nan, compute_s=math.nan, comm_s=math.nan, latency_s=math.nan,
+                            measured_s=float(rec["measured_s"] or "nan"), p10_s=float(rec["p10_s"] or "nan"),
+                            p90_s=float(rec["p90_s"] or "nan"), error=rec.get("error") or "", strategy_file=rel))
+    if not rows:
+        raise BadInput(f"rows.csv in {directory} has no rows")
+    return picked, rows
+
+
+def repredict(scorer, picked: Sequence[tuple[str, Any]], measured: Sequence[Row], *, fit: bool = False,
+              holdout: float = 0.3, seed: int = 0) -> Report:
+    """Predict saved strategies again (after a model or calibration change) against their saved measurements."""
+    rows = predict_rows(scorer, picked)
+    for r, old in zip(rows, measured):
+        r.measured_s, r.p10_s, r.p90_s, r.error, r.strategy_file = (old.measured_s, old.p10_s, old.p90_s, old.error,
+                                                                    old.strategy_file)
+    return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
 
 
 def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pathlib.Path]:

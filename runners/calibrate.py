@@ -9,6 +9,11 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
 - one all-reduce over every node at a few sizes vs the ring formula -> ``collective_bandwidth_factor`` and
   ``collective_overhead_s``;
 - ``rpc_tensors`` tiny tensors vs one -> ``rpc_overhead_s`` per tensor;
+- a chain of dependent tiny messages between two nodes, long vs short -> ``latency_s`` per message (the session's
+  cost of involving another task cancels: both chains span the same tasks);
+- many independent tiny all-reduces in one run vs one -> ``collective_overhead_s`` per extra collective;
+- a tiny run touching every task vs one task -> ``step_overhead_s``, what a step spanning every node pays once
+  beyond the one-task runs that measure the model's step;
 - adds and fp16 round trips on one task -> ``reduce_s_per_byte`` and ``cast_s_per_byte``;
 - with a traced model, its one-replica training step alone and on every replica at once -> ``step_time_s``.
 """
@@ -28,6 +33,8 @@ from space.errors import RunError
 WARMUP_RUNS = 2
 CONTAINER = "autotune-calibrate"
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
+CHAIN_EXTRA = 10  # round trips the long latency chain adds to the short one
+COLLECTIVES = 16  # independent tiny all-reduces of the per-collective overhead probe
 
 
 @dataclasses.dataclass
@@ -59,6 +66,13 @@ class Measurements:
     cast_s_per_byte: float
     step_single_s: float | None = None  # one replica alone
     step_concurrent_s: float | None = None  # one replica while every replica computes (the sync step's compute)
+    chain_hops: tuple[int, int] = (0, 0)  # (short, long) chains of dependent tiny messages
+    chain_s: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)  # link_key -> (short, long)
+    collectives: int = 0  # independent tiny all-reduces in one run
+    collectives_many_s: float = 0.0
+    collectives_one_s: float = 0.0
+    run_all_tasks_s: float | None = None  # a tiny run touching every task
+    run_one_task_s: float | None = None  # the same on one task
 
 
 class Prober:
@@ -170,6 +184,67 @@ class Prober:
         t = self._timed(g, fetches)
         return t["many"], t["one"]
 
+    def chain(self, a: int, b: int, hops: tuple[int, int]) -> tuple[float, float]:
+        """Seconds of a chain of ``hops[0]`` and of ``hops[1]`` dependent 4-byte messages alternating a <-> b.
+
+        Each hop multiplies by a variable read on the receiving task (never constant-folded); both chains span
+        the same two tasks, so their difference is per-message latency only.
+        """
+        import tensorflow as tf
+
+        g = tf.Graph()
+        with g.as_default():
+            start, sa, sb = self._variable(a, 4), self._variable(a, 4), self._variable(b, 4)
+            fetches = {}
+            for n in hops:
+                x = start.read_value()
+                for h in range(n):
+                    task, scale = (b, sb) if h % 2 == 0 else (a, sa)
+                    with tf.compat.v1.device(self._device(task)):
+                        x = x * scale.read_value()
+                with tf.compat.v1.device(self._device(a)):
+                    fetches[n] = tf.reduce_sum(x) + tf.reduce_sum(sb.read_value())  # both chains touch both tasks
+        t = self._timed(g, fetches)
+        return t[hops[0]], t[hops[1]]
+
+    def collectives(self, count: int) -> tuple[float, float]:
+        """Seconds of ``count`` independent 4-byte all-reduces over every task in one run, and of one."""
+        import tensorflow as tf
+        from tensorflow.python.ops import collective_ops
+
+        n = len(self.addresses)
+        base = self.cluster.next_instance_key_base()
+        g = tf.Graph()
+        with g.as_default():
+            vs = [self._variable(task, 4) for task in range(n)]
+            outs: dict = {"many": [], "one": []}
+            for i in range(count + 1):
+                key = "one" if i == count else "many"
+                for task in range(n):
+                    with tf.compat.v1.device(self._device(task)):
+                        outs[key].append(collective_ops.all_reduce_v2(
+                            vs[task].read_value(), group_size=n, group_key=base, instance_key=base + 1 + i,
+                            merge_op="Add", final_op="Id", communication_hint="ring"))
+            fetches = {k: tf.add_n(v) for k, v in outs.items()}
+        t = self._timed(g, fetches)
+        return t["many"], t["one"]
+
+    def run_overhead(self) -> tuple[float, float]:
+        """Seconds of a tiny run touching every task (summed on task 0), and of the same on task 0 alone."""
+        import tensorflow as tf
+
+        g = tf.Graph()
+        with g.as_default():
+            vs = [self._variable(task, 4) for task in range(len(self.addresses))]
+            reads = []
+            for task, v in enumerate(vs):
+                with tf.compat.v1.device(self._device(task)):
+                    reads.append(tf.reduce_sum(v.read_value()))
+            with tf.compat.v1.device(self._device(0)):
+                fetches = {"all": tf.add_n(reads), "one": tf.identity(reads[0])}
+        t = self._timed(g, fetches)
+        return t["all"], t["one"]
+
     def local_passes(self, nbytes: int, k: int = 4) -> tuple[float, float]:
         """(reduce seconds per byte, cast seconds per byte per pass) on task 0, from ``k`` variables of ``nbytes``."""
         import tensorflow as tf
@@ -213,8 +288,9 @@ class Prober:
             def go(i: int) -> None:
                 try:
                     jobs[i].run(warmup)
-                    gate.wait(self.timeout_s)
-                    times[i] = jobs[i].run(steps)
+                    for _ in range(steps):  # start every step together, as one lockstep step starts its towers
+                        gate.wait(self.timeout_s)
+                        times[i] += jobs[i].run(1)
                 except BaseException as e:  # noqa: BLE001 - re-raised below
                     errors.append(e)
                     gate.abort()
@@ -246,6 +322,8 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time."""
     if len(set(sizes)) < 2:
         raise ValueError(f"at least two different message sizes are needed, but got {sizes}.")
+    from simulator import link_key
+
     p = Prober(cluster, repeats=repeats, timeout_s=timeout_s, progress=progress)
     n = len(p.addresses)
     try:
@@ -259,11 +337,24 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
             ar_s, ar_tiny, ar_base = p.allreduce(sizes)
         progress(f"per-tensor overhead: {rpc_tensors} tiny tensors")
         rpc_many, rpc_one = p.rpc(n - 1, 0, rpc_tensors) if n >= 2 else (0.0, 0.0)
+        if n >= 2:
+            progress("per-message latency: chains of dependent tiny messages")
+            hops = (2, 2 + 2 * CHAIN_EXTRA)
+            chain = {link_key(p.addresses[a], p.addresses[b]): p.chain(a, b, hops)
+                     for a, b in itertools.combinations(range(n), 2)}
+            progress(f"per-collective overhead: {COLLECTIVES} tiny all-reduces")
+            coll_many, coll_one = p.collectives(COLLECTIVES)
+            progress("fixed cost of a run that spans every node")
+            run_all, run_one = p.run_overhead()
         progress("reduction and cast cost on one node")
         gamma, cast = p.local_passes(max(max(sizes), 16 * 2**20))
         m = Measurements(links=links, allreduce_sizes=list(sizes) if n >= 2 else [], allreduce_s=ar_s,
                          allreduce_tiny_s=ar_tiny, allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many, rpc_one_s=rpc_one,
                          reduce_s_per_byte=gamma, cast_s_per_byte=cast)
+        if n >= 2:
+            m.chain_hops, m.chain_s = hops, chain
+            m.collectives, m.collectives_many_s, m.collectives_one_s = COLLECTIVES, coll_many, coll_one
+            m.run_all_tasks_s, m.run_one_task_s = run_all, run_one
     finally:
         p.reset()
     if traced is not None:
@@ -314,6 +405,9 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         mine = [f.bandwidth_gbit for f in m.links if a in (f.src, f.dst)]
         node_bw[a] = max(mine) if mine else spec.node(a).network_bandwidth_gbit
     slow = {k: v for k, v in link_bw.items() if v < 0.85 * min(node_bw[x] for x in k.split("|"))}
+    if m.chain_s:  # dependent messages on an already running step: latency without the cost of another task
+        extra = max(m.chain_hops[1] - m.chain_hops[0], 1)
+        link_lat = {k: max(0.0, (long - short) / extra) for k, (short, long) in m.chain_s.items()}
     latency = float(np.median(list(link_lat.values()))) if link_lat else 1e-4
     fields = dict(node_bandwidth_gbit=node_bw, link_bandwidth_gbit=slow, latency_s=latency, link_latency_s=link_lat,
                   rpc_overhead_s=max(0.0, (m.rpc_s - m.rpc_one_s) / max(m.rpc_tensors - 1, 1)),
@@ -328,8 +422,12 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         wire = slope - (n - 1) / n * m.reduce_s_per_byte
         factor = float(np.clip(ideal / wire, 0.05, 2.0)) if wire > 0 else 1.0
         alpha = max(link_lat.get(link_key(a, b), latency) for a, b in hops)
-        fields |= dict(collective_bandwidth_factor=factor,
-                       collective_overhead_s=max(0.0, m.allreduce_tiny_s - m.allreduce_base_s - 2 * (n - 1) * alpha))
+        overhead = max(0.0, m.allreduce_tiny_s - m.allreduce_base_s - 2 * (n - 1) * alpha)
+        if m.collectives > 1:  # what one more collective adds to a step that already runs some
+            overhead = max(0.0, (m.collectives_many_s - m.collectives_one_s) / (m.collectives - 1))
+        fields |= dict(collective_bandwidth_factor=factor, collective_overhead_s=overhead)
+    if m.run_all_tasks_s is not None and m.run_one_task_s is not None:
+        fields["step_overhead_s"] = max(0.0, m.run_all_tasks_s - m.run_one_task_s)
     if inventory is not None and m.step_concurrent_s is not None:
         step = m.step_concurrent_s
         fields |= dict(step_time_s=step, model_hash=inventory.model_hash,
@@ -352,6 +450,7 @@ def format_table(m: Measurements, cal) -> str:
             ("all-reduce bandwidth factor", f"{cal.collective_bandwidth_factor:.3f}"),
             ("all-reduce overhead", f"{cal.collective_overhead_s * 1e3:.3f} ms"),
             ("per-tensor RPC overhead", f"{cal.rpc_overhead_s * 1e6:.1f} us"),
+            ("run spanning every node", f"+{cal.step_overhead_s * 1e3:.3f} ms"),
             ("reduce cost (gamma)", f"{cal.reduce_s_per_byte * 1e12:.1f} ps/byte"),
             ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
     if m.step_single_s is not None:

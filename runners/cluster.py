@@ -263,8 +263,9 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     by it and blocks forever while any server is down: use :meth:`RunningCluster.session` (it sets
     ``operation_timeout_in_ms``); with ``cluster`` given, dead servers are also checked (cheaply) first.
     ``watchdog=True`` additionally runs the call in a helper thread and gives up after
-    ``timeout_s + grace_s`` whatever TF does (costs a thread hand-off per call); the cluster is then closed,
-    since the abandoned call (and any ``Session.close``) only returns once its peers are gone.
+    ``timeout_s + grace_s`` whatever TF does (costs a thread hand-off per call). The abandoned call stays
+    blocked in its daemon thread (a session without an operation timeout retries forever), so do not
+    ``close()`` that session; the cluster is closed and the run should end.
     On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
     answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
@@ -339,8 +340,9 @@ def _diagnose(cluster: RunningCluster | None, what: str, error: Exception | None
     named = sorted({int(t) for t in re.findall(r"/job:\w+/replica:\d+/task:(\d+)", str(error))})
     hint = "".join(f"; mentioned: node {cluster.node_of_task(k).name} (task {k})" for k in named
                    if k < len(cluster.servers))
-    return (f"{what}; every server is alive and responding, so the step itself is stuck (e.g. a collective "
-            f"or queue waiting for a peer that never joins){hint}" + (f"; TF said: {first}" if error else ""))
+    stuck = ("so the step itself is stuck (e.g. a collective or queue waiting for a peer that never joins)"
+             if error is None or "did not finish" in what else "so the failure is TensorFlow's")
+    return f"{what}; every server is alive and responding, {stuck}{hint}" + (f"; TF said: {first}" if error else "")
 
 
 def _death_message(s: ServerProcess, port: int) -> str:

@@ -89,17 +89,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.job not in cluster or not 0 <= args.task < len(cluster[args.job]):
         print(f"error: task {args.task} of job {args.job!r} is not in --cluster {cluster}", file=sys.stderr)
         return 2
-    # Block the stop signals before any thread exists (threads inherit the mask) and take them with sigwait
-    # in the main thread: a Python handler could be starved while TF's threads receive the signal.
-    stop_signals = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
-    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):  # until sigwait below: end at once
+        signal.signal(sig, signal.SIG_DFL)
     if args.watch_fd is not None:
         threading.Thread(target=_watch_fd, args=(args.watch_fd,), daemon=True).start()
     if args.watch_parent:
         threading.Thread(target=_watch_parent, args=(os.getppid(), args.poll_s), daemon=True).start()
 
-    import tensorflow as tf
+    import tensorflow as tf  # a stop signal during the import ends the process by its default action
 
+    # From here the stop signals are blocked in the main thread (and the server's threads, which inherit
+    # the mask) and taken with sigwait: a Python handler could be starved while TF's threads get the signal.
+    stop_signals = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     config = server_config(args.job, args.intra_op_threads, args.inter_op_threads)
     address = cluster[args.job][args.task]
     try:

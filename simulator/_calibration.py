@@ -46,9 +46,10 @@ class Calibration:
     link_latency_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
     intra_node_bandwidth_gbit: float = 80.0  # between replicas of one node (memory copies)
     collective_bandwidth_factor: float = 1.0  # fraction of the link bandwidth a ring all-reduce attains
-    collective_overhead_s: float = 1e-3  # fixed cost of one collective launch
+    collective_overhead_s: float = 1e-3  # what one more collective adds to a step (launch, CPU), serialised
     rpc_overhead_s: float = 1e-4  # per tensor per PS RPC, paid at each end
     barrier_overhead_s: float = 0.0  # once per step with a synchronous PS variable
+    step_overhead_s: float = 0.0  # once per step spanning several nodes, beyond a one-node step (session, RPCs)
     reduce_s_per_byte: float = 2.5e-10  # gamma: summing gradients (server aggregation, ring reduce)
     cast_s_per_byte: float = 2e-10  # memory-bound passes: fp16 casts, error-feedback residuals
     compute_flops_per_s: float = 1e10  # reference device; used when step_time_s is unknown
@@ -57,6 +58,9 @@ class Calibration:
     model_hash: str | None = None
     backward_fraction: float = 2 / 3  # share of the step spent in the backward pass
     sparse_remote_gather: bool = True  # PS tables pulled by rows touched (else the whole shard)
+    # staleness > 0 prefetches the pull off the step; autotune's backend reads every PS unit inside the step
+    # (staleness only bounds the lead of all-async towers), so its pulls stay exposed
+    stale_prefetch: bool = False
     residual: Mapping[str, float] | None = None  # fitted correction, see simulator.fit_residual
     created_at: str = ""
     source: str = "<calibration>"
@@ -74,6 +78,7 @@ class Calibration:
                 raise CalibrationError(f"`{name} > 0` must hold, but got {value!r}", where)
         non_negative = {"latency_s": self.latency_s, "collective_overhead_s": self.collective_overhead_s,
                         "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
+                        "step_overhead_s": self.step_overhead_s,
                         "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
         for name, value in non_negative.items():

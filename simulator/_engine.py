@@ -1,7 +1,9 @@
 """The vectorised cost model: K strategies at once as per-variable arrays.
 
 Step = exposed pull + forward + compression + end of the gradient phase + barrier, where the gradient phase
-(PS pushes and fused all-reduces) overlaps the backward pass. Each NIC direction (and each link slower than
+(PS pushes and fused all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one
+after another, so one replica's push overlaps the next one's pull: the step is the later of (first replica's
+pull, then every push) and (every pull, then the last replica's push). Each NIC direction (and each link slower than
 its NICs) is a resource serving the units in the order their gradients become ready (the last layer first);
 for one resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than u).
 """
@@ -56,12 +58,18 @@ class Model:
     coef_push: np.ndarray  # (2M, R): [load bytes on m, tensors on m] -> seconds on each resource
     coef_pull: np.ndarray  # (2M, R) same for the pull, one pull per replica
     coef_pull_proxy: np.ndarray  # (2M, R) one pull per node
+    coef_pull_first: np.ndarray  # (2M, R) coef_pull until the first remote replica is served
+    coef_push_last: np.ndarray  # (2M, R) coef_push of the last remote replica alone
     wire_push: np.ndarray  # (M,) bytes crossing the network per byte of load on m
     wire_pull: np.ndarray
     wire_pull_proxy: np.ndarray
     wire_ar: float  # network bytes per byte all-reduced
     ar_s_per_byte: float
-    ar_latency_s: float  # per collective
+    ar_latency_s: float  # per collective, serialised (launch and CPU cost)
+    ar_tail_s: float  # once: the ring latency 2(N-1) alpha of the last collective (twice with PowerSGD's P, Q)
+    spans_nodes: bool  # replicas on more than one node
+    replica_nodes: np.ndarray  # (M,) bool: nodes holding replicas
+    step_overhead_s: float  # once per step that spans nodes (the session's multi-task run)
     pull_latency_s: float  # round trip once per pull phase
     compute_sync_s: float  # slowest replica
     compute_async_s: float  # mean replica
@@ -69,6 +77,7 @@ class Model:
     cast_s_per_byte: float
     flops_per_s: float
     barrier_s: float
+    stale_prefetch: bool  # staleness > 0 takes the pull off the step (a backend that prefetches)
     residual: tuple[float, float, float, float] | None
 
 
@@ -109,14 +118,16 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     flat = (kk * (V + 1) + head)[is_ar]
     unit_bytes = np.bincount(flat, weights=wire[is_ar], minlength=K * (V + 1)).reshape(K, V + 1)[:, :V]
     ar_time = unit_bytes * m.ar_s_per_byte + ncoll * m.ar_latency_s
-    ar_latency = ncoll.sum(axis=1) * m.ar_latency_s
+    tail = m.ar_tail_s * np.where(psgd.any(axis=1), 2.0, 1.0) * is_ar.any(axis=1)
+    ar_latency = ncoll.sum(axis=1) * m.ar_latency_s + tail
 
     # parameter servers: push overlaps the backward pass, pull is its own phase before the forward pass
     M = b.ps_frac.shape[0]
     ps_any = b.ps_frac.sum(axis=0) > 0
     t_push = np.tensordot(m.coef_push[:M].T, b.ps_frac * m.push_bytes, 1)  # (R, K, V) seconds per resource
     t_push += np.tensordot(m.coef_push[M:].T, b.ps_tensors, 1)
-    live, proxy = ~b.stale, b.proxy
+    stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
+    live, proxy = ~stale, b.proxy
     masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy]).astype(float)  # (4, K, V)
     # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
@@ -128,8 +139,12 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
                 + np.concatenate([pull_b[:, i_proxy], pull_t[:, i_proxy]], 1) @ m.coef_pull_proxy)
 
     pull_live, pull_all = pull_time(0, 1), pull_time(2, 3)
-    any_live_pull = (ps_any & ~b.stale).any(axis=1)
+    any_live_pull = (ps_any & live).any(axis=1)
     pull_s = pull_live.max(axis=1) + m.pull_latency_s * any_live_pull
+    # proxies are refreshed after the update (no pipelining): only per-replica pulls are served one by one
+    pull_first = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ m.coef_pull_first
+                  + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ m.coef_pull_proxy)
+    pull_first_s = pull_first.max(axis=1) + m.pull_latency_s * any_live_pull
 
     any_sync_ps = (ps_any & b.sync).any(axis=1)
     synchronous = any_sync_ps | is_ar.any(axis=1)
@@ -138,10 +153,17 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     fwd = compute - bwd
     cum_push = np.cumsum(t_push, axis=2)
     push_total = cum_push[:, :, -1].T if V else np.zeros((K, t_push.shape[0]))
-    cum = cum_push.max(axis=0) + np.cumsum(ar_time, axis=1)
-    finish = (bwd[:, None] * m.ready_frac + cum).max(axis=1) if V else bwd
-    barrier = m.barrier_s * any_sync_ps
-    overlapped = pull_s + fwd + compression + np.maximum(finish, bwd) + barrier
+    cum_ar = np.cumsum(ar_time, axis=1)
+    ready = bwd[:, None] * m.ready_frac
+    finish = (ready + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail if V else bwd
+    spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
+    barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
+    overlapped = pull_first_s + fwd + compression + np.maximum(finish, bwd) + barrier
+    if M and V:
+        t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
+        t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
+        finish_last = (ready + np.cumsum(t_last, axis=2).max(axis=0) + cum_ar).max(axis=1) + tail
+        overlapped = np.maximum(overlapped, pull_s + fwd + compression + np.maximum(finish_last, bwd) + barrier)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(overlapped, busiest)

@@ -2,6 +2,10 @@
 
 Resources: one per NIC direction (send of node n = n, receive of node n = M + n) and one per direction of
 every link measured slower than both its NICs. Replicas on the PS's own node exchange nothing over the wire.
+
+A server answers its remote replicas' pulls one after another, so the first replica served starts computing
+after 1/k of the server's pull work (``coef_pull_first``) and only the last replica's push is left once the
+last pull is served (``coef_push_last``): k = remote replicas of that server.
 """
 from __future__ import annotations
 
@@ -28,10 +32,14 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     coef_push = np.zeros((2 * M, R))
     pulls = {"coef_pull": counts, "coef_pull_proxy": nodes_present}
     out = {name: np.zeros((2 * M, R)) for name in pulls}
+    server_share = np.ones((2 * M, R))  # 1/k on the server's own NIC entries (its pull send, its push receive)
     for m in range(M):
         remote = [n for n in range(M) if n != m and counts[n] > 0]
-        coef_push[m, M + m] += sum(counts[n] for n in remote) / nic[m] + N * gamma
-        coef_push[M + m, M + m] += sum(counts[n] for n in remote) * rpc
+        k = sum(counts[n] for n in remote)
+        if k:
+            server_share[[m, M + m], m] = server_share[[m, M + m], M + m] = 1.0 / k
+        coef_push[m, M + m] += k / nic[m] + N * gamma
+        coef_push[M + m, M + m] += k * rpc
         for n in remote:
             coef_push[m, n] += counts[n] / nic[n]
             coef_push[M + m, n] += counts[n] * rpc
@@ -51,7 +59,7 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
 
     ring = [n for n in range(M) if counts[n] > 0]
     if N <= 1:
-        ar_s_per_byte = ar_latency = wire_ar = 0.0
+        ar_s_per_byte = ar_latency = ar_tail = wire_ar = 0.0
     else:
         if len(ring) == 1:
             bandwidth, alpha, wire_ar = cal.intra_node_bandwidth_gbit * GBIT, 0.0, 0.0
@@ -61,7 +69,11 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
             alpha = max(cal.link_latency(addresses[a], addresses[b]) for a, b in hops)
             wire_ar = len(ring) * 2 * (N - 1) / N
         ar_s_per_byte = 2 * (N - 1) / N / bandwidth + (N - 1) / N * gamma
-        ar_latency = 2 * (N - 1) * alpha + cal.collective_overhead_s
+        ar_latency = cal.collective_overhead_s  # serialised per collective; the ring's latency is paid once
+        ar_tail = 2 * (N - 1) * alpha
     pairs = [cal.link_latency(a, b) for a in addresses for b in addresses if a != b]
+    out["coef_pull_first"] = out["coef_pull"] * server_share
+    out["coef_push_last"] = coef_push * server_share
     return dict(coef_push=coef_push, **out, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
-                ar_latency_s=float(ar_latency), pull_latency_s=2 * max(pairs) if pairs else 0.0)
+                ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail),
+                spans_nodes=bool(len(ring) > 1), replica_nodes=counts > 0, pull_latency_s=2 * max(pairs) if pairs else 0.0)

@@ -15,6 +15,7 @@ from simulator._calibration import Calibration
 from simulator._engine import Batch, Model, evaluate
 from simulator._prediction import Prediction
 
+LAYOUT_CACHE = 256  # shard layouts whose per-shard model is kept
 CHUNK = 128  # strategies per vectorised pass: keeps the (R, K, V) arrays in cache (2.5x faster than 1024)
 INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
 
@@ -57,26 +58,30 @@ class Scorer:
         self._var_ix = {v.name: i for i, v in enumerate(inventory.variables)}
         self._partitions: dict[tuple[str, int], list[float]] = {}
         self._others: dict[tuple[str, ...], Scorer] = {}
+        self._layout_models: dict[tuple, Model] = {}
         self.model = self._build_model()
 
     # ---- public API ----------------------------------------------------------------------------------
     def predict(self, strategy: Strategy) -> Prediction:
         """Step time and its parts for one strategy."""
         scorer = self._for_replicas(strategy)
-        out = evaluate(scorer.model, scorer.encode([strategy]), detail=True)
-        return scorer._prediction(out)
+        layout = scorer._layout(strategy)
+        out = evaluate(scorer._model_for(layout), scorer.encode([strategy], layout), detail=True)
+        return scorer._prediction(out, layout)
 
     def score_many(self, strategies: Sequence[Strategy]) -> np.ndarray:
-        """Predicted step times (seconds) of many strategies, vectorised."""
+        """Predicted step times (seconds) of many strategies, vectorised (per replica set and shard layout)."""
         result = np.empty(len(strategies))
-        by_scorer: dict[int, tuple[Scorer, list[int]]] = {}
+        groups: dict[tuple, tuple[Scorer, tuple, list[int]]] = {}
         for i, s in enumerate(strategies):
             sc = self._for_replicas(s)
-            by_scorer.setdefault(id(sc), (sc, []))[1].append(i)
-        for sc, idx in by_scorer.values():
+            layout = sc._layout(s)
+            groups.setdefault((id(sc), layout), (sc, layout, []))[2].append(i)
+        for sc, layout, idx in groups.values():
+            model = sc._model_for(layout)
             for start in range(0, len(idx), CHUNK):
                 part = idx[start:start + CHUNK]
-                result[part] = evaluate(sc.model, sc.encode([strategies[i] for i in part]))["step"]
+                result[part] = evaluate(model, sc.encode([strategies[i] for i in part], layout))["step"]
         return result
 
     def score_choices(self, choices: Choices, parts: bool = False) -> np.ndarray | dict[str, np.ndarray]:
@@ -90,17 +95,55 @@ class Scorer:
         return merged if parts else merged["step"]
 
     # ---- encoding ------------------------------------------------------------------------------------
-    def _empty(self, K: int) -> Batch:
-        V, M = len(self._var_ix), len(self.addresses)
+    def _empty(self, K: int, V: int | None = None) -> Batch:
+        V, M = len(self._var_ix) if V is None else V, len(self.addresses)
         return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
                      rank=np.ones((K, V), np.int64), ps_frac=np.zeros((M, K, V)), ps_tensors=np.zeros((M, K, V)),
                      sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool))
 
-    def encode(self, strategies: Sequence[Strategy]) -> Batch:
-        """Strategies -> choice arrays. Shard flags come from the variable's first PS (or AR) shard."""
-        K, V, M = len(strategies), len(self._var_ix), len(self.addresses)
+    def _layout(self, strategy: Strategy) -> tuple:
+        """The strategy's partitioned variables: ((variable index, partitioner), ...) in inventory order."""
+        var_ix = self._var_ix
+        return tuple(sorted((var_ix[n.var_name], n.partitioner) for n in strategy.proto.node_config
+                            if n.partitioner and n.var_name in var_ix))
+
+    def _columns(self, layout: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(variable, fraction, axis) of each column: one column per variable, one per shard when partitioned."""
+        parts = dict(layout)
+        var, frac, axis = [], [], []
+        for v in range(len(self._var_ix)):
+            if v in parts:
+                fr = self._shard_fracs(parts[v], v)
+                ax = partition_axis(parts[v])[0]
+            else:
+                fr, ax = [1.0], 0
+            var += [v] * len(fr)
+            frac += fr
+            axis += [ax] * len(fr)
+        return np.array(var, np.int64), np.array(frac), np.array(axis, np.int64)
+
+    def _model_for(self, layout: tuple) -> Model:
+        if not layout:
+            return self.model
+        hit = self._layout_models.get(layout)
+        if hit is None:
+            if len(self._layout_models) >= LAYOUT_CACHE:
+                self._layout_models.pop(next(iter(self._layout_models)))
+            hit = self._layout_models[layout] = self._build_model(self._columns(layout))
+        return hit
+
+    def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
+        """Strategies of one shard ``layout`` -> choice arrays, one column per variable or per shard (its own
+        synchronizer, compressor, group and flags)."""
+        K, M = len(strategies), len(self.addresses)
+        if layout:
+            col_var, _, _ = self._columns(layout)
+            starts = np.searchsorted(col_var, np.arange(len(self._var_ix)))
+        else:
+            starts = np.arange(len(self._var_ix))
+        V = len(starts) if not layout else len(col_var)
         KV = K * V
-        b = self._empty(K)
+        b = self._empty(K, V)
         ps_at, ps_f, ar_at, ar_f = [], [], [], []
         ps_flags: dict[int, tuple] = {}
         ar_flags: dict[int, tuple] = {}
@@ -113,16 +156,16 @@ class Scorer:
                     raise StrategyError(f"unknown variable {node.var_name!r} (not in model "
                                         f"{self.inventory.model_path})", f"strategy {s.proto.id}")
                 seen += 1
-                kv = k * V + v
+                col = int(starts[v])
                 if node.partitioner:
                     fracs = self._shard_fracs(node.partitioner, v)
                     if len(fracs) != len(node.part_config):
                         raise StrategyError(f"partitioner {node.partitioner!r} needs {len(fracs)} part_config "
                                             f"nodes, got {len(node.part_config)}", f"variable {node.var_name!r}")
-                    pieces = zip(node.part_config, fracs)
+                    pieces = [(part, 1.0, k * V + col + i) for i, part in enumerate(node.part_config)]
                 else:
-                    pieces = ((node, 1.0),)
-                for part, f in pieces:
+                    pieces = [(node, 1.0, k * V + col)]
+                for part, f, kv in pieces:
                     which = part.WhichOneof("synchronizer")
                     if which == "PSSynchronizer":
                         x = part.PSSynchronizer
@@ -139,8 +182,8 @@ class Scorer:
                     else:
                         raise StrategyError("node has no synchronizer", f"variable {part.var_name!r}",
                                             hint="set PSSynchronizer or AllReduceSynchronizer")
-            if seen != V:
-                raise StrategyError(f"strategy configures {seen} variables, the model has {V}",
+            if seen != len(var_ix):
+                raise StrategyError(f"strategy configures {seen} variables, the model has {len(var_ix)}",
                                     f"strategy {s.proto.id}", hint="every variable needs exactly one node_config")
         covered = np.zeros(K * V, bool)
         if ps_at:
@@ -157,7 +200,8 @@ class Scorer:
             b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at] = flags.T
             covered[at] = True
         if not covered.all():
-            k, v = divmod(int(np.argmin(covered)), V)
+            k, c = divmod(int(np.argmin(covered)), V)
+            v = int(col_var[c]) if layout else c
             raise StrategyError(f"variable {self.inventory.variables[v].name!r} has no node_config "
                                 "(or is configured twice)", f"strategy {strategies[k].proto.id}")
         return b
@@ -227,7 +271,8 @@ class Scorer:
             self._others[reps] = Scorer(self.inventory, self.cluster, self.calibration, reps)
         return self._others[reps]
 
-    def _build_model(self) -> Model:
+    def _build_model(self, columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Model:
+        """Model constants per variable, or per column ``(variable, fraction, axis)`` of a shard layout."""
         from simulator._network import network_coefficients
 
         inv, cal = self.inventory, self.calibration
@@ -238,7 +283,8 @@ class Scorer:
         matrix = np.array([len(v.shape) >= 2 for v in vs], bool)
         pn = np.array([v.shape[0] if len(v.shape) >= 2 else v.num_elements for v in vs], float)
         pm = np.array([math.prod(v.shape[1:]) if len(v.shape) >= 2 else 1 for v in vs], float)
-        self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
+        if columns is None:
+            self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
         push, pull, work = nbytes.copy(), nbytes.copy(), numel.copy()
         for i, v in enumerate(vs):
             if v.sparse and v.gather_rows is not None and v.shape:
@@ -249,6 +295,15 @@ class Scorer:
                     pull[i] = rows * v.row_bytes
         suffix = np.cumsum(work[::-1])[::-1]
         ready = suffix / suffix[0] if len(vs) and suffix[0] > 0 else np.ones(len(vs))
+        if columns is not None:  # a shard holds its fraction of the bytes (and of the rows touched)
+            c, f, ax = columns
+            nbytes, numel, push, pull = nbytes[c] * f, numel[c] * f, push[c] * f, pull[c] * f
+            # the backend gathers and routes rows only for row (axis 0) shards of a sparse variable; other shards
+            # are read whole and concatenated, and their gradient is densified before the split
+            pull, push = np.where(ax != 0, nbytes, pull), np.where(ax != 0, nbytes, push)
+            itemsize, matrix, ready = itemsize[c], matrix[c], ready[c]
+            pn, pm = np.where(ax == 0, pn[c] * f, pn[c]), np.where(ax == 0, pm[c], pm[c] * f)
+            matrix = matrix & (np.minimum(pn, pm) > 1)
         counts = np.zeros(len(self.addresses))
         for r in self.replicas:
             counts[self._device_node(r)] += 1
@@ -261,13 +316,18 @@ class Scorer:
                      compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
                      backward_fraction=cal.backward_fraction, cast_s_per_byte=cal.cast_s_per_byte,
                      flops_per_s=cal.compute_flops_per_s, barrier_s=cal.barrier_overhead_s,
+                     stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
                      residual=None if res is None else tuple(res[k] for k in ("intercept", "compute", "comm",
                                                                               "latency")))
 
-    def _prediction(self, out: dict[str, np.ndarray]) -> Prediction:
+    def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:
         f = {k: float(v[0]) for k, v in out.items() if np.ndim(v) == 1}
         names = self.inventory.names
-        per_var = {n: float(out["ps_var"][0, i] + out["ar_var"][0, i]) for i, n in enumerate(names)}
+        col_var = self._columns(layout)[0] if layout else np.arange(len(names))
+        per_col = out["ps_var"][0] + out["ar_var"][0]
+        per_var = dict.fromkeys(names, 0.0)
+        for c, v in enumerate(col_var):
+            per_var[names[v]] += float(per_col[c])
         groups: dict[int, float] = {}
         heads = np.nonzero(out["is_head"][0])[0]
         group_of = out["group"][0]

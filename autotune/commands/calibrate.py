@@ -44,7 +44,7 @@ def register(sub) -> None:
                    help=f"message sizes per link and all-reduce (default {DEFAULT_SIZES}; k/m = KiB/MiB)")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per probe, median taken (5)")
     p.add_argument("--rpc-tensors", type=int, default=200, help="tiny tensors of the per-tensor overhead probe (200)")
-    p.add_argument("--steps", type=int, default=10, help="timed model steps (10)")
+    p.add_argument("--steps", type=int, default=20, help="timed model steps (20)")
     p.add_argument("--warmup", type=int, default=3, help="untimed model steps first (3)")
     p.add_argument("--output", default=None, metavar="FILE", help="also write the calibration to FILE")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")

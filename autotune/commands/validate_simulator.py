@@ -8,6 +8,7 @@ calibration file, and reports the fidelity before and after on the held-out stra
 from __future__ import annotations
 
 import pathlib
+import shutil
 import sys
 
 from space.errors import BadInput
@@ -34,6 +35,9 @@ def register(sub) -> None:
     p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="where rows.csv, summary.json, table.txt and the PNG go (default runs/validate-<model>-<fp>)")
+    p.add_argument("--reuse", default=None, metavar="DIR",
+                   help="re-predict the strategies and measurements saved in DIR by an earlier run (no profiling); "
+                        "with --fit-residual the residual is reported but not stored")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
@@ -83,6 +87,8 @@ def run(args) -> int:
         cal = cal.replace(residual=None)  # judge the model itself; a new fit replaces the stored one
         say("ignoring the residual stored in the calibration (predictions are raw)")
     scorer = Scorer(inventory, cluster, cal)
+    if args.reuse:
+        return _reuse(args, scorer, cal_path, say)
     picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=args.seed)
     say(f"{len(picked)} strategies ({sum(not l.startswith('random') for l, _ in picked)} builders); "
         f"calibration {cal_path or 'uncalibrated defaults'}")
@@ -96,6 +102,7 @@ def run(args) -> int:
     say(f"tracing {args.model}")
     traced = trace_step(args.model)
 
+    files = fidelity.save_strategies(picked, out)
     say(f"starting {len(cluster.nodes)} server(s)")
     with start_cluster(cluster, accept_unknown_hosts=args.accept_unknown_hosts) as running:
         def profile(strategy):
@@ -104,10 +111,30 @@ def run(args) -> int:
             return r.median_s, r.p10_s, r.p90_s
 
         report = fidelity.run_validation(picked, scorer, profile, fit=args.fit_residual, holdout=args.holdout,
-                                         seed=args.seed, progress=say)
+                                         seed=args.seed, progress=say, files=files)
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")
+    written = fidelity.write_outputs(report, out, title=pathlib.Path(args.model).stem)
+    print(fidelity.format_report(report))
+    print(f"\nwrote {', '.join(str(p) for p in written)}")
+    return 0
+
+
+def _reuse(args, scorer, cal_path, say) -> int:
+    """Predict the strategies saved in ``args.reuse`` again; outputs go to -o (default: DIR/reuse)."""
+    from autotune import fidelity
+
+    src = pathlib.Path(args.reuse)
+    picked, measured = fidelity.load_measured(src)
+    say(f"re-predicting {len(picked)} saved strategies of {src}; calibration {cal_path or 'uncalibrated defaults'}")
+    report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,
+                                seed=args.seed)
+    out = pathlib.Path(args.output) if args.output else src / "reuse"
+    if out.resolve() == src.resolve():
+        raise BadInput(f"--reuse would overwrite the measurements in {src}", hint="pass another -o DIR")
+    if (src / "strategies").is_dir() and not (out / "strategies").exists():
+        shutil.copytree(src / "strategies", out / "strategies")  # the new rows.csv stays reusable
     written = fidelity.write_outputs(report, out, title=pathlib.Path(args.model).stem)
     print(fidelity.format_report(report))
     print(f"\nwrote {', '.join(str(p) for p in written)}")

@@ -30,6 +30,7 @@ class SearchConfig:
     output: pathlib.Path
     trials: int = 2000
     top_k: int = 5
+    builders_to_profile: int = 2  # the best builders by prediction, profiled beside the top-k
     time_budget_s: float | None = None
     storage: str | None = None
     study_name: str | None = None
@@ -51,6 +52,7 @@ class SearchConfig:
     def __post_init__(self) -> None:
         self.output = pathlib.Path(self.output)
         checks = {"trials": self.trials >= 1, "top_k": self.top_k >= 0, "prune_ratio": self.prune_ratio > 1,
+                  "builders_to_profile": self.builders_to_profile >= 0,
                   "steps": self.steps >= 1, "warmup": self.warmup >= 0}
         for name, ok in checks.items():
             if not ok:
@@ -171,11 +173,13 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     bound = lower_bound(inventory, cluster, calibration)
     persistent.set_user_attr("lower_bound_s", bound.step_s)
     builders = sim.builder_candidates()
-    picked = diverse_top_k([(c.predicted_s, c.params, c) for c in sim.candidates()], cfg.top_k)
-    best_builder = min(builders, key=lambda c: c.predicted_s) if builders else None
+    by_trial = {c.trial: c for c in builders}  # one object per trial: a builder picked as a candidate is the same
+    picked = [by_trial.get(c.trial, c)
+              for c in diverse_top_k([(c.predicted_s, c.params, c) for c in sim.candidates()], cfg.top_k)]
     to_profile = list(picked)
-    if best_builder is not None and all(best_builder is not c for c in to_profile):
-        to_profile.append(best_builder)
+    for b in sorted(builders, key=lambda c: c.predicted_s)[:cfg.builders_to_profile]:
+        if all(b is not c for c in to_profile):  # the best builders by prediction: the reference to beat
+            to_profile.append(b)
     for c in builders + [c for c in picked if not c.builders]:
         _study.record(persistent, dists, c.params, [c.predicted_s, sim.wire_mb(c)] if multi else c.predicted_s,
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
@@ -195,7 +199,7 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
     key = (lambda c: c.measured.median_s) if measured else (lambda c: c.predicted_s)
     winner = min(pool, key=key)
-    shown = builders + [c for c in to_profile if c not in builders]
+    shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     result = SearchResult(inventory=inventory, cluster=cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
                           lower_bound_s=bound.step_s, calibrated=calibrated, wall_s=time.monotonic() - started,

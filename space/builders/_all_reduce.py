@@ -66,7 +66,11 @@ class PartitionedAR(_PartitionedARBase):
 
 @register("random_axis_ar")
 class RandomAxisPartitionAR(_PartitionedARBase):
-    """Like PartitionedAR, but each variable is split along a random axis (seeded: same seed, same strategy)."""
+    """Like PartitionedAR, but each variable is split along a random axis (seeded: same seed, same strategy).
+
+    Sparse-gradient (embedding) variables are always split along axis 0: AutoDist could split a table by columns,
+    which makes every read pull the whole table.
+    """
 
     def __init__(self, seed: int = 0, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -78,5 +82,7 @@ class RandomAxisPartitionAR(_PartitionedARBase):
         return super().build(inventory, cluster)
 
     def axis_for(self, var) -> int:
+        if var.sparse:  # a gathered table split by columns would be read whole: rows only (not in AutoDist)
+            return 0
         candidates = [a for a, d in enumerate(var.shape) if smallest_divisor_shards(d) > 1]
         return self._rng.choice(candidates) if candidates else 0

@@ -6,6 +6,7 @@ The test suite calls :func:`generate` into a temporary folder and fails when the
 from __future__ import annotations
 
 import pathlib
+import subprocess
 import sys
 import tempfile
 
@@ -19,11 +20,11 @@ HEADER = (
 
 def generate(out_dir: pathlib.Path) -> pathlib.Path:
     """Run protoc on strategy.proto into ``out_dir`` and return the path of the module written."""
-    from grpc_tools import protoc  # test extra; imported here so `import space` never needs it
-
-    rc = protoc.main(["protoc", f"-I{ROOT}", f"--python_out={out_dir}", str(HERE / "strategy.proto")])
-    if rc != 0:
-        raise RuntimeError(f"protoc failed with exit code {rc}")
+    # a separate process: protoc's extension crashes a process that has TensorFlow's protobuf loaded
+    r = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{ROOT}", f"--python_out={out_dir}",
+                        str(HERE / "strategy.proto")], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"protoc failed with exit code {r.returncode}: {r.stderr.strip()}")
     path = out_dir / "space" / "proto" / "strategy_pb2.py"
     path.write_text(HEADER + path.read_text())
     return path

@@ -28,12 +28,15 @@ class VarChoices:
 
 def shard_candidates(var: VariableInfo, base: tuple[int, ...], num_ps: int) -> dict[int, tuple[int, ...]]:
     """Shard count -> the axes long enough for it. Counts: ``base`` and one per PS, each clipped to every
-    axis length, plus the smallest divisor >= 2 of every axis length (the classic builders' even split)."""
+    axis length, plus the smallest divisor >= 2 of every axis length (the classic builders' even split).
+    A sparse-gradient (gathered) variable splits along axis 0 only: column shards defeat the remote gather, so
+    every step would pull the whole table."""
+    shape = var.shape[:1] if var.sparse else var.shape
     counts = {1}
-    for dim in var.shape:
+    for dim in shape:
         if dim >= 2:
             counts |= {min(c, dim) for c in (*base, num_ps)} | {smallest_divisor_shards(dim)}
-    return {n: (0,) if n == 1 else tuple(a for a, d in enumerate(var.shape) if d >= n) for n in sorted(counts)}
+    return {n: (0,) if n == 1 else tuple(a for a, d in enumerate(shape) if d >= n) for n in sorted(counts)}
 
 
 class PerVariableSpace:

@@ -65,7 +65,8 @@ class ClassSpace:
                 rules.append("even")
             if num_ps > 1 and max_dim > 1:
                 rules.append("per_ps")
-            axis_rules = ("first", "last") if any(len(v.shape) > 1 for v in vs) else ("first",)
+            # gathered (sparse) tables split by rows only: column shards would be pulled whole every step
+            axis_rules = ("first", "last") if any(len(v.shape) > 1 and not v.sparse for v in vs) else ("first",)
             self.classes.append(ClassChoices(key, tuple(members), tuple(rules), axis_rules, slot_for(vs)))
         self.class_of = {i: c for c in self.classes for i in c.members}
 

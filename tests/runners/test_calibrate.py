@@ -49,6 +49,23 @@ def test_to_calibration_derives_every_constant(clusters):
     cal.check(spec, "abc123")
 
 
+def test_latency_collective_and_step_overheads_from_the_difference_probes(clusters):
+    """Latency from a long minus a short chain of dependent messages (not a remote minus a local read, which
+    also pays for involving another task: 0.75-1.3 ms on the testbed); per-collective overhead from many tiny
+    all-reduces minus one; the step overhead from a run on every task minus one on a single task."""
+    import dataclasses
+
+    spec = clusters["localhost"]
+    a, b = (n.address for n in spec.nodes)
+    m = dataclasses.replace(_measurements({(a, b): 2.0, (b, a): 2.0}, 2), chain_hops=(2, 22),
+                            chain_s={f"{a}|{b}": (0.002, 0.004)}, collectives=16, collectives_many_s=0.0085,
+                            collectives_one_s=0.001, run_all_tasks_s=0.003, run_one_task_s=0.001)
+    cal = to_calibration(m, spec)
+    assert cal.latency_s == pytest.approx(1e-4) and cal.link_latency_s == {f"{a}|{b}": pytest.approx(1e-4)}
+    assert cal.collective_overhead_s == pytest.approx(5e-4)
+    assert cal.step_overhead_s == pytest.approx(0.002)
+
+
 def test_only_a_clearly_slower_link_gets_its_own_entry():
     from space.cluster import ClusterSpec
 

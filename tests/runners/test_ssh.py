@@ -171,15 +171,16 @@ _DRIVER = """
 import json, sys, time
 from runners import start_cluster
 from space.cluster import ClusterSpec
-cluster = start_cluster(ClusterSpec.from_dict(json.loads(sys.argv[1])), timeout_s=120)
+cluster = start_cluster(ClusterSpec.from_dict(json.loads(sys.argv[1])), timeout_s=120, log_dir=sys.argv[2])
 print(json.dumps(cluster.pids), flush=True)
 time.sleep(600)
 """
 
 
-def test_driver_sigkill_leaves_no_remote_server(sshd):
+def test_driver_sigkill_leaves_no_remote_server(sshd, tmp_path):
     spec = _spec(sshd, local_chief=False).to_dict()
-    driver = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=ROOT, stdout=subprocess.PIPE,
+    driver = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec), str(tmp_path)], cwd=ROOT,
+                              stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
     try:
         (pid,) = json.loads(driver.stdout.readline())

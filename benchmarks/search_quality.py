@@ -1,0 +1,119 @@
+"""Search quality on the emulated testbed: every classic builder vs the search's winner, measured side by side.
+
+For each model: (1) calibrate the cluster for the model, (2) run `autotune search` (simulated stage + real
+profiling of a diverse top-k), (3) profile every distinct classic builder and the winner in interleaved repeats
+on one started cluster, (4) print winner / best builder, winner / lower bound, profiling runs and wall time.
+
+    python benchmarks/search_quality.py                       # brings a 3-host 200 Mbit/s testbed up and down (root)
+    python benchmarks/search_quality.py --spec cluster.yml    # an existing cluster instead
+
+Targets (issue 6): winner <= best builder on every model, <= 0.85x on the embedding model; <= 10 profiling
+runs; a search on a bundled example <= 5 min.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import pathlib
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+@contextlib.contextmanager
+def testbed(hosts: int, bandwidth: str, directory: pathlib.Path):
+    import runners.testbed as tb
+
+    plan = tb.make_plan(hosts, bandwidth, [], prefix="sq", subnet="198.18.13.0/24", directory=str(directory),
+                        python=sys.executable)
+    try:
+        tb.up(plan)
+        yield str(pathlib.Path(plan["dir"]) / "cluster.yml")
+    finally:
+        tb.down(plan["dir"])
+
+
+def distinct_builders(model: str, spec: str, out: pathlib.Path) -> dict[str, pathlib.Path]:
+    """One strategy file per distinct builder strategy (aliases that build the same strategy share a file)."""
+    from space import builders
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    inv, cluster = load_inventory(model), load_cluster(spec)
+    seen: dict[bytes, str] = {}
+    files = {}
+    for alias in builders.aliases():
+        if alias in ("ps_async",):  # asynchronous: another training algorithm, not a fair comparison
+            continue
+        s = builders.build_strategy(alias, inv, cluster)
+        key = b"".join(n.SerializeToString(deterministic=True) for n in s.nodes)
+        if key in seen:
+            continue
+        seen[key] = alias
+        files[alias] = s.save(out / f"{alias}.pb")
+    return files
+
+
+def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
+    from autotune.cli import main as cli
+    from autotune.report._compare import compare_strategies
+    from autotune.search import SearchConfig, run_search
+
+    name = pathlib.Path(model).stem
+    cache = out / "cache"
+    if not args.no_calibrate:
+        cli(["calibrate", "--spec", spec, "--model", model, "--cache-dir", str(cache)])
+    started = time.monotonic()
+    result = run_search(SearchConfig(model=model, spec=spec, output=out / f"search-{name}", trials=args.trials,
+                                     top_k=args.top_k, steps=args.steps, warmup=args.warmup, cache_dir=str(cache)),
+                        progress=False, out=lambda m: None)
+    search_s = time.monotonic() - started
+    files = distinct_builders(model, spec, out / f"builders-{name}")
+    files["WINNER"] = out / f"search-{name}" / "best.pb"
+    cmp = compare_strategies(model, spec, list(files.values()), labels=list(files), repeats=args.repeats,
+                             steps=args.steps, warmup=args.warmup)
+    table = cmp.table()
+    med = dict(zip(table["strategy"], table["median_ms"]))
+    builders_ms = {k: v for k, v in med.items() if k != "WINNER"}
+    best_alias = min(builders_ms, key=builders_ms.get)
+    return {"model": name, "best_builder": best_alias, "best_builder_ms": builders_ms[best_alias],
+            "winner_ms": med["WINNER"], "winner/best_builder": med["WINNER"] / builders_ms[best_alias],
+            "winner/lower_bound": med["WINNER"] / (result.lower_bound_s * 1e3) if result.lower_bound_s else float("nan"),
+            "profiling_runs": result.profiled, "search_wall_s": search_s, "winner": result.winner.label,
+            "table": table}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--spec", default=None, help="use this cluster instead of bringing a testbed up")
+    p.add_argument("--models", default="recommender,mlp")
+    p.add_argument("--hosts", type=int, default=3)
+    p.add_argument("--bandwidth", default="200mbit")
+    p.add_argument("--trials", type=int, default=500)
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--no-calibrate", action="store_true")
+    p.add_argument("--out", default=None)
+    args = p.parse_args()
+    out = pathlib.Path(args.out or tempfile.mkdtemp(prefix="search-quality-"))
+    with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb")) as spec:
+        rows = [run_model(str(ROOT / "examples" / "models" / f"{m}.py"), spec, out, args)
+                for m in args.models.split(",")]
+    from space._table import format_table
+
+    for r in rows:
+        print(f"\n{r['model']}: every builder and the winner, interleaved ({args.repeats} repeats x {args.steps} steps)")
+        print(r["table"].to_string(index=False))
+    print("\n" + format_table([{k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in r.items() if k != "table"}
+                               for r in rows]))
+    print(f"\noutputs in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
