@@ -6,6 +6,10 @@ per model: fidelity on all strategies, and before/after the residual on the held
 removed at the end (``--keep`` leaves it up).
 
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
+
+``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/``) again
+with the current simulator and the calibrations cached in ``DIR/cache`` (or ``--cache-dir``), e.g. after a cost
+model change; ``--spec`` must then name the spec those calibrations were measured for (default DIR's testbed).
 """
 from __future__ import annotations
 
@@ -43,10 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", default="512k,2m,4m", help="calibration message sizes")
     p.add_argument("--cache-dir", default=None, help="calibration/inventory cache (default: a fresh one in --out)")
     p.add_argument("--out", default="runs/simulator_fidelity", help="output directory")
+    p.add_argument("--reuse", default=None, metavar="DIR",
+                   help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling)")
     args = p.parse_args(argv)
 
     out = (ROOT / args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if args.reuse:
+        return _reuse(args, out)
     cache = pathlib.Path(args.cache_dir or out / "cache").resolve()
     testbed_dir = None
     spec = args.spec
@@ -71,6 +79,27 @@ def main(argv: list[str] | None = None) -> int:
         if testbed_dir and not args.keep:
             _cli("testbed", "down", "--dir", testbed_dir)
 
+    _print(results, out)
+    return 0
+
+
+def _reuse(args, out: pathlib.Path) -> int:
+    src = pathlib.Path(args.reuse).resolve()
+    cache = pathlib.Path(args.cache_dir or src / "cache").resolve()
+    spec = args.spec or str(src / f"testbed-{args.prefix}" / "cluster.yml")
+    results = {}
+    for name in args.models.split(","):
+        t0 = time.monotonic()
+        _cli("validate-simulator", "--model", str(ROOT / "examples" / "models" / f"{name}.py"), "--spec", spec,
+             "--reuse", str(src / name), "--fit-residual", "--holdout", str(args.holdout), "--seed", str(args.seed),
+             "--cache-dir", str(cache), "-o", str(out / name))
+        results[name] = json.loads((out / name / "summary.json").read_text())
+        results[name]["wall_s"] = time.monotonic() - t0
+    _print(results, out)
+    return 0
+
+
+def _print(results: dict, out: pathlib.Path) -> None:
     def fmt(m):
         return f"{m['kendall_tau']:>6.3f} {m['mape']:>7.1%} {m['top1_regret']:>7.1%} {int(m['n']):>3}"
 
@@ -82,7 +111,6 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['wall_s']:.0f} s")
     print("\ntargets: Kendall tau >= 0.85, MAPE <= 10% (issue 5); outputs in", out)
     (out / "fidelity.json").write_text(json.dumps(results, indent=1) + "\n")
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Execute strategies on real TensorFlow servers: launch and watch servers (this package's launch part).
+"""Execute strategies on real TensorFlow servers: launch and watch servers, transform, profile, train, calibrate.
 
 Importing ``runners`` does not import TensorFlow or paramiko; they are imported when used.
 """
@@ -6,12 +6,18 @@ from runners.cluster import RunningCluster, run_with_timeout, start_cluster
 from runners.launch import Launcher, LocalLauncher, ServerProcess
 
 __all__ = ["Launcher", "LocalLauncher", "RunningCluster", "SSHLauncher", "ServerProcess", "run_with_timeout",
-           "start_cluster"]
+           "start_cluster", "profile_strategy", "ProfileResult", "train_strategy"]
+
+_LAZY = {"SSHLauncher": ("runners.launch._ssh", "SSHLauncher"),
+         "profile_strategy": ("runners.profile", "profile_strategy"),
+         "ProfileResult": ("runners.profile", "ProfileResult"),
+         "train_strategy": ("runners.train", "train_strategy")}
 
 
 def __getattr__(name: str):
-    if name == "SSHLauncher":
-        from runners.launch._ssh import SSHLauncher
+    if name in _LAZY:
+        import importlib
 
-        return SSHLauncher
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'runners' has no attribute {name!r}")

@@ -35,6 +35,8 @@ CONTAINER = "autotune-calibrate"
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 CHAIN_EXTRA = 10  # round trips the long latency chain adds to the short one
 COLLECTIVES = 16  # independent tiny all-reduces of the per-collective overhead probe
+PSGD_SMALL, PSGD_SMALL_COUNT = (64, 64, 1), 16  # (n, m, rank) matrices of the PowerSGD probe
+PSGD_LARGE, PSGD_LARGE_COUNT = (1024, 512, 4), 2
 
 
 @dataclasses.dataclass
@@ -73,6 +75,8 @@ class Measurements:
     collectives_one_s: float = 0.0
     run_all_tasks_s: float | None = None  # a tiny run touching every task
     run_one_task_s: float | None = None  # the same on one task
+    powersgd_small_s: float | None = None  # PSGD_SMALL_COUNT PowerSGD rounds of PSGD_SMALL matrices
+    powersgd_large_s: float | None = None  # PSGD_LARGE_COUNT rounds of PSGD_LARGE matrices
 
 
 class Prober:
@@ -245,6 +249,28 @@ class Prober:
         t = self._timed(g, fetches)
         return t["all"], t["one"]
 
+    def powersgd(self, shapes: list[tuple[int, int, int]]) -> float:
+        """Seconds of one PowerSGD round (error feedback, P = M Q, orthonormalise, Q = M^T P, approximation) for
+        each ``(n, m, rank)`` matrix on task 0, all in one run, minus a run that only reads the gradients."""
+        import tensorflow as tf
+
+        g = tf.Graph()
+        with g.as_default():
+            outs, reads = [], []
+            for n, m, r in shapes:
+                grad, err, q = self._variable(0, 4 * n * m), self._variable(0, 4 * n * m), self._variable(0, 4 * m * r)
+                with tf.compat.v1.device(self._device(0)):
+                    mat = tf.reshape(grad.read_value(), [n, m]) + tf.reshape(err.read_value(), [n, m])
+                    p_orth, _ = tf.linalg.qr(tf.matmul(mat, tf.reshape(q.read_value(), [m, r])))
+                    q_new = tf.matmul(mat, p_orth, transpose_a=True)
+                    approx = tf.matmul(p_orth, q_new, transpose_b=True)
+                    outs += [tf.reduce_sum(mat - approx), tf.reduce_sum(q_new)]
+                    reads.append(tf.reduce_sum(grad.read_value()))
+            with tf.compat.v1.device(self._device(0)):
+                fetches = {"psgd": tf.add_n(outs), "base": tf.add_n(reads)}
+        t = self._timed(g, fetches)
+        return max(0.0, t["psgd"] - t["base"])
+
     def local_passes(self, nbytes: int, k: int = 4) -> tuple[float, float]:
         """(reduce seconds per byte, cast seconds per byte per pass) on task 0, from ``k`` variables of ``nbytes``."""
         import tensorflow as tf
@@ -346,11 +372,15 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
             coll_many, coll_one = p.collectives(COLLECTIVES)
             progress("fixed cost of a run that spans every node")
             run_all, run_one = p.run_overhead()
+        progress("PowerSGD rounds: many small matrices, then a few large ones")
+        psgd_small = p.powersgd([PSGD_SMALL] * PSGD_SMALL_COUNT)
+        psgd_large = p.powersgd([PSGD_LARGE] * PSGD_LARGE_COUNT)
         progress("reduction and cast cost on one node")
         gamma, cast = p.local_passes(max(max(sizes), 16 * 2**20))
         m = Measurements(links=links, allreduce_sizes=list(sizes) if n >= 2 else [], allreduce_s=ar_s,
                          allreduce_tiny_s=ar_tiny, allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many, rpc_one_s=rpc_one,
                          reduce_s_per_byte=gamma, cast_s_per_byte=cast)
+        m.powersgd_small_s, m.powersgd_large_s = psgd_small, psgd_large
         if n >= 2:
             m.chain_hops, m.chain_s = hops, chain
             m.collectives, m.collectives_many_s, m.collectives_one_s = COLLECTIVES, coll_many, coll_one
@@ -426,6 +456,8 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         if m.collectives > 1:  # what one more collective adds to a step that already runs some
             overhead = max(0.0, (m.collectives_many_s - m.collectives_one_s) / (m.collectives - 1))
         fields |= dict(collective_bandwidth_factor=factor, collective_overhead_s=overhead)
+    if m.powersgd_small_s is not None and m.powersgd_large_s is not None:
+        fields |= powersgd_constants(m.powersgd_small_s, m.powersgd_large_s)
     if m.run_all_tasks_s is not None and m.run_one_task_s is not None:
         fields["step_overhead_s"] = max(0.0, m.run_all_tasks_s - m.run_one_task_s)
     if inventory is not None and m.step_concurrent_s is not None:
@@ -433,6 +465,19 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         fields |= dict(step_time_s=step, model_hash=inventory.model_hash,
                        compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s or step, 1e-9), 1.0))
     return Calibration.from_spec(spec, **fields)
+
+
+def powersgd_flops(n: int, m: int, r: int) -> float:
+    """Flops of one PowerSGD round on an n x m matrix at rank r (as the simulator counts them)."""
+    return 4.0 * n * m * r + 2.0 * (n + m) * r * r
+
+
+def powersgd_constants(small_s: float, large_s: float) -> dict:
+    """Per-matrix fixed cost and seconds per flop of a PowerSGD round, from the small and the large probe."""
+    per_small, per_large = small_s / PSGD_SMALL_COUNT, large_s / PSGD_LARGE_COUNT
+    f_small, f_large = powersgd_flops(*PSGD_SMALL), powersgd_flops(*PSGD_LARGE)
+    per_flop = max(0.0, (per_large - per_small) / (f_large - f_small))
+    return dict(powersgd_matrix_s=max(0.0, per_small - per_flop * f_small), powersgd_s_per_flop=per_flop)
 
 
 def format_table(m: Measurements, cal) -> str:
@@ -451,6 +496,8 @@ def format_table(m: Measurements, cal) -> str:
             ("all-reduce overhead", f"{cal.collective_overhead_s * 1e3:.3f} ms"),
             ("per-tensor RPC overhead", f"{cal.rpc_overhead_s * 1e6:.1f} us"),
             ("run spanning every node", f"+{cal.step_overhead_s * 1e3:.3f} ms"),
+            ("PowerSGD round", f"{cal.powersgd_matrix_s * 1e3:.3f} ms per matrix + "
+                               f"{(cal.powersgd_s_per_flop or 0) * 1e12:.1f} ps/flop"),
             ("reduce cost (gamma)", f"{cal.reduce_s_per_byte * 1e12:.1f} ps/byte"),
             ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
     if m.step_single_s is not None:

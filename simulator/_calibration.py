@@ -53,6 +53,8 @@ class Calibration:
     reduce_s_per_byte: float = 2.5e-10  # gamma: summing gradients (server aggregation, ring reduce)
     cast_s_per_byte: float = 2e-10  # memory-bound passes: fp16 casts, error-feedback residuals
     compute_flops_per_s: float = 1e10  # reference device; used when step_time_s is unknown
+    powersgd_matrix_s: float = 0.0  # fixed cost of one PowerSGD round on one matrix (small ops, QR) per replica
+    powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
     step_time_s: float | None = None  # measured single-device step of the model (needs model_hash)
     model_hash: str | None = None
@@ -78,12 +80,15 @@ class Calibration:
                 raise CalibrationError(f"`{name} > 0` must hold, but got {value!r}", where)
         non_negative = {"latency_s": self.latency_s, "collective_overhead_s": self.collective_overhead_s,
                         "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
-                        "step_overhead_s": self.step_overhead_s,
+                        "step_overhead_s": self.step_overhead_s, "powersgd_matrix_s": self.powersgd_matrix_s,
                         "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
         for name, value in non_negative.items():
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise CalibrationError(f"`{name} >= 0` must hold, but got {value!r}", where)
+        if self.powersgd_s_per_flop is not None and not (math.isfinite(self.powersgd_s_per_flop)
+                                                         and self.powersgd_s_per_flop >= 0):
+            raise CalibrationError(f"`powersgd_s_per_flop >= 0` must hold, but got {self.powersgd_s_per_flop!r}", where)
         if not 0 < self.backward_fraction < 1:
             raise CalibrationError(f"`0 < backward_fraction < 1` must hold, but got {self.backward_fraction!r}",
                                    where)

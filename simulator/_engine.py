@@ -1,11 +1,14 @@
-"""The vectorised cost model: K strategies at once as per-variable arrays.
+"""The vectorised cost model: K strategies at once as per-column arrays (a column is a variable, or one shard of
+it with its own synchronizer when the strategy partitions it).
 
-Step = exposed pull + forward + compression + end of the gradient phase + barrier, where the gradient phase
-(PS pushes and fused all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one
-after another, so one replica's push overlaps the next one's pull: the step is the later of (first replica's
-pull, then every push) and (every pull, then the last replica's push). Each NIC direction (and each link slower than
-its NICs) is a resource serving the units in the order their gradients become ready (the last layer first);
-for one resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than u).
+Step = exposed pull + forward + compression + end of the gradient phase + barrier + step overhead, where the
+gradient phase (PS pushes and fused all-reduces) overlaps the backward pass. A server serves its remote replicas'
+pulls one after another, so one replica's push overlaps the next one's pull: a lockstep step is the later of
+(first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
+their own (their own pull and push). Each NIC direction (and each link slower than its NICs) is a resource
+serving the units in the order their gradients become ready (the last layer first); for one resource the finish
+time is max_u(ready_u + sum of the times of units ready no earlier than u). Collectives cost a serialised
+overhead each and the ring latency once.
 """
 from __future__ import annotations
 
@@ -25,11 +28,12 @@ class Batch:
     ar_frac: np.ndarray  # fraction of the variable's bytes all-reduced
     group: np.ndarray  # fusion group of its all-reduced part (>= 0)
     comp: np.ndarray  # AllReduceSynchronizer.Compressor value
+    spec: np.ndarray  # AllReduceSynchronizer.Spec value (collectives of different specs are not fused)
     rank: np.ndarray  # PowerSGD rank (>= 1)
     ps_frac: np.ndarray  # (M, K, V) fraction of the variable held by the PS on node m
     ps_tensors: np.ndarray  # (M, K, V) shards (tensors, one RPC each) on node m
     sync: np.ndarray  # bool: synchronous PS
-    stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched)
+    stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched only with Model.stale_prefetch)
     proxy: np.ndarray  # bool: local_replication (one pull per node)
 
     def rows(self, sl: slice) -> "Batch":
@@ -59,6 +63,7 @@ class Model:
     coef_pull: np.ndarray  # (2M, R) same for the pull, one pull per replica
     coef_pull_proxy: np.ndarray  # (2M, R) one pull per node
     coef_pull_first: np.ndarray  # (2M, R) coef_pull until the first remote replica is served
+    coef_pull_proxy_first: np.ndarray  # (2M, R) coef_pull_proxy until the first remote node is served
     coef_push_last: np.ndarray  # (2M, R) coef_push of the last remote replica alone
     wire_push: np.ndarray  # (M,) bytes crossing the network per byte of load on m
     wire_pull: np.ndarray
@@ -75,7 +80,8 @@ class Model:
     compute_async_s: float  # mean replica
     backward_fraction: float
     cast_s_per_byte: float
-    flops_per_s: float
+    psgd_s_per_flop: float  # PowerSGD matmuls
+    psgd_matrix_s: float  # fixed cost of a PowerSGD round per compressed matrix (small ops, QR)
     barrier_s: float
     stale_prefetch: bool  # staleness > 0 takes the pull off the step (a backend that prefetches)
     residual: tuple[float, float, float, float] | None
@@ -99,14 +105,15 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     part_bytes = m.nbytes * b.ar_frac
     passes = 2.0 * fp16 + 2.0 * ef
     flops = np.where(psgd, 4.0 * m.pn * m.pm * rank + 2.0 * (m.pn + m.pm) * rank * rank, 0.0) * b.ar_frac
-    comp_var = passes * part_bytes * m.cast_s_per_byte + flops / m.flops_per_s
+    comp_var = passes * part_bytes * m.cast_s_per_byte + flops * m.psgd_s_per_flop + psgd * m.psgd_matrix_s
     compression = comp_var.sum(axis=1)
 
-    # fusion: variables sharing (group, wire kind) form one unit, led by its lowest index (ready last)
-    groups = b.group
-    if groups.size and (groups.min() < 0 or groups.max() >= 4 * V + 4):
-        groups = np.unique(groups, return_inverse=True)[1].reshape(groups.shape)
-    key = groups * 3 + kind
+    # fusion: as the backend groups collectives, by (group, compressor, spec, PowerSGD rank) and wire kind (a
+    # PowerSGD group all-reduces its vectors apart); one unit per key, led by its lowest index (ready last)
+    rk = np.where(b.comp == POWERSGD, np.minimum(rank, 7), 0)
+    key = ((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 3 + kind) * is_ar
+    if key.size and (key.min() < 0 or key.max() >= 16 * V + 16):
+        key = np.unique(key, return_inverse=True)[1].reshape(key.shape)
     width = int(key.max()) + 1 if key.size else 1
     table = np.full(K * width, V, dtype=np.int64)
     slot = kk * width + key
@@ -128,7 +135,8 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     t_push += np.tensordot(m.coef_push[M:].T, b.ps_tensors, 1)
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
-    masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy]).astype(float)  # (4, K, V)
+    # live pulls, live proxy refreshes, all pulls, all refreshes, live refreshes after a per-replica (async) update
+    masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy, live & proxy & ~b.sync]).astype(float)
     # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_b = (masks[:, None] * pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 4, M) pulled bytes
@@ -141,9 +149,11 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     pull_live, pull_all = pull_time(0, 1), pull_time(2, 3)
     any_live_pull = (ps_any & live).any(axis=1)
     pull_s = pull_live.max(axis=1) + m.pull_latency_s * any_live_pull
-    # proxies are refreshed after the update (no pipelining): only per-replica pulls are served one by one
+    # a synchronous unit's proxies are refreshed after the one aggregated update (no pipelining); an async unit
+    # refreshes a node's proxy right after that node's replica's update, one node after another like pulls
     pull_first = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ m.coef_pull_first
-                  + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ m.coef_pull_proxy)
+                  + np.concatenate([pull_b[:, 1] - pull_b[:, 4], pull_t[:, 1] - pull_t[:, 4]], 1) @ m.coef_pull_proxy
+                  + np.concatenate([pull_b[:, 4], pull_t[:, 4]], 1) @ m.coef_pull_proxy_first)
     pull_first_s = pull_first.max(axis=1) + m.pull_latency_s * any_live_pull
 
     any_sync_ps = (ps_any & b.sync).any(axis=1)
@@ -163,7 +173,10 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
         t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
         finish_last = (ready + np.cumsum(t_last, axis=2).max(axis=0) + cum_ar).max(axis=1) + tail
-        overlapped = np.maximum(overlapped, pull_s + fwd + compression + np.maximum(finish_last, bwd) + barrier)
+        last = pull_s + fwd + compression + np.maximum(finish_last, bwd) + barrier
+        # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
+        alone = pull_first_s + fwd + compression + np.maximum(finish_last, bwd) + barrier
+        overlapped = np.where(synchronous, np.maximum(overlapped, last), alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(overlapped, busiest)

@@ -33,11 +33,13 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     pulls = {"coef_pull": counts, "coef_pull_proxy": nodes_present}
     out = {name: np.zeros((2 * M, R)) for name in pulls}
     server_share = np.ones((2 * M, R))  # 1/k on the server's own NIC entries (its pull send, its push receive)
+    node_share = np.ones((2 * M, R))  # the same per remote node (proxy refreshes)
     for m in range(M):
         remote = [n for n in range(M) if n != m and counts[n] > 0]
         k = sum(counts[n] for n in remote)
         if k:
             server_share[[m, M + m], m] = server_share[[m, M + m], M + m] = 1.0 / k
+            node_share[[m, M + m], m] = node_share[[m, M + m], M + m] = 1.0 / len(remote)
         coef_push[m, M + m] += k / nic[m] + N * gamma
         coef_push[M + m, M + m] += k * rpc
         for n in remote:
@@ -73,6 +75,7 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
         ar_tail = 2 * (N - 1) * alpha
     pairs = [cal.link_latency(a, b) for a in addresses for b in addresses if a != b]
     out["coef_pull_first"] = out["coef_pull"] * server_share
+    out["coef_pull_proxy_first"] = out["coef_pull_proxy"] * node_share
     out["coef_push_last"] = coef_push * server_share
     return dict(coef_push=coef_push, **out, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
                 ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail),

@@ -57,8 +57,10 @@ class Scorer:
         self._device_ix: dict[str, int] = {}
         self._var_ix = {v.name: i for i, v in enumerate(inventory.variables)}
         self._partitions: dict[tuple[str, int], list[float]] = {}
+        self._axes: dict[str, int] = {}
         self._others: dict[tuple[str, ...], Scorer] = {}
         self._layout_models: dict[tuple, Model] = {}
+        self._layout_cols: dict[tuple, tuple] = {}
         self.model = self._build_model()
 
     # ---- public API ----------------------------------------------------------------------------------
@@ -98,6 +100,7 @@ class Scorer:
     def _empty(self, K: int, V: int | None = None) -> Batch:
         V, M = len(self._var_ix) if V is None else V, len(self.addresses)
         return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
+                     spec=np.zeros((K, V), np.int64),
                      rank=np.ones((K, V), np.int64), ps_frac=np.zeros((M, K, V)), ps_tensors=np.zeros((M, K, V)),
                      sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool))
 
@@ -109,18 +112,26 @@ class Scorer:
 
     def _columns(self, layout: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(variable, fraction, axis) of each column: one column per variable, one per shard when partitioned."""
-        parts = dict(layout)
-        var, frac, axis = [], [], []
-        for v in range(len(self._var_ix)):
-            if v in parts:
-                fr = self._shard_fracs(parts[v], v)
-                ax = partition_axis(parts[v])[0]
-            else:
-                fr, ax = [1.0], 0
-            var += [v] * len(fr)
-            frac += fr
-            axis += [ax] * len(fr)
-        return np.array(var, np.int64), np.array(frac), np.array(axis, np.int64)
+        hit = self._layout_cols.get(layout)
+        if hit is None:
+            if len(self._layout_cols) >= LAYOUT_CACHE:
+                self._layout_cols.pop(next(iter(self._layout_cols)))
+            hit = self._layout_cols[layout] = self._make_columns(layout)
+        return hit
+
+    def _make_columns(self, layout: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        V = len(self._var_ix)
+        var, frac, axis = [np.arange(V)], [np.ones(V)], [np.zeros(V, np.int64)]
+        for v, partitioner in layout:  # each shard's column goes after its variable's (sorted below, stable)
+            fr = self._shard_fracs(partitioner, v)
+            var.append(np.full(len(fr), v))
+            frac.append(np.asarray(fr))
+            axis.append(np.full(len(fr), self._axes[partitioner]))
+        var_a, frac_a, axis_a = np.concatenate(var), np.concatenate(frac), np.concatenate(axis)
+        keep = np.ones(var_a.size, bool)
+        keep[[v for v, _ in layout]] = False  # a partitioned variable is its shards only
+        order = np.argsort(var_a[keep], kind="stable")
+        return var_a[keep][order], frac_a[keep][order], axis_a[keep][order]
 
     def _model_for(self, layout: tuple) -> Model:
         if not layout:
@@ -129,7 +140,18 @@ class Scorer:
         if hit is None:
             if len(self._layout_models) >= LAYOUT_CACHE:
                 self._layout_models.pop(next(iter(self._layout_models)))
-            hit = self._layout_models[layout] = self._build_model(self._columns(layout))
+            c, f, ax = self._columns(layout)
+            base = self.model
+            nbytes, pull, push = base.nbytes[c] * f, base.pull_bytes[c] * f, base.push_bytes[c] * f
+            # the backend gathers and routes rows only for row (axis 0) shards of a sparse variable; other shards
+            # are read whole and concatenated, and their gradient is densified before the split
+            pull, push = np.where(ax != 0, nbytes, pull), np.where(ax != 0, nbytes, push)
+            pn = np.where(ax == 0, base.pn[c] * f, base.pn[c])
+            pm = np.where(ax == 0, base.pm[c], base.pm[c] * f)
+            hit = self._layout_models[layout] = dataclasses.replace(
+                base, nbytes=nbytes, numel=base.numel[c] * f, itemsize=base.itemsize[c], pn=pn, pm=pm,
+                matrix=base.matrix[c] & (np.minimum(pn, pm) > 1), push_bytes=push, pull_bytes=pull,
+                ready_frac=base.ready_frac[c])
         return hit
 
     def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
@@ -178,7 +200,7 @@ class Scorer:
                         ar_at.append(kv)
                         ar_f.append(f)
                         if kv not in ar_flags:
-                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1))
+                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec)
                     else:
                         raise StrategyError("node has no synchronizer", f"variable {part.var_name!r}",
                                             hint="set PSSynchronizer or AllReduceSynchronizer")
@@ -196,8 +218,8 @@ class Scorer:
         if ar_at:
             b.ar_frac.ravel()[:] = np.bincount(ar_at, ar_f, minlength=K * V)
             at = np.fromiter(ar_flags, np.int64, len(ar_flags))
-            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 3)
-            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at] = flags.T
+            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 4)
+            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags.T
             covered[at] = True
         if not covered.all():
             k, c = divmod(int(np.argmin(covered)), V)
@@ -214,6 +236,7 @@ class Scorer:
                 axis, n = partition_axis(partitioner)
             except ValueError as e:
                 raise StrategyError(str(e), f"variable {self.inventory.variables[v].name!r}") from None
+            self._axes[partitioner] = axis
             dim = shape[axis] if axis < len(shape) else 1
             self._partitions[key] = [size / dim for size in shard_sizes(dim, n)] if dim >= n else [1.0 / n] * n
         return self._partitions[key]
@@ -271,8 +294,8 @@ class Scorer:
             self._others[reps] = Scorer(self.inventory, self.cluster, self.calibration, reps)
         return self._others[reps]
 
-    def _build_model(self, columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Model:
-        """Model constants per variable, or per column ``(variable, fraction, axis)`` of a shard layout."""
+    def _build_model(self) -> Model:
+        """Model constants per variable (``_model_for`` re-indexes them per shard of a layout)."""
         from simulator._network import network_coefficients
 
         inv, cal = self.inventory, self.calibration
@@ -283,8 +306,7 @@ class Scorer:
         matrix = np.array([len(v.shape) >= 2 for v in vs], bool)
         pn = np.array([v.shape[0] if len(v.shape) >= 2 else v.num_elements for v in vs], float)
         pm = np.array([math.prod(v.shape[1:]) if len(v.shape) >= 2 else 1 for v in vs], float)
-        if columns is None:
-            self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
+        self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
         push, pull, work = nbytes.copy(), nbytes.copy(), numel.copy()
         for i, v in enumerate(vs):
             if v.sparse and v.gather_rows is not None and v.shape:
@@ -295,15 +317,6 @@ class Scorer:
                     pull[i] = rows * v.row_bytes
         suffix = np.cumsum(work[::-1])[::-1]
         ready = suffix / suffix[0] if len(vs) and suffix[0] > 0 else np.ones(len(vs))
-        if columns is not None:  # a shard holds its fraction of the bytes (and of the rows touched)
-            c, f, ax = columns
-            nbytes, numel, push, pull = nbytes[c] * f, numel[c] * f, push[c] * f, pull[c] * f
-            # the backend gathers and routes rows only for row (axis 0) shards of a sparse variable; other shards
-            # are read whole and concatenated, and their gradient is densified before the split
-            pull, push = np.where(ax != 0, nbytes, pull), np.where(ax != 0, nbytes, push)
-            itemsize, matrix, ready = itemsize[c], matrix[c], ready[c]
-            pn, pm = np.where(ax == 0, pn[c] * f, pn[c]), np.where(ax == 0, pm[c], pm[c] * f)
-            matrix = matrix & (np.minimum(pn, pm) > 1)
         counts = np.zeros(len(self.addresses))
         for r in self.replicas:
             counts[self._device_node(r)] += 1
@@ -315,7 +328,9 @@ class Scorer:
                      push_bytes=push, pull_bytes=pull, ready_frac=ready, **net,
                      compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
                      backward_fraction=cal.backward_fraction, cast_s_per_byte=cal.cast_s_per_byte,
-                     flops_per_s=cal.compute_flops_per_s, barrier_s=cal.barrier_overhead_s,
+                     psgd_s_per_flop=(cal.powersgd_s_per_flop if cal.powersgd_s_per_flop is not None
+                                      else 1.0 / cal.compute_flops_per_s),
+                     psgd_matrix_s=cal.powersgd_matrix_s, barrier_s=cal.barrier_overhead_s,
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
                      residual=None if res is None else tuple(res[k] for k in ("intercept", "compute", "comm",
                                                                               "latency")))

@@ -6,11 +6,7 @@ import pathlib
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-MODELS = ROOT / "examples" / "models"
-CLUSTERS = ROOT / "examples" / "clusters"
-EXAMPLE_MODELS = ["mlp", "cnn", "recommender", "transformer"]
-EXAMPLE_CLUSTERS = ["localhost", "two_nodes", "heterogeneous"]
+from testpaths import CLUSTERS, EXAMPLE_CLUSTERS, MODELS, ROOT  # noqa: F401
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 

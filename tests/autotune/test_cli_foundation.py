@@ -6,7 +6,7 @@ import json
 import pytest
 
 from autotune.cli import main
-from conftest import CLUSTERS, MODELS
+from testpaths import CLUSTERS, MODELS
 from space import builders
 from space.strategy import Strategy
 

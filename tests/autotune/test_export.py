@@ -7,7 +7,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.export import SCHEMA_VERSION, from_json, to_json, to_tf_config
-from conftest import CLUSTERS
+from testpaths import CLUSTERS
 from space import builders
 from space.errors import BadInput
 

@@ -11,7 +11,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.report import FIGURES
-from conftest import CLUSTERS, MODELS
+from testpaths import CLUSTERS, MODELS
 from space import builders
 
 MODEL, SPEC = str(MODELS / "recommender.py"), str(CLUSTERS / "localhost.yml")

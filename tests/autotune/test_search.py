@@ -14,7 +14,7 @@ import pytest
 
 from autotune.cli import main
 from autotune.search import Measurement, SearchConfig, run_search
-from conftest import CLUSTERS, MODELS, ROOT
+from testpaths import CLUSTERS, MODELS, ROOT
 from space.strategy import Strategy
 
 MODEL = str(MODELS / "recommender.py")

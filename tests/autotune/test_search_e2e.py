@@ -8,7 +8,7 @@ import optuna
 import pytest
 
 from autotune.cli import main
-from conftest import CLUSTERS, MODELS
+from testpaths import CLUSTERS, MODELS
 from space.strategy import Strategy
 
 pytestmark = pytest.mark.slow

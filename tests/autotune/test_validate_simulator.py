@@ -117,6 +117,63 @@ def test_run_validation_with_a_fake_profiler(inventories, clusters):
     assert report.holdout_after["mape"] < 0.05
 
 
+def _saved_run(tmp_path, inv, spec, scorer, n=6):
+    """A fake-profiled run written like the CLI writes it: strategies/<label>.pb beside rows.csv."""
+    picked = fidelity.pick_strategies(inv, spec, n, seed=0)
+    out = tmp_path / "run"
+    files = fidelity.save_strategies(picked, out)
+    report = fidelity.run_validation(picked, scorer, lambda s: (2.0 * scorer.predict(s).step_time_s,) * 3,
+                                     files=files)
+    report.rows[1].measured_s, report.rows[1].error = math.nan, "step hung"
+    fidelity.write_outputs(report, out)
+    return picked, out
+
+
+def test_reuse_predicts_saved_strategies_again_with_their_measurements(tmp_path, inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked, out = _saved_run(tmp_path, inv, spec, scorer)
+    assert sorted(p.name for p in (out / "strategies").iterdir()) == sorted(f"{l}.pb" for l, _ in picked)
+    again, measured = fidelity.load_measured(out)
+    assert [l for l, _ in again] == [l for l, _ in picked] and again[0][1] == picked[0][1]
+    assert measured[1].error == "step hung" and not measured[1].ok
+    faster = Scorer(inv, spec, Calibration.from_spec(spec, node_bandwidth_gbit={n.address: 100.0
+                                                                                for n in spec.nodes}))
+    report = fidelity.repredict(faster, again, measured)
+    assert report.metrics["n"] == len(picked) - 1  # the failed row stays out
+    for r, (_, s) in zip(report.rows, again):
+        assert r.predicted_s == pytest.approx(faster.predict(s).step_time_s)
+        assert r.strategy_file == f"strategies/{r.label}.pb"
+    assert [r.measured_s for r in report.rows if r.ok] == [m.measured_s for m in measured if m.ok]
+
+
+def test_reuse_without_saved_strategies_is_a_bad_input(tmp_path):
+    rows = _rows([0.1, 0.2], [0.1, 0.2])
+    fidelity.write_outputs(fidelity.evaluate(rows), tmp_path / "old")
+    with pytest.raises(fidelity.BadInput, match="no saved strategy file"):
+        fidelity.load_measured(tmp_path / "old")
+    with pytest.raises(fidelity.BadInput, match="no rows.csv"):
+        fidelity.load_measured(tmp_path / "nothing")
+
+
+def test_reuse_cli_needs_no_cluster(tmp_path, capsys, inventories, clusters):
+    from simulator import Calibration, Scorer, calibration_path
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    cal = Calibration.from_spec(spec)
+    _, out = _saved_run(tmp_path, inv, spec, Scorer(inv, spec, cal))
+    cal.save(calibration_path(tmp_path / "cache" / "calibration", spec))
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
+                 "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "again"), "--quiet"])
+    assert code == 0 and "Kendall tau" in capsys.readouterr().out
+    assert (tmp_path / "again" / "rows.csv").is_file() and (tmp_path / "again" / "strategies").is_dir()
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
+                 "--cache-dir", str(tmp_path / "cache"), "-o", str(out), "--quiet"])
+    assert code == 2 and "overwrite" in capsys.readouterr().err
+
+
 # ---- CLI: calibration lookup ----------------------------------------------------------------------------
 
 def test_missing_calibration_exits_2_and_says_to_calibrate(tmp_path, capsys):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ROOT
+from testpaths import ROOT
 
 NOTEBOOKS = ["compare_strategies.ipynb", "simulator_fidelity.ipynb"]
 

@@ -66,6 +66,16 @@ def test_latency_collective_and_step_overheads_from_the_difference_probes(cluste
     assert cal.step_overhead_s == pytest.approx(0.002)
 
 
+def test_powersgd_constants_from_a_small_and_a_large_probe():
+    from runners import calibrate as c
+
+    fixed, per_flop = 3e-4, 2e-11
+    small = c.PSGD_SMALL_COUNT * (fixed + per_flop * c.powersgd_flops(*c.PSGD_SMALL))
+    large = c.PSGD_LARGE_COUNT * (fixed + per_flop * c.powersgd_flops(*c.PSGD_LARGE))
+    got = c.powersgd_constants(small, large)
+    assert got["powersgd_matrix_s"] == pytest.approx(fixed) and got["powersgd_s_per_flop"] == pytest.approx(per_flop)
+
+
 def test_only_a_clearly_slower_link_gets_its_own_entry():
     from space.cluster import ClusterSpec
 

@@ -186,6 +186,20 @@ def test_partitioning_spreads_load_over_servers():
     assert split.step_time_s < whole.step_time_s
 
 
+def test_async_proxy_refresh_is_pipelined():
+    """An async unit updates once per replica and refreshes that replica's node proxy right after
+    (runners/transform/_graph.py ``_refresh_proxies(only=...)``): refreshes are served one node after another
+    like pulls, 3 L/B as in test_single_ps_variable_pulls_served_one_after_another, not 4 L/B as for a sync
+    unit. Measured (mlp, held-out seed 1): random13, whose big kernel is half async+proxy, 71 ms against 98 ms
+    predicted with the refresh after every push."""
+    spec = cluster(3)
+    inv = inventory((1000, 1000), (1,))  # a 4-byte synchronous variable keeps the step lockstep
+    p = predict(inv, spec, [ps_node("v0", dev(0), sync=False, local_replication=True), ps_node("v1", dev(0))])
+    assert p.step_time_s == pytest.approx(3 * 4e6 / BW, rel=1e-5)
+    sync = predict(inv, spec, [ps_node("v0", dev(0), local_replication=True), ps_node("v1", dev(0))])
+    assert sync.step_time_s == pytest.approx(4 * 4e6 / BW, rel=1e-5)
+
+
 def test_staleness_hides_the_pull_behind_compute():
     """Only for a backend that prefetches stale pulls (``stale_prefetch``); autotune's does not, see
     test_staleness_does_not_hide_the_pull_in_this_backend."""
@@ -220,6 +234,15 @@ def test_async_removes_the_wait_for_the_slowest_replica():
     sync = predict(inv, spec, [ps_node("v0", dev(0))], cal)
     async_ = predict(inv, spec, [ps_node("v0", dev(0), sync=False)], cal)
     assert sync.compute_s == pytest.approx(2.0) and async_.compute_s == pytest.approx(1.5)
+
+
+def test_async_towers_out_of_phase_pay_their_own_pull_and_push():
+    """All-async towers run in their own threads and fall out of phase: one's push overlaps another's pull, so a
+    tower's step is its own pull and push (L/B each), bounded below by the server's busier NIC (2 L/B). Measured
+    (mlp `ps_async`, testbed): median tower step 81 ms, the server NIC's 2 x 0.94 MB 80 ms; lockstep-like 129 ms."""
+    spec = cluster(3)
+    p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(0), sync=False)])
+    assert p.step_time_s == pytest.approx(2 * 4e6 / BW)
 
 
 def test_barrier_overhead_only_for_synchronous_ps():
@@ -292,3 +315,27 @@ def test_step_overhead_once_per_step_spanning_nodes():
     assert p.step_time_s == pytest.approx(40 / BW + 2e-3)
     one = predict(inventory((10,)), spec, [ar_node("v0")], cal, replicas=[dev(0)])
     assert one.step_time_s == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("second", [dict(spec="RING"), dict(compressor="HorovodCompressorEF")])
+def test_one_group_with_another_spec_or_compressor_is_another_collective(second):
+    """runners/transform/_allreduce.py fuses by (group, compressor, spec, PowerSGD rank), not by group alone."""
+    spec = cluster(2)
+    cal = zero_cal(spec, collective_overhead_s=1e-3)
+    first = "HorovodCompressor" if "compressor" in second else "NoneCompressor"
+    p = predict(inventory((10,), (10,)), spec, [ar_node("v0", group=0, compressor=first),
+                                                ar_node("v1", group=0, **second)], cal)
+    wire = 20 + 20 if first != "NoneCompressor" else 40 + 40
+    assert p.step_time_s == pytest.approx(wire / BW + 2 * 1e-3)
+    same = predict(inventory((10,), (10,)), spec, [ar_node("v0", group=0), ar_node("v1", group=0)], cal)
+    assert same.step_time_s == pytest.approx(80 / BW + 1e-3)
+
+
+def test_powersgd_round_costs_a_fixed_time_per_matrix_plus_its_flops():
+    spec = cluster(2)
+    cal = zero_cal(spec, powersgd_matrix_s=2e-3, powersgd_s_per_flop=1e-9)
+    inv = inventory((100, 50), (50,))
+    p = predict(inv, spec, [ar_node("v0", compressor="PowerSGDCompressor", powersgd_rank=2),
+                            ar_node("v1", compressor="PowerSGDCompressor", powersgd_rank=2)], cal)
+    flops = 4 * 100 * 50 * 2 + 2 * (100 + 50) * 2 * 2  # the vector v1 is all-reduced uncompressed
+    assert p.compression_s == pytest.approx(2e-3 + flops * 1e-9)

@@ -5,7 +5,7 @@ import collections
 
 import pytest
 
-from conftest import EXAMPLE_CLUSTERS, EXAMPLE_MODELS
+from testpaths import EXAMPLE_CLUSTERS, EXAMPLE_MODELS
 from space import builders
 from space.builders._placement import smallest_divisor_shards
 from space.cluster import ClusterSpec

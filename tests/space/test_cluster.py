@@ -6,7 +6,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import CLUSTERS, EXAMPLE_CLUSTERS
+from testpaths import CLUSTERS, EXAMPLE_CLUSTERS
 from space._units import parse_bandwidth_gbit
 from space.cluster import ClusterSpec, load_cluster, parse_device
 from space.errors import SpecError

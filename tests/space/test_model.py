@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import MODELS
+from testpaths import MODELS
 from space.errors import ModelError
 from space.model import load_inventory
 

@@ -8,7 +8,7 @@ import optuna
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from conftest import ROOT
+from testpaths import ROOT
 from space.builders import aliases, build_strategy
 from space.cluster import ClusterSpec
 from space.errors import StrategyError

@@ -10,7 +10,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 MODELS, CLUSTERS = ROOT / "examples" / "models", ROOT / "examples" / "clusters"
 TEST_MODELS = HERE / "models"
-STEPS = 3  # synchronous steps compared with single-device training
+from testpaths import STEPS  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session")

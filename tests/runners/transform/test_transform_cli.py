@@ -9,7 +9,7 @@ import pytest
 from autotune.cli import main
 from space.builders import build_strategy
 
-from conftest import CLUSTERS, MODELS, STEPS
+from testpaths import CLUSTERS, MODELS, STEPS
 
 pytestmark = pytest.mark.slow
 SPEC = str(CLUSTERS / "localhost.yml")

@@ -8,7 +8,7 @@ import pytest
 from space.builders import aliases, build_strategy
 from space.validate import validate
 
-from conftest import STEPS
+from testpaths import STEPS
 
 pytestmark = pytest.mark.slow
 

@@ -111,7 +111,7 @@ def test_mixed_strategy_per_shard(cluster, spec, traced, reference):
             nodes.append(ps_node(v.name, spec.ps_devices[1], local_replication=True))
     strategy = Strategy.build(nodes, spec.replicas)
     validate(strategy, inv, spec)
-    from conftest import STEPS
+    from testpaths import STEPS
 
     ref_vars, _, _ = reference("mlp")
     with TrainingJob(t, strategy, cluster, step_timeout_s=60) as job:
