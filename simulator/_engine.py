@@ -139,7 +139,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy, live & proxy & ~b.sync]).astype(float)
     # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
-    pull_b = (masks[:, None] * pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 4, M) pulled bytes
+    pull_b = (masks[:, None] * pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 5, M) pulled bytes
     pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
 
     def pull_time(i_rep: int, i_proxy: int) -> np.ndarray:

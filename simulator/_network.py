@@ -78,5 +78,5 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     out["coef_pull_proxy_first"] = out["coef_pull_proxy"] * node_share
     out["coef_push_last"] = coef_push * server_share
     return dict(coef_push=coef_push, **out, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
-                ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail),
-                spans_nodes=bool(len(ring) > 1), replica_nodes=counts > 0, pull_latency_s=2 * max(pairs) if pairs else 0.0)
+                ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail), spans_nodes=bool(len(ring) > 1),
+                replica_nodes=counts > 0, pull_latency_s=2 * max(pairs) if pairs else 0.0)

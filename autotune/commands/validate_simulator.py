@@ -103,6 +103,7 @@ def run(args) -> int:
     traced = trace_step(args.model)
 
     files = fidelity.save_strategies(picked, out)
+    shutil.copyfile(args.spec, out / "cluster.yml")  # --reuse needs a spec with this content (a testbed's goes away)
     say(f"starting {len(cluster.nodes)} server(s)")
     with start_cluster(cluster, accept_unknown_hosts=args.accept_unknown_hosts) as running:
         def profile(strategy):
@@ -135,6 +136,8 @@ def _reuse(args, scorer, cal_path, say) -> int:
         raise BadInput(f"--reuse would overwrite the measurements in {src}", hint="pass another -o DIR")
     if (src / "strategies").is_dir() and not (out / "strategies").exists():
         shutil.copytree(src / "strategies", out / "strategies")  # the new rows.csv stays reusable
+    if (src / "cluster.yml").is_file():
+        shutil.copyfile(src / "cluster.yml", out / "cluster.yml")
     written = fidelity.write_outputs(report, out, title=pathlib.Path(args.model).stem)
     print(fidelity.format_report(report))
     print(f"\nwrote {', '.join(str(p) for p in written)}")

@@ -94,8 +94,9 @@ def test_sparse_table_with_a_proxy_is_pulled_whole():
 
 def test_sparse_table_split_by_columns_moves_whole():
     """runners/transform rewrites a table's read+gather into remote gathers only for row (axis 0) shards; column
-    shards are read whole and concatenated, and the gradient is densified before the split (_partition.py). Measured (recommender, testbed): random0/random10, whose user table
-    was split "1,2" on PS, took 335/301 ms against 111/148 ms predicted with rows-touched pulls."""
+    shards are read whole and concatenated, and the gradient is densified before the split (_partition.py).
+    Measured (recommender, testbed): random0/random10, whose user table was split "1,2" on PS, took 335/301 ms
+    against 111/148 ms predicted with rows-touched pulls and pushes."""
     spec = cluster(2)
     inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
     rows = partitioned_node("v0", (100_000, 64), 0, [ps_node("v0", dev(0)), ps_node("v0", dev(0))])
