@@ -17,8 +17,10 @@ def register(sub) -> None:
                    help="output directory (default: runs/<model>-<cluster fingerprint>)")
     p.add_argument("--trials", type=int, default=2000, help="simulated trials in all, resumed ones included (2000)")
     p.add_argument("--top-k", type=int, default=5, help="diverse candidates to profile, plus the best builder (5)")
-    p.add_argument("--profile-builders", type=int, default=2, metavar="N",
-                   help="also profile the N builders predicted best, the reference to beat (2)")
+    p.add_argument("--profile-builders", type=int, default=5, metavar="N",
+                   help="also profile up to N builders predicted within --builder-band of the best builder (5)")
+    p.add_argument("--builder-band", type=float, default=1.5, metavar="X",
+                   help="builders predicted within X times the best builder are profiled (1.5)")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                    help="stop the simulated stage after this long")
     p.add_argument("--storage", default=None, metavar="URL",
@@ -54,7 +56,7 @@ def run(args) -> int:
 
         output = pathlib.Path("runs") / f"{pathlib.Path(args.model).stem}-{load_cluster(args.spec).fingerprint[:8]}"
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
-                       builders_to_profile=args.profile_builders,
+                       builders_to_profile=args.profile_builders, builder_band=args.builder_band,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, reduced={"auto": None, "yes": True, "no": False}[args.reduced],

@@ -30,7 +30,8 @@ class SearchConfig:
     output: pathlib.Path
     trials: int = 2000
     top_k: int = 5
-    builders_to_profile: int = 2  # the best builders by prediction, profiled beside the top-k
+    builders_to_profile: int = 5  # at most this many builders profiled beside the top-k ...
+    builder_band: float = 1.5  # ... those predicted within this factor of the best builder
     time_budget_s: float | None = None
     storage: str | None = None
     study_name: str | None = None
@@ -52,7 +53,7 @@ class SearchConfig:
     def __post_init__(self) -> None:
         self.output = pathlib.Path(self.output)
         checks = {"trials": self.trials >= 1, "top_k": self.top_k >= 0, "prune_ratio": self.prune_ratio > 1,
-                  "builders_to_profile": self.builders_to_profile >= 0,
+                  "builders_to_profile": self.builders_to_profile >= 0, "builder_band": self.builder_band >= 1,
                   "steps": self.steps >= 1, "warmup": self.warmup >= 0}
         for name, ok in checks.items():
             if not ok:
@@ -177,8 +178,12 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     picked = [by_trial.get(c.trial, c)
               for c in diverse_top_k([(c.predicted_s, c.params, c) for c in sim.candidates()], cfg.top_k)]
     to_profile = list(picked)
-    for b in sorted(builders, key=lambda c: c.predicted_s)[:cfg.builders_to_profile]:
-        if all(b is not c for c in to_profile):  # the best builders by prediction: the reference to beat
+    # the builders are the reference to beat: profile every one the cost model cannot tell apart from the best
+    # (predicted within `builder_band` x the best builder), up to `builders_to_profile`
+    ranked = sorted(builders, key=lambda c: c.predicted_s)
+    close = [b for b in ranked if b.predicted_s <= cfg.builder_band * ranked[0].predicted_s] if ranked else []
+    for b in close[:max(cfg.builders_to_profile, 0)]:
+        if all(b is not c for c in to_profile):
             to_profile.append(b)
     for c in builders + [c for c in picked if not c.builders]:
         _study.record(persistent, dists, c.params, [c.predicted_s, sim.wire_mb(c)] if multi else c.predicted_s,

@@ -130,10 +130,10 @@ class CountingProfiler:
 def test_profiling_stage_records_into_a_shared_study(tmp_path, cache_dir):
     CountingProfiler.calls = []
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    cfg = dict(model=MODEL, spec=SPEC, trials=60, top_k=3, storage=url, study_name="shared", cache_dir=str(cache_dir),
+    cfg = dict(model=MODEL, spec=SPEC, trials=60, top_k=3, builders_to_profile=5, storage=url, study_name="shared", cache_dir=str(cache_dir),
                reduced=True)
     first = run_search(SearchConfig(output=tmp_path / "a", **cfg), profiler_factory=CountingProfiler, progress=False)
-    assert first.profiled == len(CountingProfiler.calls) and 3 <= first.profiled <= 5  # top-k + 2 best builders
+    assert first.profiled == len(CountingProfiler.calls) and 3 <= first.profiled <= 8  # top-k + close builders
     assert len(set(CountingProfiler.calls)) == len(CountingProfiler.calls), "no strategy profiled twice"
     study = optuna.load_study(study_name="shared", storage=url)
     profiled = [t for t in study.trials if t.user_attrs.get("stage") == "profiled"]
@@ -157,3 +157,14 @@ def test_study_of_another_model_is_refused(tmp_path, cache_dir, capsys):
                  "--study-name", "x", "--resume"])
     err = capsys.readouterr().err
     assert code == 2 and "belongs to another model" in err and err.count("\n") == 1
+
+
+def test_builders_close_to_the_best_are_profiled(tmp_path, cache_dir):
+    CountingProfiler.calls = []
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=40, top_k=0, builders_to_profile=10,
+                       builder_band=1.5, cache_dir=str(cache_dir), reduced=True)
+    result = run_search(cfg, profiler_factory=CountingProfiler, progress=False)
+    builders = [c for c in result.candidates if c.builders]
+    best = min(c.predicted_s for c in builders)
+    assert {c.trial for c in builders if c.measured} == {c.trial for c in builders if c.predicted_s <= 1.5 * best}
+    assert result.profiled == len(CountingProfiler.calls) >= 1
