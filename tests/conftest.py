@@ -37,3 +37,15 @@ def clusters():
     from space.cluster import load_cluster
 
     return {name: load_cluster(CLUSTERS / f"{name}.yml") for name in EXAMPLE_CLUSTERS}
+
+
+@pytest.fixture
+def run(capsys):
+    """The CLI in-process: ``run(*argv) -> (exit code, stdout, stderr)``."""
+    from autotune.cli import main
+
+    def _run(*argv):
+        code = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return _run

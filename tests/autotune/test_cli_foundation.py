@@ -5,19 +5,11 @@ import json
 
 import pytest
 
-from autotune.cli import main
 from testpaths import CLUSTERS, MODELS
 from space import builders
 from space.strategy import Strategy
 
 
-@pytest.fixture
-def run(capsys, cache_dir):
-    def _run(*argv):
-        code = main([*argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return _run
 
 
 def test_inspect_table(run, cache_dir):

@@ -5,20 +5,12 @@ import json
 
 import pytest
 
-from autotune.cli import main
 from autotune.export import SCHEMA_VERSION, from_json, to_json, to_tf_config
 from testpaths import CLUSTERS
 from space import builders
 from space.errors import BadInput
 
 
-@pytest.fixture
-def run(capsys):
-    def _run(*argv):
-        code = main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return _run
 
 
 @pytest.fixture

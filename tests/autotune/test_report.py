@@ -63,13 +63,6 @@ def profiled_dir(tmp_path_factory, cache_dir):
     return out
 
 
-@pytest.fixture
-def run(capsys):
-    def _run(*argv):
-        code = main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-    return _run
 
 
 def test_search_writes_its_own_figures(search_dir):

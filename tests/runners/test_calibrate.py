@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import pathlib
-import subprocess
 import sys
 import types
 
@@ -12,6 +11,7 @@ import pytest
 
 from autotune.cli import main
 from runners.calibrate import LinkFit, Measurements, to_calibration
+from testsupport import netns_forbidden
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "models" / "mlp.py"
@@ -142,27 +142,11 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
     assert Calibration.load(out, cluster=spec).to_dict() == found.to_dict()
 
 
-def _netns_forbidden() -> str | None:
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, veth, tc)"
-    from runners.testbed._sys import which
-
-    missing = [t for t in ("ip", "tc", "sshd") if not which(t)]
-    if missing:
-        return f"{', '.join(missing)} missing"
-    probe = f"atcal{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=10)
-    if made.returncode != 0:
-        return f"`ip netns add` is not permitted here: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=10)
-    return None
-
-
 @pytest.mark.slow
 @pytest.mark.netns
 @pytest.mark.ssh
 def test_shaped_link_bandwidth_is_near_the_tc_rate(tmp_path, capsys):
-    reason = _netns_forbidden()
+    reason = netns_forbidden()
     if reason:
         pytest.skip(reason)
     import runners.testbed as tb

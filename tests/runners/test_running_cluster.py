@@ -14,6 +14,7 @@ import pytest
 from runners import RunningCluster, run_with_timeout, start_cluster
 from space.cluster import ClusterSpec
 from space.errors import RunError, SpecError
+from testsupport import alive, wait_gone
 
 pytestmark = pytest.mark.slow
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -23,22 +24,6 @@ def _spec(*addresses: str, **node0) -> ClusterSpec:
     nodes = [{"address": a} for a in addresses]
     nodes[0] |= {"chief": True} | node0
     return ClusterSpec.from_dict({"nodes": nodes})
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie (a reparented zombie counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _wait_gone(pids, timeout_s: float) -> list[int]:
-    end = time.monotonic() + timeout_s
-    while (left := [p for p in pids if _alive(p)]) and time.monotonic() < end:
-        time.sleep(0.1)
-    return left
 
 
 def _server_children() -> list[int]:
@@ -174,7 +159,7 @@ def test_killed_server_is_named_and_close_stops_the_rest():
     finally:
         c.close()
     c.close()  # idempotent
-    assert _wait_gone(pids, 1.0) == []
+    assert wait_gone(pids, 1.0) == []
     assert not os.path.exists(c.log_dir)
 
 
@@ -217,10 +202,10 @@ def test_driver_death_leaves_no_server(sig, tmp_path):
                               stderr=subprocess.DEVNULL, text=True)
     try:
         pids = json.loads(driver.stdout.readline())
-        assert all(_alive(p) for p in pids)
+        assert all(alive(p) for p in pids)
         driver.send_signal(getattr(signal, sig))
         driver.wait(30)
-        assert _wait_gone(pids, 10.0) == []
+        assert wait_gone(pids, 10.0) == []
     finally:
         if driver.poll() is None:
             driver.kill()
@@ -244,4 +229,4 @@ def test_stopped_server_is_cut_by_the_watchdog():
         assert c.closed  # the abandoned call stays blocked in its thread: sess is deliberately not closed
     finally:
         c.close()
-    assert _wait_gone(pids, 1.0) == []
+    assert wait_gone(pids, 1.0) == []

@@ -17,6 +17,7 @@ from runners import run_with_timeout, start_cluster
 from runners.launch import SSHLauncher
 from space.cluster import ClusterSpec
 from space.errors import UnreachableHost
+from testsupport import alive, wait_gone
 
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
 pytestmark = [pytest.mark.slow, pytest.mark.ssh,
@@ -30,21 +31,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _wait_gone(pids, timeout_s: float) -> list[int]:
-    end = time.monotonic() + timeout_s
-    while (left := [p for p in pids if _alive(p)]) and time.monotonic() < end:
-        time.sleep(0.1)
-    return left
 
 
 def _keygen(path: pathlib.Path) -> str:
@@ -129,7 +115,7 @@ def test_ssh_node_runs_collectives_and_is_stopped(sshd):
             c.check_alive()
     finally:
         c.close()
-    assert _wait_gone([local_pid, ssh_pid], 2.0) == []
+    assert wait_gone([local_pid, ssh_pid], 2.0) == []
 
 
 def test_unknown_host_key_is_refused(sshd, tmp_path):
@@ -184,10 +170,10 @@ def test_driver_sigkill_leaves_no_remote_server(sshd, tmp_path):
                               stderr=subprocess.DEVNULL, text=True)
     try:
         (pid,) = json.loads(driver.stdout.readline())
-        assert _alive(pid)
+        assert alive(pid)
         driver.kill()
         driver.wait(30)
-        assert _wait_gone([pid], 10.0) == []
+        assert wait_gone([pid], 10.0) == []
     finally:
         if driver.poll() is None:
             driver.kill()

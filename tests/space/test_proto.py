@@ -1,7 +1,6 @@
 """The Strategy protobuf: generated code is fresh, and the wire format is AutoDist's."""
 from __future__ import annotations
 
-import pathlib
 
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory

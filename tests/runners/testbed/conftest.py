@@ -1,35 +1,17 @@
 """Fixtures for the testbed tests: a skip when namespaces cannot be made here, and a testbed brought up once."""
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 
 import pytest
 
 from _testbed_helpers import unique_prefix, unique_subnet
-
-
-def _netns_forbidden() -> str | None:
-    """Why real namespaces cannot be used on this machine, or None."""
-    if os.geteuid() != 0:
-        return "needs root (network namespaces, veth, tc)"
-    from runners.testbed._sys import which
-
-    missing = [t for t in ("ip", "tc", "sshd") if not which(t)]
-    if missing:
-        return f"{', '.join(missing)} missing; apt-get install -y iproute2 openssh-server"
-    probe = f"atprobe{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, timeout=10)
-    if made.returncode != 0:
-        return f"`ip netns add` is not permitted here: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True, timeout=10)
-    return None
+from testsupport import netns_forbidden
 
 
 @pytest.fixture(scope="session")
 def netns_ok() -> None:
-    reason = _netns_forbidden()
+    reason = netns_forbidden()
     if reason:
         pytest.skip(reason)
 
