@@ -31,6 +31,8 @@ class Row:
     compute_s: float
     comm_s: float
     latency_s: float
+    pieces: int = 0  # synchronized tensors beyond one per variable
+    collectives: int = 0  # all-reduce collectives per step
     measured_s: float = math.nan
     p10_s: float = math.nan
     p90_s: float = math.nan
@@ -101,7 +103,8 @@ def predict_rows(scorer, picked: Sequence[tuple[str, Any]]) -> list[Row]:
     for label, s in picked:
         p = scorer.predict(s)
         rows.append(Row(label=label, strategy_id=s.proto.id, predicted_s=p.step_time_s, raw_s=p.raw_step_time_s,
-                        compute_s=p.compute_s, comm_s=p.exposed_comm_s, latency_s=p.latency_s))
+                        compute_s=p.compute_s, comm_s=p.exposed_comm_s, latency_s=p.latency_s, pieces=p.pieces,
+                        collectives=p.collectives))
     return rows
 
 
@@ -120,7 +123,7 @@ def split_holdout(n: int, fraction: float, seed: int = 0) -> np.ndarray:
 
 def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: int = 0) -> Report:
     """Fidelity of the measured rows; with ``fit`` a residual on the train split, scored on the held-out one."""
-    from simulator import apply_residual, fidelity, fit_residual
+    from simulator import COUNT_UNIT_S, apply_residual, fidelity, fit_residual
 
     good = [r for r in rows if r.ok]
     if len(good) < 2:
@@ -131,7 +134,8 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     if not fit:
         return report
     mask = split_holdout(len(good), holdout, seed)
-    feats = np.array([[r.compute_s, r.comm_s, r.latency_s] for r in good])
+    feats = np.array([[r.compute_s, r.comm_s, r.latency_s, r.pieces * COUNT_UNIT_S, r.collectives * COUNT_UNIT_S]
+                      for r in good])
     residual = fit_residual(feats[~mask], meas[~mask])
     corrected = apply_residual(feats, residual)
     for r, held, c in zip(good, mask, corrected):

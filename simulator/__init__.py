@@ -13,12 +13,13 @@ from simulator._calibration import (Calibration, CalibrationError, StaleCalibrat
                                     link_key)
 from simulator._fidelity import (apply_residual, features, fidelity, fit_alpha_beta, fit_residual,
                                  kendall_tau, mape, top1_regret)
-from simulator._prediction import Bound, Distance, Prediction
+from simulator._prediction import COUNT_UNIT_S, Bound, Distance, Prediction
 from simulator._scorer import Choices, Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
            "calibration_path", "link_key", "lower_bound", "distance", "Bound", "Distance", "kendall_tau", "mape",
-           "top1_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta"]
+           "top1_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta",
+           "COUNT_UNIT_S"]
 
 _last: tuple[Inventory, ClusterSpec, Calibration, Scorer] | None = None
 

@@ -18,8 +18,9 @@ from space.errors import BadInput
 
 CALIBRATION_FORMAT = "autotune-calibration"
 CALIBRATION_VERSION = 1
-RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency")
-IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0}
+RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
+LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # files written before pieces/collectives (those read as 0)
+IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
 
 
 class CalibrationError(BadInput):
@@ -95,7 +96,7 @@ class Calibration:
         if self.step_time_s is not None and not (self.step_time_s >= 0 and self.model_hash):
             raise CalibrationError("`step_time_s` needs a non-negative value and the `model_hash` it was "
                                    f"measured for, but got ({self.step_time_s=}, {self.model_hash=})", where)
-        if self.residual is not None and set(self.residual) != set(RESIDUAL_KEYS):
+        if self.residual is not None and not set(LEGACY_RESIDUAL_KEYS) <= set(self.residual) <= set(RESIDUAL_KEYS):
             raise CalibrationError(f"`residual` must have the keys {list(RESIDUAL_KEYS)}, but got "
                                    f"{sorted(self.residual)}", where)
 

@@ -16,6 +16,8 @@ import dataclasses
 
 import numpy as np
 
+from simulator._prediction import COUNT_UNIT_S
+
 FP16_KINDS = (1, 2)  # HorovodCompressor, HorovodCompressorEF
 POWERSGD = 3
 EF_KINDS = (2, 3)  # compressors that keep an error-feedback residual
@@ -84,7 +86,8 @@ class Model:
     psgd_matrix_s: float  # fixed cost of a PowerSGD round per compressed matrix (small ops, QR)
     barrier_s: float
     stale_prefetch: bool  # staleness > 0 takes the pull off the step (a backend that prefetches)
-    residual: tuple[float, float, float, float] | None
+    variables: int  # variables of the model (one synchronized piece each when nothing is partitioned)
+    residual: tuple[float, float, float, float, float, float] | None  # see Calibration.residual
 
 
 def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
@@ -187,16 +190,20 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     latency = ar_latency + rpc_s.max(axis=1) if M else ar_latency
     compute_all = compute + compression
     comm = raw - compute_all
+    # counts the residual may charge: shards beyond one per variable, and collectives after fusion
+    pieces = np.maximum(b.ps_tensors.sum(axis=(0, 2)) + is_ar.sum(axis=1) - m.variables, 0.0)
+    collectives = ncoll.sum(axis=1)
     step = raw
     if m.residual is not None:
-        c0, cc, cm, cl = m.residual
-        step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency, 0.0)
+        c0, cc, cm, cl, cp, ck = m.residual
+        step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency
+                          + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
     load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + pull_b[:, 2] @ m.wire_pull + pull_b[:, 3] @ m.wire_pull_proxy
                   + wire.sum(axis=1) * m.wire_ar)
     out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
                pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
-               wire_bytes=wire_bytes)
+               wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
     if detail:
         x_pull = np.concatenate([b.ps_frac * pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
         t_pull_var = np.where(proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import numpy as np
 
-from simulator._calibration import RESIDUAL_KEYS
+from simulator._calibration import IDENTITY_RESIDUAL, RESIDUAL_KEYS
 from simulator._prediction import Prediction
 
 
@@ -48,36 +48,47 @@ def fidelity(predicted: Sequence[float], measured: Sequence[float]) -> dict[str,
 
 
 def features(predictions: Sequence[Prediction] | np.ndarray) -> np.ndarray:
-    """(n, 3) array of (compute, exposed communication, latency) per prediction."""
+    """(n, 5) array of ``Prediction.features`` (compute, exposed communication, latency, pieces, collectives).
+
+    An array with only the first three columns (older callers) gets zero counts."""
+    width = len(RESIDUAL_KEYS) - 1
     if isinstance(predictions, np.ndarray):
-        return np.atleast_2d(predictions.astype(float))
-    return np.array([p.features for p in predictions], float).reshape(-1, 3)
+        f = np.atleast_2d(predictions.astype(float))
+        if f.shape[1] == 3:
+            f = np.column_stack([f, np.zeros((f.shape[0], width - 3))])
+        if f.shape[1] != width:
+            raise ValueError(f"features need 3 or {width} columns, but got {f.shape[1]}")
+        return f
+    return np.array([p.features for p in predictions], float).reshape(-1, width)
 
 
 def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: Sequence[float],
                  ridge: float = 1e-3) -> dict[str, float]:
-    """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency by least squares, pulled toward the identity.
+    """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency + c4*pieces + c5*collectives by least squares,
+    pulled toward the identity.
 
-    The ridge term (relative to the data's scale) keeps coefficients near (0, 1, 1, 0) when features are
-    collinear, e.g. the compute time is the same for every strategy of one model. Store the result as
-    ``Calibration.residual``.
+    The two counts (synchronized pieces beyond one per variable, collectives per step; see
+    ``Prediction.features``) carry what each extra tensor costs the step beyond its bytes: graph ops, RPC and
+    launch work, which on CPU-bound hosts the base model undercounts. The ridge term (relative to the data's
+    scale) keeps coefficients near (0, 1, 1, 0, 0, 0) when features are collinear, e.g. the compute time is the
+    same for every strategy of one model. Store the result as ``Calibration.residual``.
     """
     f = features(predictions)
     y = np.asarray(measurements, float).ravel()
     if f.shape[0] != y.size or y.size == 0:
         raise ValueError(f"one measurement per prediction is needed, but got {f.shape[0]} and {y.size}")
     X = np.column_stack([np.ones(y.size), f])
-    prior = np.array([0.0, 1.0, 1.0, 0.0])
+    prior = np.array([IDENTITY_RESIDUAL[k] for k in RESIDUAL_KEYS])
     gram = X.T @ X
     lam = ridge * max(np.trace(gram) / X.shape[1], 1e-12)
-    coef = np.linalg.solve(gram + lam * np.eye(4), X.T @ y + lam * prior)
+    coef = np.linalg.solve(gram + lam * np.eye(len(prior)), X.T @ y + lam * prior)
     return {k: float(c) for k, c in zip(RESIDUAL_KEYS, coef)}
 
 
 def apply_residual(predictions: Sequence[Prediction] | np.ndarray, residual: dict[str, float]) -> np.ndarray:
     """Corrected step times for raw predictions (what a Scorer with ``residual`` in its calibration returns)."""
     f = features(predictions)
-    c = [residual[k] for k in RESIDUAL_KEYS]
+    c = [residual.get(k, 0.0) for k in RESIDUAL_KEYS]
     return np.maximum(c[0] + f @ np.array(c[1:]), 0.0)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Mapping
 
+COUNT_UNIT_S = 1e-3  # a count enters the residual as count x 1 ms: its coefficient reads as ms per piece
+
 
 @dataclasses.dataclass(frozen=True)
 class Prediction:
@@ -32,11 +34,15 @@ class Prediction:
     server_load_bytes: Mapping[str, float]  # per PS node: bytes each replica exchanges with it (L_j)
     busiest_server: str | None
     busiest_server_s: float  # total NIC time of that server's busier direction
+    pieces: int = 0  # synchronized tensors beyond one per variable (shards of partitioned variables)
+    collectives: int = 0  # all-reduce collectives launched per step (after fusion)
 
     @property
-    def features(self) -> tuple[float, float, float]:
-        """(compute, exposed communication, latency): the inputs of the residual correction."""
-        return (self.compute_s, self.exposed_comm_s, self.latency_s)
+    def features(self) -> tuple[float, float, float, float, float]:
+        """The inputs of the residual correction: (compute, exposed communication, latency, pieces, collectives),
+        the two counts in units of ``COUNT_UNIT_S`` so that every coefficient is of order one."""
+        return (self.compute_s, self.exposed_comm_s, self.latency_s, self.pieces * COUNT_UNIT_S,
+                self.collectives * COUNT_UNIT_S)
 
     @property
     def busiest_server_load_bytes(self) -> float:

@@ -11,7 +11,7 @@ from space.cluster import ClusterSpec, parse_device
 from space.errors import BadInput, StrategyError
 from space.inventory import Inventory
 from space.strategy import Strategy, partition_axis, shard_sizes
-from simulator._calibration import Calibration
+from simulator._calibration import RESIDUAL_KEYS, Calibration
 from simulator._engine import Batch, Model, evaluate
 from simulator._prediction import Prediction
 
@@ -332,8 +332,8 @@ class Scorer:
                                       else 1.0 / cal.compute_flops_per_s),
                      psgd_matrix_s=cal.powersgd_matrix_s, barrier_s=cal.barrier_overhead_s,
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
-                     residual=None if res is None else tuple(res[k] for k in ("intercept", "compute", "comm",
-                                                                              "latency")))
+                     variables=len(vs),
+                     residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:
         f = {k: float(v[0]) for k, v in out.items() if np.ndim(v) == 1}
@@ -362,4 +362,5 @@ class Scorer:
             per_variable_s=per_var, per_group_s=groups,
             server_load_bytes={self.addresses[j]: float(load[j]) for j in range(M) if load[j] > 0},
             busiest_server=None if busiest is None else self.addresses[busiest],
-            busiest_server_s=0.0 if busiest is None else float(server_s[busiest]))
+            busiest_server_s=0.0 if busiest is None else float(server_s[busiest]),
+            pieces=int(round(f["pieces"])), collectives=int(round(f["collectives"])))

@@ -96,3 +96,34 @@ def test_residual_in_the_calibration_corrects_the_step():
     fixed = Scorer(inv, spec, Calibration.from_spec(spec, residual=res)).predict(s)
     assert fixed.raw_step_time_s == pytest.approx(plain.step_time_s)
     assert fixed.step_time_s == pytest.approx(0.01 + plain.compute_s + 2 * plain.exposed_comm_s)
+
+
+def test_residual_charges_extra_pieces_and_collectives():
+    """v0 split into 4 PS shards (3 pieces beyond one per variable), v1 and v2 all-reduced in two groups
+    (2 collectives): the residual adds 0.5 ms per piece and 2 ms per collective to the raw step."""
+    from space.strategy import partitioned_node, ps_node
+
+    spec = cluster(2)
+    inv = inventory((400, 10), (100, 10), (50,))
+    parts = [ps_node(f"v0/part_{i}", f"198.18.0.{1 + i % 2}:CPU:0") for i in range(4)]
+    s = Strategy.build([partitioned_node("v0", (400, 10), 0, parts), ar_node("v1", group=0), ar_node("v2", group=1)],
+                       spec.replicas)
+    plain = Scorer(inv, spec, Calibration.from_spec(spec)).predict(s)
+    assert (plain.pieces, plain.collectives) == (3, 2)
+    res = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.5, "collectives": 2.0}
+    fixed = Scorer(inv, spec, Calibration.from_spec(spec, residual=res)).predict(s)
+    assert fixed.step_time_s == pytest.approx(plain.step_time_s + 3 * 0.5e-3 + 2 * 2e-3)
+    batch = Scorer(inv, spec, Calibration.from_spec(spec, residual=res)).score_many([s, s])
+    assert batch == pytest.approx([fixed.step_time_s] * 2)
+
+
+def test_residual_of_an_older_file_without_the_counts_still_loads(tmp_path):
+    spec = cluster(2)
+    res = {"intercept": 0.01, "compute": 1.0, "comm": 1.1, "latency": 0.0}
+    path = Calibration.from_spec(spec, residual=res).save(tmp_path / "old.json")
+    cal = Calibration.load(path, spec)
+    inv = inventory((1000, 1000))
+    s = Strategy.build([ar_node("v0")], spec.replicas)
+    plain = Scorer(inv, spec, Calibration.from_spec(spec)).predict(s)
+    assert Scorer(inv, spec, cal).predict(s).step_time_s == pytest.approx(
+        0.01 + plain.compute_s + 1.1 * plain.exposed_comm_s)

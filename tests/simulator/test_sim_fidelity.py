@@ -58,11 +58,25 @@ def test_metrics_reject_unequal_lengths():
 
 def test_fit_residual_recovers_a_known_correction():
     rng = np.random.default_rng(0)
-    f = np.column_stack([rng.uniform(0.1, 1, 40), rng.uniform(0, 2, 40), rng.uniform(0, 0.1, 40)])
-    y = 0.02 + 1.1 * f[:, 0] + 1.3 * f[:, 1] + 2.0 * f[:, 2]
+    f = np.column_stack([rng.uniform(0.1, 1, 40), rng.uniform(0, 2, 40), rng.uniform(0, 0.1, 40),
+                         rng.integers(0, 80, 40) * 1e-3, rng.integers(0, 40, 40) * 1e-3])
+    y = 0.02 + 1.1 * f[:, 0] + 1.3 * f[:, 1] + 2.0 * f[:, 2] + 0.4 * f[:, 3] + 1.5 * f[:, 4]
     res = fit_residual(f, y, ridge=1e-9)
-    assert res == pytest.approx({"intercept": 0.02, "compute": 1.1, "comm": 1.3, "latency": 2.0}, abs=1e-5)
+    assert res == pytest.approx({"intercept": 0.02, "compute": 1.1, "comm": 1.3, "latency": 2.0, "pieces": 0.4,
+                                 "collectives": 1.5}, abs=1e-5)
     np.testing.assert_allclose(apply_residual(f, res), y, atol=1e-6)
+
+
+def test_fit_residual_on_three_features_leaves_the_counts_out():
+    """Callers with (compute, comm, latency) only: the counts read as zero and their coefficients stay 0."""
+    rng = np.random.default_rng(1)
+    f = np.column_stack([rng.uniform(0.1, 1, 30), rng.uniform(0, 2, 30), rng.uniform(0, 0.1, 30)])
+    y = 0.01 + f[:, 0] + 1.2 * f[:, 1] + 0.5 * f[:, 2]
+    res = fit_residual(f, y, ridge=1e-9)
+    assert res["pieces"] == pytest.approx(0, abs=1e-9) and res["collectives"] == pytest.approx(0, abs=1e-9)
+    assert res["comm"] == pytest.approx(1.2, abs=1e-5)
+    legacy = {k: res[k] for k in ("intercept", "compute", "comm", "latency")}  # a calibration file of before
+    np.testing.assert_allclose(apply_residual(f, legacy), y, atol=1e-6)
 
 
 def test_fit_residual_stays_near_identity_when_compute_is_constant():
