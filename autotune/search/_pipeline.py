@@ -73,6 +73,7 @@ class Candidate:
     builders: list[str]
     trial: int
     measured: Any = None  # runners' measurement, when profiled
+    simplified: int = 0  # changes the simplification made to the trial's parameters before profiling
 
     @property
     def label(self) -> str:
@@ -115,6 +116,31 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
             warn("no calibration for this cluster: predictions use the spec's nominal bandwidths and textbook "
                  "overheads (run `autotune calibrate --spec ...` to calibrate)")
     return Scorer(inventory, cluster, cal), cal, calibrated
+
+
+def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], None]) -> list[Candidate]:
+    """Each non-builder candidate simplified (``_simplify``); two that simplify alike are profiled once."""
+    from autotune.search._simplify import simplify
+
+    order = sorted(range(len(space.inventory.variables)), key=lambda i: space.inventory.variables[i].bytes)
+
+    def score(plan_lists):
+        return scorer.score_many([space.strategy_of(p) for p in plan_lists])
+
+    out, seen = [], set()
+    for c in picked:
+        if not c.builders:
+            plans, predicted, applied = simplify(space.plans(c.params), order, score)
+            if applied:
+                strategy = space.strategy_of(plans)
+                say(f"simplified trial {c.trial}: {applied} change(s), predicted {c.predicted_s * 1e3:.2f} -> "
+                    f"{predicted * 1e3:.2f} ms")
+                c = dataclasses.replace(c, params=space.params_of(plans), strategy=strategy, predicted_s=predicted,
+                                        simplified=applied)
+        if c.strategy_hash not in seen:
+            seen.add(c.strategy_hash)
+            out.append(c)
+    return out
 
 
 def _find_calibration(cluster, inventory, cfg):
@@ -177,6 +203,8 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     by_trial = {c.trial: c for c in builders}  # one object per trial: a builder picked as a candidate is the same
     picked = [by_trial.get(c.trial, c)
               for c in diverse_top_k([(c.predicted_s, c.params, c) for c in sim.candidates()], cfg.top_k)]
+    if not space.reduced:
+        picked = _simplified(picked, space, scorer, say)
     to_profile = list(picked)
     # the builders are the reference to beat: profile every one the cost model cannot tell apart from the best
     # (predicted within `builder_band` x the best builder), up to `builders_to_profile`
@@ -188,7 +216,7 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     for c in builders + [c for c in picked if not c.builders]:
         _study.record(persistent, dists, c.params, [c.predicted_s, sim.wire_mb(c)] if multi else c.predicted_s,
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
-                       "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
+                       "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash})
 
     # ---- stage 2: profiled ------------------------------------------------------------------------------
     interrupted = sim.interrupted

@@ -103,6 +103,22 @@ class SearchSpace:
             raise AssertionError(f"encode/decode disagree for strategy {strategy.proto.id}")
         return params
 
+    def plans(self, params: dict[str, Any]) -> list[VarPlan]:
+        """The per-variable plans of a trial's parameters (what ``decode`` realizes)."""
+        return self._impl.ask(dict_ask(params))
+
+    def params_of(self, plans: list[VarPlan]) -> dict[str, Any]:
+        """Trial parameters of per-variable ``plans`` (per-variable space only: a class space cannot hold
+        two same-class variables planned apart); StrategyError when a value is outside the choices."""
+        if isinstance(self._impl, ClassSpace):
+            raise StrategyError("the reduced space has no parameters per variable", "search space",
+                                hint="use encode(strategy) instead")
+        return self._impl.params(plans, self.inventory.names)
+
+    def strategy_of(self, plans: list[VarPlan]) -> Strategy:
+        """The strategy of per-variable ``plans``."""
+        return self._strategy(list(plans))
+
     def _strategy(self, plans: list[VarPlan]) -> Strategy:
         msg = pb.Strategy()
         realize(plans, self.inventory, self.cluster, self.chunk_size, msg)
