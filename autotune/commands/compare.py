@@ -1,6 +1,7 @@
 """``autotune compare s1.pb s2.pb ... --model m.py --spec cluster.yml``: profile strategies side by side.
 
-One cluster is started for all of them and the runs are interleaved (s1, s2, s1, s2, ...), ``--repeats`` times.
+One cluster is started for all of them and the runs are interleaved (s1, s2, s3, then s2, s3, s1, ...),
+``--repeats`` times.
 """
 from __future__ import annotations
 

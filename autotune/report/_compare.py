@@ -1,4 +1,4 @@
-"""Profile strategies side by side on one started cluster, in interleaved repeats (s1, s2, s1, s2, ...).
+"""Profile strategies side by side on one started cluster, in interleaved repeats (s1, s2, s3, then s2, s3, s1, ...).
 
 Interleaving spreads a slow minute of the machine over every strategy instead of charging it to one, and one
 cluster for all means the same servers, ports and warm caches for each.
@@ -113,8 +113,12 @@ def compare_strategies(model: str, spec: str, strategies: Sequence[str | pathlib
                         repeat_medians={lbl: [] for lbl in labels}, examples_per_s={lbl: [] for lbl in labels},
                         run_order=[])
     with start_cluster(cluster_spec, timeout_s=start_timeout_s, accept_unknown_hosts=accept_unknown_hosts) as running:
+        pairs = list(zip(labels, loaded))
         for r in range(repeats):
-            for label, strategy in zip(labels, loaded):
+            # each repeat starts one strategy later: no strategy always runs right after the same one (what a
+            # strategy leaves behind on the servers, e.g. a PS's pending updates, would bias its successor)
+            shift = r % len(pairs)
+            for label, strategy in pairs[shift:] + pairs[:shift]:
                 m = profile_strategy(traced, strategy, running, steps=steps, warmup=warmup,
                                      step_timeout_s=step_timeout_s)
                 result.step_times[label].extend(m.step_times_s)
