@@ -7,6 +7,6 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODELS = ROOT / "examples" / "models"
 CLUSTERS = ROOT / "examples" / "clusters"
-EXAMPLE_MODELS = ["mlp", "cnn", "recommender", "transformer"]
+EXAMPLE_MODELS = ["mlp", "cnn", "recommender", "transformer", "dlrm"]
 EXAMPLE_CLUSTERS = ["localhost", "two_nodes", "heterogeneous"]
 STEPS = 3  # synchronous steps compared with single-device training in the backend's correctness tests
