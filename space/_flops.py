@@ -13,7 +13,7 @@ def _op_flops(op) -> float:
     t = op.type
     try:
         if t == "MatMul":
-            a, b = op.inputs[0].shape, op.inputs[1].shape
+            a = op.inputs[0].shape
             k = a[0] if op.get_attr("transpose_a") else a[1]
             return 2.0 * _elems(op.outputs[0].shape) * (k or 1)
         if t in ("BatchMatMulV2", "BatchMatMulV3", "BatchMatMul"):

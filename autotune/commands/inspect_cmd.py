@@ -23,7 +23,7 @@ def run(args) -> int:
              "rows/step": v.gather_rows if v.sparse else ""} for v in inv.variables]
     print(format_table(rows))
     if inv.state:
-        print(f"\nnon-trainable state: " + ", ".join(f"{v.name} {list(v.shape)}" for v in inv.state))
+        print("\nnon-trainable state: " + ", ".join(f"{v.name} {list(v.shape)}" for v in inv.state))
     print(f"\n{len(inv.variables)} trainable variables, {inv.total_bytes / 1e6:.3f} MB; "
           f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step; "
           f"optimizer {inv.optimizer.get('name', 'sgd')}")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
 
 from autotune.search import _study
 
