@@ -15,7 +15,9 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
 - a tiny run touching every task vs one task -> ``step_overhead_s``, what a step spanning every node pays once
   beyond the one-task runs that measure the model's step;
 - adds and fp16 round trips on one task -> ``reduce_s_per_byte`` and ``cast_s_per_byte``;
-- with a traced model, its one-replica training step alone and on every replica at once -> ``step_time_s``.
+- with a traced model, its one-replica training step alone and on every replica at once -> ``step_time_s``;
+  and its ``all_reduce_powersgd`` step on every replica -> ``powersgd_matrix_s``, the per-matrix cost of a
+  PowerSGD round inside a real step (the one-task probe above sees only the matmuls and QR).
 """
 from __future__ import annotations
 
@@ -295,6 +297,19 @@ class Prober:
             for j in jobs:
                 j.close()
 
+    def powersgd_step(self, traced, inventory, steps: int, warmup: int) -> float:
+        """Median step of the model's ``all_reduce_powersgd`` builder strategy on every replica."""
+        from runners.transform import TrainingJob
+        from space.builders import build_strategy
+
+        job = TrainingJob(traced, build_strategy("all_reduce_powersgd", inventory, self.cluster.spec), self.cluster,
+                          step_timeout_s=self.timeout_s)
+        try:
+            job.run(warmup)
+            return statistics.median(job.run(steps))
+        finally:
+            job.close()
+
     def reset(self) -> None:
         """Free every probe variable on the servers."""
         import tensorflow as tf
@@ -350,6 +365,10 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     if traced is not None:
         progress(f"model step: {warmup} warm-up + {steps} steps, one replica alone, then all {len(cluster.spec.replicas)}")
         m.step_single_s, m.step_concurrent_s = p.step_times(traced, inventory, steps, warmup)
+        if len(cluster.spec.replicas) >= 2 and any(len(v.shape) >= 2 and min(v.shape[0], v.num_elements // max(
+                v.shape[0], 1)) > 1 for v in inventory.variables):
+            progress(f"model step with PowerSGD on every replica: {warmup} warm-up + {steps} steps")
+            m.powersgd_step_s = p.powersgd_step(traced, inventory, steps, warmup)
     return m
 
 

@@ -76,6 +76,33 @@ def test_powersgd_constants_from_a_small_and_a_large_probe():
     assert got["powersgd_matrix_s"] == pytest.approx(fixed) and got["powersgd_s_per_flop"] == pytest.approx(per_flop)
 
 
+def test_powersgd_per_matrix_cost_from_the_models_powersgd_step(clusters, inventories):
+    """The mlp's `all_reduce_powersgd` step measured 2 ms per compressed matrix above the prediction without a
+    per-matrix cost: the calibration charges 2 ms per matrix, and then predicts that step exactly."""
+    import dataclasses
+
+    from runners._calibration_data import powersgd_matrix_from_step
+    from simulator import Scorer
+    from space.builders import build_strategy
+
+    spec, inv = clusters["localhost"], inventories("mlp")
+    base = to_calibration(_measurements({(n.address, m.address): 2.0 for n in spec.nodes for m in spec.nodes
+                                         if n is not m}, 2), spec, inv)
+    strategy = build_strategy("all_reduce_powersgd", inv, spec)
+    zero = base.replace(powersgd_matrix_s=0.0)
+    assert base.powersgd_matrix_s == 0.0  # no probe in these measurements
+    p0 = Scorer(inv, spec, zero).predict(strategy).raw_step_time_s
+    matrices = sum(len(v.shape) >= 2 and min(v.shape[0], v.num_elements // v.shape[0]) > 1 for v in inv.variables)
+    assert matrices == 3
+    assert powersgd_matrix_from_step(zero, inv, spec, p0 + matrices * 2e-3) == pytest.approx(2e-3)
+    assert powersgd_matrix_from_step(zero.replace(powersgd_matrix_s=1e-5), inv, spec, p0 - 1e-3) == 1e-5  # never lower
+    m = dataclasses.replace(_measurements({(n.address, m.address): 2.0 for n in spec.nodes for m in spec.nodes
+                                           if n is not m}, 2), powersgd_step_s=p0 + matrices * 2e-3)
+    cal = to_calibration(m, spec, inv)
+    assert cal.powersgd_matrix_s == pytest.approx(2e-3)
+    assert Scorer(inv, spec, cal).predict(strategy).raw_step_time_s == pytest.approx(p0 + matrices * 2e-3)
+
+
 def test_only_a_clearly_slower_link_gets_its_own_entry():
     from space.cluster import ClusterSpec
 
@@ -139,6 +166,7 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
     found = _find_calibration(spec, inv, types.SimpleNamespace(cache_dir=str(tmp_path)))
     assert found is not None and found.model_hash == inv.model_hash and found.step_time_s > 0
     assert set(found.node_bandwidth_gbit) == {"127.0.0.1", "127.0.0.2"}
+    assert "model step, all_reduce_powersgd" in captured.out and found.powersgd_matrix_s >= 0
     assert Calibration.load(out, cluster=spec).to_dict() == found.to_dict()
 
 
