@@ -1,9 +1,13 @@
 """The simulator's fidelity harness: pick strategies, profile and predict them, score the agreement, write it out.
 
 Split so that everything except the profiling itself runs without TensorFlow: ``pick_strategies`` (the classic
-builders, then random samples of the search space), ``evaluate`` (metrics on all rows, and with a residual fit,
-before/after on a held-out split), ``write_outputs`` (table, CSV, JSON, PNG). ``run_validation`` joins them with
-a ``profile(strategy) -> (median, p10, p90)`` callable: the real cluster in the CLI, a fake in tests.
+builders the search space expresses, then random samples of that space: the population ``autotune search`` ranks),
+``evaluate`` (metrics on all rows, and with a residual fit, before/after on a held-out split), ``write_outputs``
+(table, CSV, JSON, PNG). ``run_validation`` joins them with a ``profile(strategy) -> step times`` callable: the
+real cluster in the CLI, a fake in tests. It profiles every strategy in ``repeats`` passes, each in the reverse
+order of the one before, so a slow minute of the machine is spread over the strategies rather than charged to
+one, and reports how well the passes agree with each other: the measurement's own noise, the ceiling of any
+simulator's agreement.
 """
 from __future__ import annotations
 
@@ -40,6 +44,11 @@ class Row:
     corrected_s: float = math.nan  # with the residual fitted here
     error: str = ""
     strategy_file: str = ""  # strategies/<label>.pb beside rows.csv (what --reuse predicts again)
+    repeat_medians: str = ""  # median seconds of each pass, ";"-separated
+
+    @property
+    def repeats(self) -> list[float]:
+        return [float(x) for x in self.repeat_medians.split(";") if x]
 
     @property
     def ok(self) -> bool:
@@ -53,6 +62,8 @@ class Report:
     holdout_before: dict[str, float] | None = None
     holdout_after: dict[str, float] | None = None
     residual: dict[str, float] | None = None
+    noise: dict[str, float] | None = None  # one pass's medians against another's (mean over pairs of passes)
+    raw_metrics: dict[str, float] | None = None  # without the calibration's residual, when it has one
 
 
 def strategy_key(strategy) -> str:
@@ -64,27 +75,28 @@ def strategy_key(strategy) -> str:
     return hashlib.sha256(msg.SerializeToString(deterministic=True)).hexdigest()[:16]
 
 
-def pick_strategies(inventory, cluster, n: int, seed: int = 0, max_tries: int | None = None) -> list[tuple[str, Any]]:
-    """``n`` distinct ``(label, Strategy)``: every classic builder that builds and validates, then random samples."""
+def pick_strategies(inventory, cluster, n: int, seed: int = 0, max_tries: int | None = None,
+                    space=None) -> list[tuple[str, Any]]:
+    """``n`` distinct ``(label, Strategy)``: every classic builder that ``space`` expresses (the ones the search
+    starts from), then random samples of ``space`` (default: the space ``autotune search`` uses by default)."""
     import optuna
 
-    from space import builders
-    from space.search_space import SearchSpace
+    from autotune.search import make_space
     from space.validate import validate
 
     if n < 2:
         raise BadInput(f"`--strategies >= 2` must hold, but got {n}", hint="Kendall tau needs at least two points")
+    space = space if space is not None else make_space(inventory, cluster)
     out: dict[str, tuple[str, Any]] = {}
-    for alias in builders.aliases():
+    for alias, params in space.builder_params():
         if len(out) >= n:
             break
+        s = space.decode(params)
         try:
-            s = builders.build_strategy(alias, inventory, cluster)
             validate(s, inventory, cluster, source=f"builder {alias!r}")
         except AutotuneError:
             continue
         out.setdefault(strategy_key(s), (alias, s))
-    space = SearchSpace(inventory, cluster)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed))
     tries = 0
@@ -121,6 +133,22 @@ def split_holdout(n: int, fraction: float, seed: int = 0) -> np.ndarray:
     return mask
 
 
+def measurement_noise(rows: list[Row]) -> dict[str, float] | None:
+    """How well the passes agree: Kendall tau and MAPE of one pass's medians against another's, averaged over
+    every pair of passes (None with fewer than two passes or two strategies)."""
+    from simulator import kendall_tau, mape
+
+    good = [r.repeats for r in rows if r.ok and len(r.repeats) >= 2]
+    passes = min((len(x) for x in good), default=0)
+    if len(good) < 2 or passes < 2:
+        return None
+    m = np.array([x[:passes] for x in good])
+    pairs = [(i, j) for i in range(passes) for j in range(i + 1, passes)]
+    return {"kendall_tau": float(np.mean([kendall_tau(m[:, j], m[:, i]) for i, j in pairs])),
+            "mape": float(np.mean([mape(m[:, j], m[:, i]) for i, j in pairs])), "n": float(len(good)),
+            "passes": float(passes)}
+
+
 def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: int = 0) -> Report:
     """Fidelity of the measured rows; with ``fit`` a residual on the train split, scored on the held-out one."""
     from simulator import COUNT_UNIT_S, apply_residual, fidelity, fit_residual
@@ -130,7 +158,10 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
         raise AutotuneError(f"only {len(good)} strategies were measured; fidelity needs at least 2")
     pred = np.array([r.predicted_s for r in good])
     meas = np.array([r.measured_s for r in good])
-    report = Report(rows=rows, metrics=fidelity(pred, meas))
+    report = Report(rows=rows, metrics=fidelity(pred, meas), noise=measurement_noise(rows))
+    raw = np.array([r.raw_s for r in good])
+    if not np.allclose(raw, pred, rtol=1e-12, atol=0.0):
+        report.raw_metrics = fidelity(raw, meas)
     if not fit:
         return report
     mask = split_holdout(len(good), holdout, seed)
@@ -140,31 +171,63 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     corrected = apply_residual(feats, residual)
     for r, held, c in zip(good, mask, corrected):
         r.split, r.corrected_s = ("holdout" if held else "train"), float(c)
-    raw = np.array([r.raw_s for r in good])
     report.residual = residual
     report.holdout_before = fidelity(raw[mask], meas[mask])
     report.holdout_after = fidelity(corrected[mask], meas[mask])
     return report
 
 
-def run_validation(picked, scorer, profile: Callable[[Any], tuple[float, float, float]], *,
+def pass_order(n: int, p: int) -> list[int]:
+    """The order of pass ``p`` over ``n`` strategies: forward, then backward, each pair of passes shifted by one,
+    so every strategy's mean position over two passes is the same (a slow drift of the machine cancels)."""
+    shift = (p // 2) % max(n, 1)
+    forward = list(range(shift, n)) + list(range(shift))
+    return forward if p % 2 == 0 else forward[::-1]
+
+
+def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]], *, repeats: int = 1,
                    fit: bool = False, holdout: float = 0.3, seed: int = 0,
                    progress: Callable[[str], None] = lambda _m: None,
                    files: dict[str, str] | None = None) -> Report:
-    """Predict and profile every picked strategy (a failure is recorded on its row), then ``evaluate``.
+    """Predict every picked strategy, profile each in ``repeats`` passes (``profile`` returns one run's step times;
+    a failure is recorded on its row and the strategy is not run again), pool the passes, then ``evaluate``.
 
     ``files`` (label -> saved strategy file, see ``save_strategies``) is recorded on the rows for ``--reuse``.
     """
+    if repeats < 1:
+        raise BadInput(f"`--repeats >= 1` must hold, but got {repeats}")
     rows = predict_rows(scorer, picked)
     for r in rows:
         r.strategy_file = (files or {}).get(r.label, "")
-    for i, (row, (_label, s)) in enumerate(zip(rows, picked), 1):
-        try:
-            row.measured_s, row.p10_s, row.p90_s = profile(s)
-        except AutotuneError as e:
-            row.error = str(e).splitlines()[0][:200]
-        state = f"{row.measured_s * 1e3:.1f} ms" if row.ok else f"FAILED: {row.error}"
-        progress(f"[{i}/{len(rows)}] {row.label}: predicted {row.predicted_s * 1e3:.1f} ms, measured {state}")
+    steps: list[list[float]] = [[] for _ in rows]
+    medians: list[list[float]] = [[] for _ in rows]
+    done, total = 0, repeats * len(rows)
+    for p in range(repeats):
+        for i in pass_order(len(rows), p):
+            row, s = rows[i], picked[i][1]
+            done += 1
+            if row.error:
+                continue
+            try:
+                times = [float(t) for t in profile(s)]
+                if not times:
+                    raise AutotuneError("the run returned no step times")
+            except AutotuneError as e:
+                row.error = str(e).splitlines()[0][:200]
+                progress(f"[{done}/{total}] {row.label}: FAILED: {row.error}")
+                continue
+            steps[i] += times
+            medians[i].append(float(np.median(times)))
+            pooled = np.array(steps[i])
+            row.measured_s = float(np.median(pooled))
+            row.p10_s, row.p90_s = (float(x) for x in np.quantile(pooled, [0.1, 0.9]))
+            row.repeat_medians = ";".join(f"{m:.6g}" for m in medians[i])
+            pass_note = f" (pass {p + 1}/{repeats})" if repeats > 1 else ""
+            progress(f"[{done}/{total}] {row.label}{pass_note}: predicted {row.predicted_s * 1e3:.1f} ms, "
+                     f"measured {medians[i][-1] * 1e3:.1f} ms")
+    for i, row in enumerate(rows):
+        if row.error:
+            row.measured_s = math.nan
     return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
 
 
@@ -190,6 +253,12 @@ def format_report(report: Report) -> str:
         lines.append(f"{r.label[:21]:<22}{_ms(r.predicted_s):>13}{_ms(r.measured_s):>13}{spread:>16}{err:>9}"
                      f"{_ms(r.corrected_s):>14}  {r.split}")
     lines += ["", f"all strategies:            {format_metrics(report.metrics)}"]
+    if report.raw_metrics is not None:
+        lines.append(f"  without the residual:    {format_metrics(report.raw_metrics)}")
+    if report.noise is not None:
+        n = report.noise
+        lines.append(f"measurement noise:         Kendall tau {n['kendall_tau']:.3f}   MAPE {n['mape']:.1%}   "
+                     f"(one pass against another, {int(n['passes'])} passes: the ceiling of any prediction)")
     if report.residual is not None:
         lines += [f"held-out, before residual: {format_metrics(report.holdout_before)}",
                   f"held-out, after residual:  {format_metrics(report.holdout_after)}",
@@ -244,7 +313,8 @@ def load_measured(directory: pathlib.Path) -> tuple[list[tuple[str, Any]], list[
             rows.append(Row(label=rec["label"], strategy_id=rec["strategy_id"], predicted_s=math.nan,
                             raw_s=math.nan, compute_s=math.nan, comm_s=math.nan, latency_s=math.nan,
                             measured_s=float(rec["measured_s"] or "nan"), p10_s=float(rec["p10_s"] or "nan"),
-                            p90_s=float(rec["p90_s"] or "nan"), error=rec.get("error") or "", strategy_file=rel))
+                            p90_s=float(rec["p90_s"] or "nan"), error=rec.get("error") or "", strategy_file=rel,
+                            repeat_medians=rec.get("repeat_medians") or ""))
     if not rows:
         raise BadInput(f"rows.csv in {directory} has no rows")
     return picked, rows
@@ -255,8 +325,8 @@ def repredict(scorer, picked: Sequence[tuple[str, Any]], measured: Sequence[Row]
     """Predict saved strategies again (after a model or calibration change) against their saved measurements."""
     rows = predict_rows(scorer, picked)
     for r, old in zip(rows, measured):
-        r.measured_s, r.p10_s, r.p90_s, r.error, r.strategy_file = (old.measured_s, old.p10_s, old.p90_s, old.error,
-                                                                    old.strategy_file)
+        r.measured_s, r.p10_s, r.p90_s, r.error, r.strategy_file, r.repeat_medians = (
+            old.measured_s, old.p10_s, old.p90_s, old.error, old.strategy_file, old.repeat_medians)
     return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
 
 
@@ -270,7 +340,9 @@ def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pa
         for r in report.rows:
             w.writerow(dataclasses.asdict(r))
     summary = {"metrics": report.metrics, "holdout_before": report.holdout_before,
-               "holdout_after": report.holdout_after, "residual": report.residual, "title": title}
+               "holdout_after": report.holdout_after, "residual": report.residual, "noise": report.noise,
+               "raw_metrics": report.raw_metrics,
+               "title": title}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     (out / "table.txt").write_text(format_report(report) + "\n")
     written = [out / "rows.csv", out / "summary.json", out / "table.txt"]

@@ -215,7 +215,8 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
         launcher: launch every node with this launcher instead of the rule in the module docstring.
         stop_timeout_s: grace between SIGTERM and SIGKILL when stopping.
         instance_keys_per_trial: size of each block returned by ``next_instance_key_base``.
-        intra_op_threads, inter_op_threads: thread pools of each server (0 = TF's default).
+        intra_op_threads, inter_op_threads: thread pools of every server, overriding the nodes' own
+            ``intra_op_threads`` / ``inter_op_threads`` (0 = the node's setting, else TF's default).
 
     Raises:
         UnreachableHost: an SSH node cannot be reached, or its host key is unknown/mismatched.
@@ -236,7 +237,8 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
         deadline = time.monotonic() + timeout_s
         for k, (node, lau) in enumerate(zip(spec.nodes, launchers)):
             args = ["--job", JOB, "--task", str(k), "--cluster", cluster_json,
-                    "--intra-op-threads", str(intra_op_threads), "--inter-op-threads", str(inter_op_threads)]
+                    "--intra-op-threads", str(intra_op_threads or node.intra_op_threads),
+                    "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
             servers.append(lau.launch(node, k, args, f"autotune-{run_id}-task{k}.log"))
         cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir, owns_log_dir=owns_log_dir,
                                  stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial)

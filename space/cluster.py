@@ -2,7 +2,8 @@
 
 Keys follow AutoDist's resource spec (``nodes: [{address, gpus, cpus, chief, ssh_config,
 network_bandwidth}]``, ``ssh: {group: {username, port, key_file, python_venv, shared_envs}}``) plus
-``hostname``, per-node ``python`` / ``workdir``, per-link ``links`` overrides and ``known_hosts``.
+``hostname``, per-node ``python`` / ``workdir`` / ``intra_op_threads`` / ``inter_op_threads`` (the TensorFlow
+server's thread pools), per-link ``links`` overrides and ``known_hosts``.
 Bandwidth numbers are Gbit/s; strings may carry a unit (``"200mbit"``).
 Devices are named ``"<address>:CPU:<i>"`` / ``"<address>:GPU:<i>"`` as in AutoDist.
 """
@@ -21,7 +22,7 @@ from space.errors import SpecError
 
 _TOP_KEYS = {"nodes", "ssh", "links", "known_hosts"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
-              "python", "workdir"}
+              "python", "workdir", "intra_op_threads", "inter_op_threads"}
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
 _LINK_KEYS = {"from", "to", "bandwidth"}
 
@@ -52,6 +53,8 @@ class Node:
     network_bandwidth_gbit: float = 1.0
     python: str | None = None
     workdir: str | None = None
+    intra_op_threads: int = 0  # the server's thread pools; 0 = TensorFlow's default (one thread per core)
+    inter_op_threads: int = 0
 
     @property
     def name(self) -> str:
@@ -143,6 +146,9 @@ class ClusterSpec:
             for key in ("hostname", "ssh_config", "python", "workdir"):
                 if getattr(n, key) is not None:
                     d[key] = getattr(n, key)
+            for key in ("intra_op_threads", "inter_op_threads"):
+                if getattr(n, key):  # written only when set: specs without them keep their fingerprint
+                    d[key] = getattr(n, key)
             nodes.append(d)
         out: dict[str, Any] = {"nodes": nodes}
         if self.ssh:
@@ -221,6 +227,13 @@ def _int_list(value: Any, field: str, where: str) -> tuple[int, ...]:
                                               for v in value):
         raise _type_error(field, "a list of non-negative integers", value, where)
     return tuple(value)
+
+
+def _threads(d: Mapping, key: str, where: str, what: str) -> int:
+    value = d.get(key, 0)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise _type_error(f"{what}.{key}", "a non-negative integer (0 = TensorFlow's default)", value, where)
+    return value
 
 
 def _opt_str(d: Mapping, key: str, where: str, what: str) -> str | None:
@@ -315,7 +328,9 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
     return Node(address=address, hostname=_opt_str(raw, "hostname", source, label),
                 cpus=cpus, gpus=_int_list(raw.get("gpus"), f"{label}.gpus", source), chief=chief,
                 ssh_config=group, network_bandwidth_gbit=bw,
-                python=_opt_str(raw, "python", source, label), workdir=_opt_str(raw, "workdir", source, label))
+                python=_opt_str(raw, "python", source, label), workdir=_opt_str(raw, "workdir", source, label),
+                intra_op_threads=_threads(raw, "intra_op_threads", source, label),
+                inter_op_threads=_threads(raw, "inter_op_threads", source, label))
 
 
 def _parse_links(raw: Any, names: Mapping[str, str], source: str) -> tuple[Link, ...]:

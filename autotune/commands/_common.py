@@ -19,6 +19,21 @@ def add_spec(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--spec", required=required, metavar="CLUSTER.YML", help="cluster spec")
 
 
+def add_space_options(p: argparse.ArgumentParser) -> None:
+    """The options of the strategy space (``autotune search`` and ``validate-simulator`` draw from the same one)."""
+    p.add_argument("--reduced", choices=["auto", "yes", "no"], default="auto",
+                   help="per-class instead of per-variable choices (auto: above 16 variables)")
+    p.add_argument("--sparse-ps-only", action="store_true", help="keep sparse-gradient variables on PS")
+    p.add_argument("--allow-async", action="store_true",
+                   help="also asynchronous PS and bounded staleness (changes training dynamics)")
+
+
+def space_options(args: argparse.Namespace) -> dict:
+    """``reduced`` / ``sparse_ps_only`` / ``allow_async`` of :func:`add_space_options`, as keyword arguments."""
+    return {"reduced": {"auto": None, "yes": True, "no": False}[args.reduced],
+            "sparse_ps_only": args.sparse_ps_only, "allow_async": args.allow_async}
+
+
 def inventory(args: argparse.Namespace) -> Inventory:
     from space.model import load_inventory
 

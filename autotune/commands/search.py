@@ -33,11 +33,7 @@ def register(sub) -> None:
     p.add_argument("--simulate-only", action="store_true", help="skip profiling on the cluster")
     p.add_argument("--prune-ratio", type=float, default=2.0,
                    help="prune candidates predicted slower than this x the best so far (2.0)")
-    p.add_argument("--reduced", choices=["auto", "yes", "no"], default="auto",
-                   help="per-class instead of per-variable choices (auto: above 16 variables)")
-    p.add_argument("--sparse-ps-only", action="store_true", help="keep sparse-gradient variables on PS")
-    p.add_argument("--allow-async", action="store_true",
-                   help="also search asynchronous PS and bounded staleness (changes training dynamics)")
+    _common.add_space_options(p)
     p.add_argument("--calibration", default=None, metavar="FILE",
                    help="calibration file (default: the one `autotune calibrate` stored for this cluster)")
     p.add_argument("--steps", type=int, default=20, help="profiled steps per candidate (20)")
@@ -59,8 +55,8 @@ def run(args) -> int:
                        builders_to_profile=args.profile_builders, builder_band=args.builder_band,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
-                       prune_ratio=args.prune_ratio, reduced={"auto": None, "yes": True, "no": False}[args.reduced],
-                       sparse_ps_only=args.sparse_ps_only, allow_async=args.allow_async, calibration=args.calibration, cache_dir=args.cache_dir,
+                       prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,
+                       cache_dir=args.cache_dir,
                        steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts)
     result = run_search(cfg, progress=not args.quiet)
     return 130 if result.interrupted else 0

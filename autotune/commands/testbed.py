@@ -27,6 +27,9 @@ def register(sub) -> None:
     u.add_argument("--bandwidth", required=True, metavar="RATE", help="each host's link rate, e.g. 1gbit, 200mbit")
     u.add_argument("--per-host", action="append", default=[], metavar="I=RATE",
                    help="rate of host I (0 = chief), e.g. 2=100mbit; repeatable")
+    u.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="intra-op threads of each host's TensorFlow server (default: this machine's cores / hosts, "
+                        "at least 1; 0 = TensorFlow's default of one per core)")
     u.add_argument("--subnet", default=DEFAULT_SUBNET, metavar="CIDR",
                    help=f"inside 198.18.0.0/15 (default {DEFAULT_SUBNET})")
     where(u)
@@ -50,7 +53,7 @@ def run_up(args) -> int:
     import runners.testbed as tb
 
     plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, prefix=args.prefix, subnet=args.subnet,
-                        directory=args.dir)
+                        directory=args.dir, threads=args.threads)
     tb.up(plan)
     _print_status(tb.status(plan["dir"]))
     print(f"\nuse it:  autotune <command> --spec {plan['dir']}/cluster.yml ...")

@@ -1,9 +1,10 @@
 """``autotune validate-simulator --model m.py --spec cluster.yml --strategies N``: simulator vs the real cluster.
 
-Profiles N strategies (every classic builder, then random samples of the search space) on one started cluster,
-predicts each with the stored calibration, and reports Kendall tau, MAPE and top-1 regret with a table, a CSV
-and a predicted-vs-measured plot. ``--fit-residual`` fits a correction on a train split, stores it in the
-calibration file, and reports the fidelity before and after on the held-out strategies.
+Profiles N strategies (the classic builders, then random samples of the space ``autotune search`` draws from, with
+the same space options) on one started cluster in interleaved passes, predicts each with the stored calibration,
+and reports Kendall tau, MAPE and top-1 regret, and the measurement's own noise (one pass against another), with
+a table, a CSV and a predicted-vs-measured plot. ``--fit-residual`` fits a correction on a train split, stores it
+in the calibration file, and reports the fidelity before and after on the held-out strategies.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pathlib
 import shutil
 import sys
 
+from autotune.commands import _common
 from space.errors import BadInput
 
 
@@ -30,8 +32,12 @@ def register(sub) -> None:
                    help="predict with the spec's nominal bandwidths and textbook overheads (no calibration)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="inventory and calibration cache (default: $AUTOTUNE_CACHE_DIR or ~/.cache/autotune)")
-    p.add_argument("--steps", type=int, default=10, help="profiled steps per strategy (10)")
-    p.add_argument("--warmup", type=int, default=3, help="warm-up steps per strategy (3)")
+    p.add_argument("--steps", type=int, default=20, help="profiled steps per strategy and pass (20)")
+    p.add_argument("--warmup", type=int, default=3, help="warm-up steps per strategy and pass (3)")
+    p.add_argument("--repeats", type=int, default=2, metavar="R",
+                   help="passes over the strategies, each in the reverse order of the one before; the steps of all "
+                        "passes are pooled and their agreement is reported as the measurement noise (2)")
+    _common.add_space_options(p)
     p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="where rows.csv, summary.json, table.txt and the PNG go (default runs/validate-<model>-<fp>)")
@@ -70,28 +76,33 @@ def find_calibration(args, cluster, inventory):
 
 def run(args) -> int:
     from autotune import fidelity
+    from autotune.search import make_space
     from simulator import Scorer
     from space.cluster import load_cluster
     from space.model import load_inventory
 
-    if args.steps < 1 or args.warmup < 0 or args.strategies < 2:
-        raise BadInput(f"`--strategies >= 2, --steps >= 1, --warmup >= 0` must hold, but got "
-                       f"({args.strategies}, {args.steps}, {args.warmup})")
+    if args.steps < 1 or args.warmup < 0 or args.strategies < 2 or args.repeats < 1:
+        raise BadInput(f"`--strategies >= 2, --steps >= 1, --warmup >= 0, --repeats >= 1` must hold, but got "
+                       f"({args.strategies}, {args.steps}, {args.warmup}, {args.repeats})")
     if args.fit_residual and not 0 < args.holdout < 1:
         raise BadInput(f"`0 < --holdout < 1` must hold, but got {args.holdout!r}")
     say = (lambda _m: None) if args.quiet else (lambda m: print(f"validate: {m}", file=sys.stderr, flush=True))
     cluster = load_cluster(args.spec)
     inventory = load_inventory(args.model, cache_dir=args.cache_dir)
     cal, cal_path = find_calibration(args, cluster, inventory)
-    if cal.residual is not None:
-        cal = cal.replace(residual=None)  # judge the model itself; a new fit replaces the stored one
-        say("ignoring the residual stored in the calibration (predictions are raw)")
+    if cal.residual is not None and args.fit_residual:
+        cal = cal.replace(residual=None)  # a new fit replaces the stored one: judge the model itself
+        say("ignoring the residual stored in the calibration: --fit-residual fits a new one on raw predictions")
+    elif cal.residual is not None:
+        say("predictions include the residual stored in the calibration, as `autotune search` uses it "
+            "(the raw model is reported too)")
     scorer = Scorer(inventory, cluster, cal)
     if args.reuse:
         return _reuse(args, scorer, cal_path, say)
-    picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=args.seed)
-    say(f"{len(picked)} strategies ({sum(not l.startswith('random') for l, _ in picked)} builders); "
-        f"calibration {cal_path or 'uncalibrated defaults'}")
+    space = make_space(inventory, cluster, **_common.space_options(args))
+    picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=args.seed, space=space)
+    say(f"{len(picked)} strategies ({sum(not l.startswith('random') for l, _ in picked)} builders) from the "
+        f"{'reduced' if space.reduced else 'per-variable'} space; calibration {cal_path or 'uncalibrated defaults'}")
     out = pathlib.Path(args.output) if args.output else \
         pathlib.Path("runs") / f"validate-{pathlib.Path(args.model).stem}-{cluster.fingerprint[:8]}"
 
@@ -107,12 +118,11 @@ def run(args) -> int:
     say(f"starting {len(cluster.nodes)} server(s)")
     with start_cluster(cluster, accept_unknown_hosts=args.accept_unknown_hosts) as running:
         def profile(strategy):
-            r = profile_strategy(traced, strategy, running, steps=args.steps, warmup=args.warmup,
-                                 step_timeout_s=args.step_timeout)
-            return r.median_s, r.p10_s, r.p90_s
+            return profile_strategy(traced, strategy, running, steps=args.steps, warmup=args.warmup,
+                                    step_timeout_s=args.step_timeout).step_times_s
 
-        report = fidelity.run_validation(picked, scorer, profile, fit=args.fit_residual, holdout=args.holdout,
-                                         seed=args.seed, progress=say, files=files)
+        report = fidelity.run_validation(picked, scorer, profile, repeats=args.repeats, fit=args.fit_residual,
+                                         holdout=args.holdout, seed=args.seed, progress=say, files=files)
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")

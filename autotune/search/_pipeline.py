@@ -22,6 +22,18 @@ from space.strategy import Strategy
 
 log = logging.getLogger(__name__)
 
+REDUCE_ABOVE = 16  # variables above which the search uses the reduced (per-class) space
+
+
+def make_space(inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
+               reduce_above: int = REDUCE_ABOVE, sparse_ps_only: bool = False, allow_async: bool = False):
+    """The strategy space ``autotune search`` draws from (its defaults: synchronous only, reduced above 16
+    variables); ``validate-simulator`` samples the same space, so the simulator is judged where it is used."""
+    from space.search_space import SearchSpace
+
+    return SearchSpace(inventory, cluster, reduced=reduced, reduce_above=reduce_above,
+                       sparse_ps_only=sparse_ps_only, allow_async=allow_async)
+
 
 @dataclasses.dataclass
 class SearchConfig:
@@ -43,7 +55,7 @@ class SearchConfig:
     reduced: bool | None = None
     sparse_ps_only: bool = False
     allow_async: bool = False
-    reduce_above: int = 16
+    reduce_above: int = REDUCE_ABOVE
     calibration: str | None = None
     cache_dir: str | None = None
     steps: int = 20
@@ -162,16 +174,14 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     context manager with ``profile(strategy) -> measurement``; default: the real cluster through ``runners``."""
     from space.cluster import load_cluster
     from space.model import load_inventory
-    from space.search_space import SearchSpace
-
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     say = out or (lambda s: print(s, file=sys.stderr))
     started = time.monotonic()
     cluster = load_cluster(cfg.spec)
     inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
     cfg.output.mkdir(parents=True, exist_ok=True)
-    space = SearchSpace(inventory, cluster, reduced=cfg.reduced, reduce_above=cfg.reduce_above,
-                        sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async)
+    space = make_space(inventory, cluster, reduced=cfg.reduced, reduce_above=cfg.reduce_above,
+                       sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async)
     dists = _study.distributions(space)
     multi = cfg.sampler == "nsga2"
     name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"

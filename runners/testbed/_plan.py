@@ -62,13 +62,28 @@ def parse_per_host(items: Sequence[str], hosts: int) -> dict[int, int]:
     return out
 
 
+def fair_threads(hosts: int) -> int:
+    """Each host's share of this machine's cores (at least 1): the emulated hosts share one CPU."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(hosts, 1))
+
+
 def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), prefix: str = DEFAULT_PREFIX,
               subnet: str = DEFAULT_SUBNET, directory: str | None = None,
-              python: str | None = None) -> dict[str, Any]:
-    """Validate the request and return the plan as plain JSON-able data."""
+              python: str | None = None, threads: int | None = None) -> dict[str, Any]:
+    """Validate the request and return the plan as plain JSON-able data.
+
+    ``threads``: intra-op threads of each host's TensorFlow server (default :func:`fair_threads`; 0 leaves
+    TensorFlow's default of one per core, so N hosts on C cores run N*C threads and time each other out).
+    """
     check_prefix(prefix)
     if not 1 <= hosts <= MAX_HOSTS:
         raise TestbedRefused(f"`--hosts` must be in 1..{MAX_HOSTS}, but got {hosts}")
+    if threads is not None and threads < 0:
+        raise TestbedRefused(f"`--threads` must be >= 0, but got {threads}", hint="0 = TensorFlow's default")
     try:
         net = ipaddress.ip_network(subnet)
     except ValueError as e:
@@ -86,6 +101,7 @@ def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), prefix: 
         "dir": os.path.abspath(directory or default_dir(prefix)),
         "subnet": str(net),
         "python": python or sys.executable,
+        "threads": fair_threads(hosts) if threads is None else threads,
         "bridge_netns": f"{prefix}-br",
         "bridge": "br0",
         "root": {"link": f"{prefix}-r", "peer": "root", "address": str(net[1])},

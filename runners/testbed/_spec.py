@@ -24,6 +24,9 @@ def cluster_dict(plan: dict[str, Any], user: str, key_file: str, known_hosts: st
               "network_bandwidth": format_rate(h["rate_bit"]), "python": plan["python"],
               "workdir": str(pathlib.Path(plan["dir"]) / h["name"] / "work")}
              for h in plan["hosts"]]
+    if plan.get("threads"):
+        for n in nodes:
+            n["intra_op_threads"] = plan["threads"]
     return {"nodes": nodes, "ssh": {SSH_GROUP: group}, "known_hosts": known_hosts}
 
 

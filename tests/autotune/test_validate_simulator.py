@@ -104,6 +104,83 @@ def test_pick_strategies_gives_builders_then_distinct_random_samples(inventories
     assert picked[0][0] == "all_reduce" and any(label.startswith("random") for label, _ in picked)
 
 
+@pytest.mark.parametrize("allow_async", [False, True])
+def test_pick_strategies_draws_from_the_search_space(inventories, clusters, allow_async):
+    from autotune.search import make_space
+
+    inv, spec = inventories("mlp"), clusters["two_nodes"]
+    space = make_space(inv, spec, allow_async=allow_async)
+    picked = fidelity.pick_strategies(inv, spec, 40, seed=0, space=space)
+    labels = [label for label, _ in picked]
+    asynchronous = [label for label, s in picked for n in s.nodes
+                    for part in (n.part_config if n.partitioner else [n])
+                    if part.WhichOneof("synchronizer") == "PSSynchronizer" and not part.PSSynchronizer.sync]
+    assert ("ps_async" in labels) == allow_async  # a builder the space cannot express is left out
+    assert bool(asynchronous) == allow_async
+
+
+def test_pick_strategies_uses_the_reduced_space_above_16_variables(inventories, clusters):
+    from autotune.search import make_space
+
+    inv, spec = inventories("transformer"), clusters["two_nodes"]
+    assert len(inv.variables) > 16 and make_space(inv, spec).reduced
+    picked = fidelity.pick_strategies(inv, spec, 20, seed=0)
+    reduced = make_space(inv, spec)
+    for label, s in picked:
+        assert reduced.decode(reduced.encode(s)) == s, label  # every pick is a point of the reduced space
+
+
+@pytest.mark.parametrize("n,p,expected", [(4, 0, [0, 1, 2, 3]), (4, 1, [3, 2, 1, 0]), (4, 2, [1, 2, 3, 0]),
+                                          (4, 3, [0, 3, 2, 1]), (1, 1, [0])])
+def test_pass_order_alternates_direction_and_shifts(n, p, expected):
+    assert fidelity.pass_order(n, p) == expected
+
+
+def test_repeats_pool_the_passes_and_report_the_noise(inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked = fidelity.pick_strategies(inv, spec, 6, seed=0)
+    calls: dict[str, int] = {}
+
+    def profile(s):  # pass 1 measures the prediction, pass 2 the prediction x 1.2: the order never changes
+        calls[s.proto.id] = calls.get(s.proto.id, 0) + 1
+        base = scorer.predict(s).step_time_s * (1.2 if calls[s.proto.id] == 2 else 1.0)
+        return [base * f for f in (0.9, 1.0, 1.1)]
+
+    report = fidelity.run_validation(picked, scorer, profile, repeats=2)
+    assert set(calls.values()) == {2}
+    row = report.rows[0]
+    first, second = row.repeats
+    assert second == pytest.approx(1.2 * first)
+    assert row.measured_s == pytest.approx((first * 1.1 + second * 0.9) / 2)  # median of the six pooled steps
+    assert report.noise["kendall_tau"] == pytest.approx(1.0)
+    assert report.noise["mape"] == pytest.approx(0.2)  # |second - first| / first
+    assert "measurement noise" in fidelity.format_report(report)
+
+
+def test_a_strategy_failing_in_one_pass_is_left_out_and_not_run_again(inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked = fidelity.pick_strategies(inv, spec, 5, seed=0)
+    bad = picked[2][1].proto.id
+    calls: list[str] = []
+
+    def profile(s):
+        calls.append(s.proto.id)
+        if s.proto.id == bad and calls.count(bad) == 2:
+            raise fidelity.AutotuneError("server 1 died")
+        return [scorer.predict(s).step_time_s]
+
+    report = fidelity.run_validation(picked, scorer, profile, repeats=3)
+    assert calls.count(bad) == 2 and len(calls) == 5 * 3 - 1
+    assert not report.rows[2].ok and "server 1 died" in report.rows[2].error
+    assert report.metrics["n"] == 4 and report.noise["n"] == 4
+
+
 def test_run_validation_with_a_fake_profiler(inventories, clusters):
     from simulator import Calibration, Scorer
 
@@ -174,6 +251,26 @@ def test_reuse_cli_needs_no_cluster(tmp_path, capsys, inventories, clusters):
     assert code == 2 and "overwrite" in capsys.readouterr().err
 
 
+def test_a_stored_residual_is_used_and_the_raw_model_reported_too(tmp_path, capsys, inventories, clusters):
+    from simulator import Calibration, Scorer, calibration_path
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    cal = Calibration.from_spec(spec)
+    _, out = _saved_run(tmp_path, inv, spec, Scorer(inv, spec, cal))
+    shifted = dict(intercept=0.05, compute=1.0, comm=1.0, latency=0.0, pieces=0.0, collectives=0.0)
+    cal.replace(residual=shifted).save(calibration_path(tmp_path / "cache" / "calibration", spec))
+    args = ["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
+            "--cache-dir", str(tmp_path / "cache"), "--quiet"]
+    assert main(args + ["-o", str(tmp_path / "with")]) == 0
+    assert "without the residual" in capsys.readouterr().out
+    rows = list(csv.DictReader(open(tmp_path / "with" / "rows.csv")))
+    assert all(float(r["predicted_s"]) == pytest.approx(float(r["raw_s"]) + 0.05) for r in rows)
+    assert main(args + ["--fit-residual", "-o", str(tmp_path / "fit")]) == 0  # a new fit starts from the raw model
+    assert "without the residual" not in capsys.readouterr().out
+    rows = list(csv.DictReader(open(tmp_path / "fit" / "rows.csv")))
+    assert all(float(r["predicted_s"]) == pytest.approx(float(r["raw_s"])) for r in rows)
+
+
 # ---- CLI: calibration lookup ----------------------------------------------------------------------------
 
 def test_missing_calibration_exits_2_and_says_to_calibrate(tmp_path, capsys):
@@ -215,10 +312,12 @@ def test_validate_simulator_on_the_local_cluster(tmp_path, capsys, clusters):
     Calibration.from_spec(spec, step_time_s=0.005, model_hash=inv.model_hash).save(path)
     out = tmp_path / "out"
     code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--strategies", "5",
-                 "--steps", "2", "--warmup", "1", "--fit-residual", "--holdout", "0.4", "--cache-dir", str(tmp_path),
-                 "-o", str(out), "--quiet"])
+                 "--steps", "2", "--warmup", "1", "--repeats", "2", "--fit-residual", "--holdout", "0.4",
+                 "--cache-dir", str(tmp_path), "-o", str(out), "--quiet"])
     text = capsys.readouterr().out
     assert code == 0
-    assert "Kendall tau" in text and "MAPE" in text and "top-1 regret" in text
+    assert "Kendall tau" in text and "MAPE" in text and "top-1 regret" in text and "measurement noise" in text
+    with open(out / "rows.csv") as fh:
+        assert all(len(r["repeat_medians"].split(";")) == 2 for r in csv.DictReader(fh) if not r["error"])
     assert {p.name for p in out.iterdir()} >= {"rows.csv", "summary.json", "table.txt", "predicted_vs_measured.png"}
     assert Calibration.load(path, cluster=spec).residual is not None  # stored with the calibration

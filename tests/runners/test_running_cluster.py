@@ -67,6 +67,18 @@ def test_naming(cluster):
     assert len(set(cluster.ports)) == 2
 
 
+def test_servers_get_the_thread_pools_of_their_nodes():
+    spec = ClusterSpec.from_dict({"nodes": [
+        {"address": "127.0.0.1", "chief": True, "intra_op_threads": 1, "inter_op_threads": 2},
+        {"address": "127.0.0.2"}]})
+    with start_cluster(spec, timeout_s=120) as c:
+        args = [open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0") for pid in c.pids]
+    def value(argv, flag):
+        return argv[argv.index(flag.encode()) + 1].decode()
+    assert [value(a, "--intra-op-threads") for a in args] == ["1", "0"]  # 0 = TensorFlow's default
+    assert [value(a, "--inter-op-threads") for a in args] == ["2", "0"]
+
+
 def test_unknown_device_is_a_spec_error(cluster):
     with pytest.raises(SpecError, match="127.0.0.9"):
         cluster.task_device("127.0.0.9:CPU:0")

@@ -51,6 +51,15 @@ def test_single_node_is_chief_and_fingerprint_ignores_formatting():
     assert c.fingerprint != a.fingerprint
 
 
+def test_thread_pools_parse_and_change_the_fingerprint_only_when_set():
+    plain = ClusterSpec.from_dict({"nodes": [{"address": "localhost"}]})
+    zero = ClusterSpec.from_dict({"nodes": [{"address": "localhost", "intra_op_threads": 0}]})
+    one = ClusterSpec.from_dict({"nodes": [{"address": "localhost", "intra_op_threads": 1, "inter_op_threads": 2}]})
+    assert (plain.nodes[0].intra_op_threads, one.nodes[0].intra_op_threads, one.nodes[0].inter_op_threads) == (0, 1, 2)
+    assert plain.fingerprint == zero.fingerprint != one.fingerprint
+    assert ClusterSpec.from_dict(one.to_dict()).nodes == one.nodes  # round trip
+
+
 @pytest.mark.parametrize("value,gbit", [(1, 1.0), (2.5, 2.5), ("200mbit", 0.2), ("10Gbps", 10.0), ("1gbit/s", 1.0),
                                         ("500 kbit", 0.0005)])
 def test_bandwidth_units(value, gbit):
@@ -91,6 +100,10 @@ BAD = {
     "link_unknown_node": (_with(links=[{"from": "10.1.0.1", "to": "10.9.9.9", "bandwidth": 1}]),
                           r"`links\[0\].to` = '10.9.9.9' is not a node"),
     "missing_username": (_with(ssh__g={"port": 22}), r"`ssh.g.username` is required"),
+    "negative_threads": (_with(nodes__1__intra_op_threads=-1),
+                         r"`nodes\[1\] \(10.1.0.2\).intra_op_threads` must be a non-negative integer"),
+    "wrong_type_threads": (_with(nodes__0__inter_op_threads="2"),
+                           r"`nodes\[0\] \(10.1.0.1\).inter_op_threads` must be a non-negative integer"),
 }
 
 

@@ -43,8 +43,9 @@ def test_default_dir_uses_prefix():
     ({"bandwidth": "10kbit"}, "between 1mbit and 100gbit"),
     ({"per_host": ["5=1gbit"]}, "names host 5"),
     ({"per_host": ["x"]}, "must be INDEX=RATE"),
+    ({"threads": -1}, "`--threads` must be >= 0"),
 ], ids=["outside-range", "next-range", "tiny-subnet", "not-a-subnet", "bad-prefix", "long-prefix", "no-hosts",
-        "bad-rate", "rate-too-low", "host-out-of-range", "per-host-syntax"])
+        "bad-rate", "rate-too-low", "host-out-of-range", "per-host-syntax", "negative-threads"])
 def test_plan_refuses(kwargs, message):
     args = {"hosts": 3, "bandwidth": "1gbit", **kwargs}
     with pytest.raises(tb.TestbedRefused, match=message.replace("`", ".").replace("(", ".")):
@@ -74,6 +75,21 @@ def test_cluster_spec_is_valid_and_pins_keys():
     assert spec.ssh["testbed"].key_file == "/tmp/tb/id_ed25519"
     assert spec.bandwidth_gbit("198.18.0.11", "198.18.0.13") == pytest.approx(0.1)
     assert all(n.python == plan["python"] for n in spec.nodes)
+
+
+@pytest.mark.parametrize("hosts, cores, expected", [(3, 2, 1), (2, 8, 4), (3, 16, 5), (40, 8, 1)])
+def test_each_host_gets_its_share_of_the_cores(monkeypatch, hosts, cores, expected):
+    monkeypatch.setattr("os.sched_getaffinity", lambda _pid: set(range(cores)))
+    plan = tb.make_plan(hosts, "200mbit", directory="/tmp/tb")
+    spec = ClusterSpec.from_dict(_spec.cluster_dict(plan, "root", "/tmp/tb/id", "/tmp/tb/kh"))
+    assert plan["threads"] == expected
+    assert {n.intra_op_threads for n in spec.nodes} == {expected}
+
+
+def test_threads_zero_leaves_tensorflows_default():
+    plan = tb.make_plan(3, "200mbit", directory="/tmp/tb", threads=0)
+    d = _spec.cluster_dict(plan, "root", "/tmp/tb/id", "/tmp/tb/kh")
+    assert all("intra_op_threads" not in n for n in d["nodes"])
 
 
 def test_state_records_before_and_reloads(tmp_path):
