@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import time
@@ -108,6 +109,9 @@ def _reuse(args, out: pathlib.Path) -> int:
 
     src = pathlib.Path(args.reuse).resolve()
     cache = pathlib.Path(args.cache_dir or src / "cache").resolve()
+    for run in (d for d in src.iterdir() if (d / "strategies").is_dir() and not (out / d.name / "strategies").exists()):
+        shutil.copytree(run / "strategies", out / run.name / "strategies")  # the new rows.csv stays reusable
+        shutil.copyfile(run / "cluster.yml", out / run.name / "cluster.yml")
     results = {}
     for name in args.models.split(","):
         t0 = time.monotonic()
@@ -134,10 +138,11 @@ def _print(results: dict, out: pathlib.Path) -> None:
     def fmt(m):
         if not m:
             return f"{'-':>6} {'-':>6} {'-':>6} {'-':>3}"
-        return f"{m['kendall_tau']:>6.3f} {m['mape']:>6.1%} {m.get('top1_regret', float('nan')):>6.1%} {int(m['n']):>3}"
+        regret = f"{m['top1_regret']:>6.1%}" if m.get("top1_regret") is not None else f"{'-':>6}"
+        return f"{m['kendall_tau']:>6.3f} {m['mape']:>6.1%} {regret} {int(m['n']):>3}"
 
     head = f"{'tau':>6} {'MAPE':>6} {'regret':>6} {'n':>3}"
-    cols = ["dev: raw model", "fresh: raw model", "fresh: with residual", "fresh: noise (pass vs pass)"]
+    cols = ["dev: raw model", "fresh: raw model", "fresh: with residual", "noise (pass vs pass)"]
     print("\n" + f"{'model':<12}| " + " | ".join(f"{c:<27}" for c in cols) + " | wall")
     print(f"{'':<12}| " + " | ".join(f"{head:<27}" for _ in cols) + " |")
     for name, r in results.items():
@@ -146,7 +151,6 @@ def _print(results: dict, out: pathlib.Path) -> None:
         fresh_raw = fresh.get("raw_metrics") or fresh.get("metrics")
         fresh_res = fresh.get("metrics") if fresh.get("raw_metrics") else None
         noise = fresh.get("noise") or dev.get("noise")
-        noise = dict(noise, top1_regret=float("nan")) if noise else None
         print(f"{name:<12}| " + " | ".join(f"{fmt(m):<27}" for m in (dev_raw, fresh_raw, fresh_res, noise))
               + f" | {r['wall_s']:.0f} s")
     print("\ntargets: Kendall tau >= 0.85, MAPE <= 10% (issue 5); outputs in", out)

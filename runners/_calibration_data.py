@@ -7,10 +7,50 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from typing import Callable
 
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 PSGD_SMALL, PSGD_SMALL_COUNT = (64, 64, 1), 16  # (n, m, rank) matrices of the PowerSGD probe
 PSGD_LARGE, PSGD_LARGE_COUNT = (1024, 512, 4), 2
+ANCHOR_SHARDS = 4  # shards per variable of the split anchors
+
+
+def anchor_strategies(inventory, spec) -> dict:
+    """The model's strategies whose real steps set its per-piece and per-collective costs: pairs that differ in
+    one thing only, so that the difference of their measured steps, less the difference the cost model already
+    predicts, is that thing's cost.
+
+    ``all_reduce`` (every variable in one fused group) against ``ar_split`` (each variable split into
+    ``ANCHOR_SHARDS`` shards, same group: extra pieces) and ``ar_groups`` (a group per variable: extra
+    collectives); ``ps`` (every variable on the chief) against ``ps_split`` (the same, split); and the
+    ``all_reduce_powersgd`` builder, for the per-matrix cost of a PowerSGD round.
+    """
+    from space.builders import build_strategy
+    from space.strategy import Strategy, ar_node, partitioned_node, ps_node
+
+    chief = spec.chief.cpu_devices[0]
+
+    def nodes(make, split: bool):
+        out = []
+        for i, v in enumerate(inventory.variables):
+            if split and v.shape and v.shape[0] >= ANCHOR_SHARDS:
+                out.append(partitioned_node(v.name, v.shape, 0, [make(v, i) for _ in range(ANCHOR_SHARDS)]))
+            else:
+                out.append(make(v, i))
+        return Strategy.build(out, spec.replicas, builder="calibration")
+
+    def ar(v, _i):
+        return ar_node(v.name)
+
+    def ar_own(v, i):
+        return ar_node(v.name, group=i)
+
+    def ps(v, _i):
+        return ps_node(v.name, chief)
+
+    return {"all_reduce": nodes(ar, False), "ar_split": nodes(ar, True), "ar_groups": nodes(ar_own, False),
+            "ps": nodes(ps, False), "ps_split": nodes(ps, True),
+            "powersgd": build_strategy("all_reduce_powersgd", inventory, spec)}
 
 
 @dataclasses.dataclass
@@ -41,7 +81,6 @@ class Measurements:
     reduce_s_per_byte: float
     cast_s_per_byte: float
     step_single_s: float | None = None  # one replica alone
-    step_concurrent_s: float | None = None  # one replica while every replica computes (the sync step's compute)
     chain_hops: tuple[int, int] = (0, 0)  # (short, long) chains of dependent tiny messages
     chain_s: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)  # link_key -> (short, long)
     collectives: int = 0  # independent tiny all-reduces in one run
@@ -51,7 +90,8 @@ class Measurements:
     run_one_task_s: float | None = None  # the same on one task
     powersgd_small_s: float | None = None  # PSGD_SMALL_COUNT PowerSGD rounds of PSGD_SMALL matrices
     powersgd_large_s: float | None = None  # PSGD_LARGE_COUNT rounds of PSGD_LARGE matrices
-    powersgd_step_s: float | None = None  # the model's `all_reduce_powersgd` step on every replica (median)
+    nosync_step_s: float | None = None  # the lockstep step of every replica with nothing synchronized
+    anchors_s: dict[str, float] = dataclasses.field(default_factory=dict)  # anchor_strategies name -> median step
 
 
 def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotune calibrate"):
@@ -99,14 +139,76 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         fields |= powersgd_constants(m.powersgd_small_s, m.powersgd_large_s)
     if m.run_all_tasks_s is not None and m.run_one_task_s is not None:
         fields["step_overhead_s"] = max(0.0, m.run_all_tasks_s - m.run_one_task_s)
-    if inventory is not None and m.step_concurrent_s is not None:
-        step = m.step_concurrent_s
+    if inventory is not None and m.step_single_s is not None:
+        # the compute a synchronous step waits for: the lockstep step with nothing synchronized, less the fixed
+        # cost of spanning the nodes (the cost model adds that on its own); one replica alone without replicas
+        step = m.step_single_s
+        if m.nosync_step_s is not None:
+            step = max(m.nosync_step_s - fields.get("step_overhead_s", 0.0), m.step_single_s)
         fields |= dict(step_time_s=step, model_hash=inventory.model_hash,
-                       compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s or step, 1e-9), 1.0))
+                       compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s, 1e-9), 1.0))
     cal = Calibration.from_spec(spec, **fields)
-    if inventory is not None and m.powersgd_step_s is not None:
-        cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, m.powersgd_step_s))
+    if inventory is not None and m.anchors_s:
+        cal = anchor_costs(cal, inventory, spec, m.anchors_s)
     return cal
+
+
+# what each anchor pair sets: (field, anchor, the anchor it differs from in that one thing)
+ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"), ("ar_piece_s", "ar_split", "all_reduce"),
+                ("ps_piece_s", "ps_split", "ps"))
+
+
+def anchor_costs(cal, inventory, spec, anchors: dict):
+    """Set the per-collective and per-piece costs from the anchor pairs (``ANCHOR_PAIRS``), then the PowerSGD
+    per-matrix cost from the ``powersgd`` anchor.
+
+    For a pair (anchor, base) and a cost x: the x >= 0 at which the predicted difference of the two steps equals
+    the measured one. A difference is immune to what both share (the compute, the session, the model's own
+    errors), which an absolute anchor would fold into x. The prediction is piecewise linear in x (a cost hides
+    under the backward pass until it outgrows it), so x is solved for, not read off one slope.
+    """
+    from simulator import Scorer
+
+    strategies = anchor_strategies(inventory, spec)
+
+    def gap(field: str, name: str, base: str, x: float) -> float:
+        c = cal.replace(**{field: x})
+        return (Scorer(inventory, spec, c).predict(strategies[name]).raw_step_time_s
+                - Scorer(inventory, spec, c).predict(strategies[base]).raw_step_time_s)
+
+    for field, name, base in ANCHOR_PAIRS:
+        if name in anchors and base in anchors:
+            x = solve_cost(lambda v, f=field, n=name, b=base: gap(f, n, b, v), anchors[name] - anchors[base],
+                           prior=getattr(cal, field))
+            cal = cal.replace(**{field: x})
+    if "powersgd" in anchors:
+        cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
+    return cal
+
+
+def solve_cost(predicted: Callable[[float], float], measured: float, prior: float = 0.0, cap: float = 0.1,
+               tol: float = 1e-8, flat_s: float = 1e-6) -> float:
+    """The cost x in [0, cap] at which ``predicted(x)`` equals ``measured``.
+
+    The prediction need not be monotone nor strictly increasing: a cost both steps pay may hide under one's
+    backward pass and not the other's. Where a whole range of x predicts the measurement (to ``flat_s``) the
+    step cannot tell them apart, and the x nearest ``prior`` (the isolated probe's value) is kept; otherwise the
+    first crossing on a geometric grid, bisected to ``tol``; the x that comes closest when none reaches it.
+    """
+    xs = sorted({0.0, *np.geomspace(1e-6, cap, 49), min(max(prior, 0.0), cap)})
+    err = np.array([predicted(x) - measured for x in xs])
+    near = lambda cands: min(cands, key=lambda x: abs(x - prior))  # noqa: E731
+    flat = [x for x, e in zip(xs, err) if abs(e) <= flat_s]
+    if len(flat) >= 2:
+        return near(flat)
+    for k in range(len(xs) - 1):
+        if (err[k] < 0) != (err[k + 1] < 0):
+            lo, hi, below = xs[k], xs[k + 1], err[k] < 0
+            while hi - lo > tol:
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if (predicted(mid) - measured < 0) == below else (lo, mid)
+            return (lo + hi) / 2
+    return near([x for x, e in zip(xs, err) if abs(e) <= np.abs(err).min() + flat_s])
 
 
 def powersgd_matrix_from_step(cal, inventory, spec, measured_s: float) -> float:
@@ -119,12 +221,13 @@ def powersgd_matrix_from_step(cal, inventory, spec, measured_s: float) -> float:
     from space.builders import build_strategy
 
     strategy = build_strategy("all_reduce_powersgd", inventory, spec)
-    at = [Scorer(inventory, spec, cal.replace(powersgd_matrix_s=x)).predict(strategy).raw_step_time_s
-          for x in (0.0, 1e-3)]
-    matrices = (at[1] - at[0]) / 1e-3  # compressed matrices the step waits for
-    if matrices < 0.5:
+
+    def predict(x: float) -> float:
+        return Scorer(inventory, spec, cal.replace(powersgd_matrix_s=x)).predict(strategy).raw_step_time_s
+
+    if predict(1e-3) - predict(0.0) < 0.5e-3:  # no compressed matrix on the step's critical path
         return cal.powersgd_matrix_s
-    return max(cal.powersgd_matrix_s, (measured_s - at[0]) / matrices)
+    return max(cal.powersgd_matrix_s, solve_cost(predict, measured_s, prior=cal.powersgd_matrix_s))
 
 
 def powersgd_flops(n: int, m: int, r: int) -> float:
@@ -162,9 +265,15 @@ def format_table(m: Measurements, cal) -> str:
             ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
     if m.step_single_s is not None:
         rows.append(("model step, one replica alone", f"{m.step_single_s * 1e3:.2f} ms"))
-        rows.append(("model step, all replicas at once", f"{m.step_concurrent_s * 1e3:.2f} ms (stored)"))
-    if m.powersgd_step_s is not None:
-        rows.append(("model step, all_reduce_powersgd", f"{m.powersgd_step_s * 1e3:.2f} ms (sets the per-matrix cost)"))
+    if m.nosync_step_s is not None:
+        rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
+                     f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
+    sets = {"all_reduce": "", "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
+            "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
+            "ps": "", "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
+            "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
+    for name, t in m.anchors_s.items():
+        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms {sets.get(name, '')}".rstrip()))
     width = max(len(k) for k, _ in rows)
     lines += [f"{k:<{width}}  {v}" for k, v in rows]
     return "\n".join(lines)

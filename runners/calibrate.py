@@ -15,25 +15,29 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
 - a tiny run touching every task vs one task -> ``step_overhead_s``, what a step spanning every node pays once
   beyond the one-task runs that measure the model's step;
 - adds and fp16 round trips on one task -> ``reduce_s_per_byte`` and ``cast_s_per_byte``;
-- with a traced model, its one-replica training step alone and on every replica at once -> ``step_time_s``;
-  and its ``all_reduce_powersgd`` step on every replica -> ``powersgd_matrix_s``, the per-matrix cost of a
-  PowerSGD round inside a real step (the one-task probe above sees only the matmuls and QR).
+- with a traced model: its training step on one replica alone (the compute, and the flop rate); on every replica
+  with nothing synchronized (each tower trains its own copy: the compute a synchronous step waits for when
+  replicas share CPUs, less ``step_overhead_s``); and the :func:`anchor_strategies`, pairs of real steps that
+  differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
+  ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the
+  ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost is the value at
+  which the cost model predicts the measured difference (``anchor_costs``), so what both steps share cancels.
+  The model steps run in two passes, the second in reverse order, pooled.
 """
 from __future__ import annotations
 
 import itertools
 import statistics
-import threading
 import time
 from typing import Callable
 
 from runners._calibration_data import (PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, LinkFit,
-                                       Measurements, format_table, powersgd_constants, powersgd_flops,
-                                       to_calibration)
+                                       Measurements, anchor_strategies, format_table, powersgd_constants,
+                                       powersgd_flops, to_calibration)
 from space.errors import RunError
 
 __all__ = ["Prober", "measure", "run_calibration", "LinkFit", "Measurements", "to_calibration", "format_table",
-           "powersgd_constants", "powersgd_flops"]
+           "powersgd_constants", "powersgd_flops", "anchor_strategies"]
 
 WARMUP_RUNS = 2
 CONTAINER = "autotune-calibrate"
@@ -250,71 +254,52 @@ class Prober:
         cast = max(0.0, (t["cast"] - t["one"]) / (2 * size))  # two passes: to fp16 and back
         return gamma, cast
 
-    def step_times(self, traced, inventory, steps: int, warmup: int) -> tuple[float, float]:
-        """(one replica alone, one replica while every replica runs its own) median training-step seconds.
-
-        A one-replica strategy moves nothing, so this is the model's compute (forward, backward, update) as the
-        servers run it; the concurrent number is what a synchronous step waits for when replicas share CPUs.
-        """
+    def single_step(self, traced, inventory, steps: int, warmup: int) -> float:
+        """Median training step of the model on one replica alone: its compute as a server runs it."""
         from runners.transform import TrainingJob
         from space.builders import build_strategy
         from space.strategy import Strategy
 
         spec = self.cluster.spec
         nodes = build_strategy("all_reduce", inventory, spec).nodes
-        jobs = [TrainingJob(traced, Strategy.build(nodes, [r]), self.cluster, step_timeout_s=self.timeout_s)
-                for r in spec.replicas]
-        try:
-            jobs[0].run(warmup)
-            single = statistics.median(jobs[0].run(steps))
-            if len(jobs) == 1:
-                return single, single
-            times: list[list[float]] = [[] for _ in jobs]
-            errors: list[BaseException] = []
-            gate = threading.Barrier(len(jobs))
-
-            def go(i: int) -> None:
-                try:
-                    jobs[i].run(warmup)
-                    for _ in range(steps):  # start every step together, as one lockstep step starts its towers
-                        gate.wait(self.timeout_s)
-                        times[i] += jobs[i].run(1)
-                except BaseException as e:  # noqa: BLE001 - re-raised below
-                    errors.append(e)
-                    gate.abort()
-
-            threads = [threading.Thread(target=go, args=(i,), daemon=True) for i in range(len(jobs))]
-            for th in threads:
-                th.start()
-            for th in threads:
-                th.join()
-            if errors:
-                raise errors[0]
-            # a lockstep step waits for the slowest replica: median over steps of the per-step maximum
-            concurrent = statistics.median(max(col) for col in zip(*times))
-            return single, concurrent
-        finally:
-            for j in jobs:
-                j.close()
-
-    def powersgd_step(self, traced, inventory, steps: int, warmup: int) -> float:
-        """Median step of the model's ``all_reduce_powersgd`` builder strategy on every replica."""
-        from runners.transform import TrainingJob
-        from space.builders import build_strategy
-
-        job = TrainingJob(traced, build_strategy("all_reduce_powersgd", inventory, self.cluster.spec), self.cluster,
-                          step_timeout_s=self.timeout_s)
-        try:
+        with TrainingJob(traced, Strategy.build(nodes, spec.replicas[:1]), self.cluster,
+                         step_timeout_s=self.timeout_s) as job:
             job.run(warmup)
             return statistics.median(job.run(steps))
-        finally:
-            job.close()
+
+    def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2) -> tuple[float, dict]:
+        """Median steps of the model on every replica: with nothing synchronized (every tower trains its own copy:
+        the compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning
+        the nodes), and of each :func:`anchor_strategies`. Each is run in ``passes`` passes, the second in the
+        reverse order of the first, and its steps pooled: one anchor's noise would bias every prediction."""
+        from runners.transform import TrainingJob
+
+        strategies = anchor_strategies(inventory, self.cluster.spec)
+        if not _has_matrices(inventory):
+            strategies.pop("powersgd")
+        runs = [("nosync", strategies["all_reduce"], False)] + [(k, s, True) for k, s in strategies.items()]
+        times: dict[str, list[float]] = {name: [] for name, _, _ in runs}
+        for p in range(passes):
+            for name, strategy, sync in (runs if p % 2 == 0 else runs[::-1]):
+                self.say(f"model step, {name}: {warmup} warm-up + {steps} steps (pass {p + 1}/{passes})")
+                with TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s,
+                                 synchronize=sync) as job:
+                    job.run(warmup)
+                    times[name] += job.run(steps)
+        medians = {k: statistics.median(v) for k, v in times.items()}
+        return medians.pop("nosync"), medians
 
     def reset(self) -> None:
         """Free every probe variable on the servers."""
         import tensorflow as tf
 
         tf.compat.v1.Session.reset(self.cluster.target, containers=[CONTAINER])
+
+
+def _has_matrices(inventory) -> bool:
+    """Whether PowerSGD compresses anything of the model (a matrix with both sides above 1)."""
+    return any(len(v.shape) >= 2 and min(v.shape[0], v.num_elements // max(v.shape[0], 1)) > 1
+               for v in inventory.variables)
 
 
 def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, traced=None, inventory=None,
@@ -363,12 +348,10 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     finally:
         p.reset()
     if traced is not None:
-        progress(f"model step: {warmup} warm-up + {steps} steps, one replica alone, then all {len(cluster.spec.replicas)}")
-        m.step_single_s, m.step_concurrent_s = p.step_times(traced, inventory, steps, warmup)
-        if len(cluster.spec.replicas) >= 2 and any(len(v.shape) >= 2 and min(v.shape[0], v.num_elements // max(
-                v.shape[0], 1)) > 1 for v in inventory.variables):
-            progress(f"model step with PowerSGD on every replica: {warmup} warm-up + {steps} steps")
-            m.powersgd_step_s = p.powersgd_step(traced, inventory, steps, warmup)
+        progress(f"model step: {warmup} warm-up + {steps} steps on one replica alone")
+        m.step_single_s = p.single_step(traced, inventory, steps, warmup)
+        if len(cluster.spec.replicas) >= 2:
+            m.nosync_step_s, m.anchors_s = p.model_steps(traced, inventory, steps, warmup)
     return m
 
 

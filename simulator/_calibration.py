@@ -55,6 +55,8 @@ class Calibration:
     cast_s_per_byte: float = 2e-10  # memory-bound passes: fp16 casts, error-feedback residuals
     compute_flops_per_s: float = 1e10  # reference device; used when step_time_s is unknown
     powersgd_matrix_s: float = 0.0  # fixed cost of one PowerSGD round on one matrix (small ops, QR) per replica
+    ar_piece_s: float = 0.0  # what one all-reduced shard beyond one piece per variable adds to a step (CPU work)
+    ps_piece_s: float = 0.0  # the same for a parameter-server shard
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
     step_time_s: float | None = None  # measured single-device step of the model (needs model_hash)
@@ -82,6 +84,7 @@ class Calibration:
         non_negative = {"latency_s": self.latency_s, "collective_overhead_s": self.collective_overhead_s,
                         "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
                         "step_overhead_s": self.step_overhead_s, "powersgd_matrix_s": self.powersgd_matrix_s,
+                        "ar_piece_s": self.ar_piece_s, "ps_piece_s": self.ps_piece_s,
                         "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
         for name, value in non_negative.items():

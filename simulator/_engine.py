@@ -88,6 +88,9 @@ class Model:
     stale_prefetch: bool  # staleness > 0 takes the pull off the step (a backend that prefetches)
     variables: int  # variables of the model (one synchronized piece each when nothing is partitioned)
     residual: tuple[float, float, float, float, float, float] | None  # see Calibration.residual
+    ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
+    ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
+    col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
 
 
 def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
@@ -159,6 +162,16 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
                   + np.concatenate([pull_b[:, 4], pull_t[:, 4]], 1) @ m.coef_pull_proxy_first)
     pull_first_s = pull_first.max(axis=1) + m.pull_latency_s * any_live_pull
 
+    # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own
+    n_ps, n_ar = b.ps_tensors.sum(axis=0), is_ar.astype(float)  # (K, C) pieces per column
+    if m.col_onehot is not None:
+        n_ps, n_ar = n_ps @ m.col_onehot, n_ar @ m.col_onehot  # (K, variables)
+    n_all = n_ps + n_ar
+    share_ps = np.divide(n_ps, n_all, out=np.zeros_like(n_all), where=n_all > 0)
+    extra = np.maximum(n_all - 1.0, 0.0)
+    piece_s = (extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * (1.0 - share_ps)).sum(axis=1) * m.ar_piece_s
+    serial = compression + piece_s  # on the critical path, outside the overlap of communication and backward
+
     any_sync_ps = (ps_any & b.sync).any(axis=1)
     synchronous = any_sync_ps | is_ar.any(axis=1)
     compute = np.where(synchronous, m.compute_sync_s, m.compute_async_s)
@@ -171,14 +184,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     finish = (ready + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
-    overlapped = pull_first_s + fwd + compression + np.maximum(finish, bwd) + barrier
+    overlapped = pull_first_s + fwd + serial + np.maximum(finish, bwd) + barrier
     if M and V:
         t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
         t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
         finish_last = (ready + np.cumsum(t_last, axis=2).max(axis=0) + cum_ar).max(axis=1) + tail
-        last = pull_s + fwd + compression + np.maximum(finish_last, bwd) + barrier
+        last = pull_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
-        alone = pull_first_s + fwd + compression + np.maximum(finish_last, bwd) + barrier
+        alone = pull_first_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
         overlapped = np.where(synchronous, np.maximum(overlapped, last), alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
@@ -188,7 +201,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     zeros = np.zeros_like(rpc)
     rpc_s = (np.concatenate([zeros, rpc], 1) @ m.coef_push + np.concatenate([zeros, rpc], 1) @ m.coef_pull)
     latency = ar_latency + rpc_s.max(axis=1) if M else ar_latency
-    compute_all = compute + compression
+    compute_all = compute + serial
     comm = raw - compute_all
     # counts the residual may charge: shards beyond one per variable, and collectives after fusion
     pieces = np.maximum(b.ps_tensors.sum(axis=(0, 2)) + is_ar.sum(axis=1) - m.variables, 0.0)
@@ -201,7 +214,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + pull_b[:, 2] @ m.wire_pull + pull_b[:, 3] @ m.wire_pull_proxy
                   + wire.sum(axis=1) * m.wire_ar)
-    out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
+    out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression, pieces_s=piece_s,
                pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
                wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
     if detail:

@@ -151,7 +151,7 @@ class Scorer:
             hit = self._layout_models[layout] = dataclasses.replace(
                 base, nbytes=nbytes, numel=base.numel[c] * f, itemsize=base.itemsize[c], pn=pn, pm=pm,
                 matrix=base.matrix[c] & (np.minimum(pn, pm) > 1), push_bytes=push, pull_bytes=pull,
-                ready_frac=base.ready_frac[c])
+                ready_frac=base.ready_frac[c], col_onehot=(c[:, None] == np.arange(len(base.nbytes))).astype(float))
         return hit
 
     def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
@@ -332,7 +332,7 @@ class Scorer:
                                       else 1.0 / cal.compute_flops_per_s),
                      psgd_matrix_s=cal.powersgd_matrix_s, barrier_s=cal.barrier_overhead_s,
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
-                     variables=len(vs),
+                     variables=len(vs), ar_piece_s=cal.ar_piece_s, ps_piece_s=cal.ps_piece_s,
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:

@@ -107,7 +107,7 @@ class _Analysis:
 
 class _Builder:
     def __init__(self, traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                 container: str) -> None:
+                 container: str, synchronize: bool = True) -> None:
         import tensorflow as tf
 
         self.tf = tf
@@ -122,6 +122,7 @@ class _Builder:
         self.mode, self.staleness = execution_mode(self.plans)
         self.opt = Optimizer(traced.optimizer)
         self.key_base = key_base
+        self.synchronize = synchronize
         self.values = [v.numpy() for v in traced.trainable]  # eager, before entering the graph
         self.state_values = [v.numpy() for v in traced.state]
         self.container = container
@@ -333,6 +334,9 @@ class _Builder:
             for u in p.units:
                 grads = unit_grads[u.name]
                 if u.kind == "ar":
+                    if not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
+                        ar_items.append((u, grads))
+                        continue
                     dense = []
                     for r, dev in enumerate(self.tower_dev):
                         with tf.compat.v1.device(dev):
@@ -351,11 +355,14 @@ class _Builder:
                             apply = self.opt.apply(v, slots, g)
                         per_tower[r].append(self._refresh_proxies(u, apply, only=self.tower_addr[r]))
         if ar_items:
-            coll = _allreduce.Collectives(self.tower_dev, self.key_base)
-            reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
-            common += effects
-            if len(set(self.tower_addr)) > 1:
-                self.bytes += coll.bytes_on_wire
+            if self.synchronize:
+                coll = _allreduce.Collectives(self.tower_dev, self.key_base)
+                reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
+                common += effects
+                if len(set(self.tower_addr)) > 1:
+                    self.bytes += coll.bytes_on_wire
+            else:  # every tower applies its own gradient to its own copy
+                reduced = {u.name: grads for u, grads in ar_items}
             for u, _ in ar_items:
                 for r, dev in enumerate(self.tower_dev):
                     v, slots = self.store[u.name]["copies"][r]
@@ -406,19 +413,22 @@ class _Builder:
 
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                      container: str | None = None) -> TrainGraph:
+                      container: str | None = None, synchronize: bool = True) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
         device_of: strategy device (``"127.0.0.2:CPU:0"``) -> TF device (``RunningCluster.task_device``).
         key_base: first collective key of this trial (``RunningCluster.next_instance_key_base()``).
         container: resource container of this trial's variables (default derived from ``key_base``).
+        synchronize: ``False`` leaves out the all-reduces: every tower applies its own gradient to its own copy
+            (an all-reduce strategy then trains N independent models). Not training anyone wants; it is the
+            lockstep step with nothing on the wire, what ``autotune calibrate`` times as the replicas' compute.
     """
     import tensorflow as tf
 
     container = container or f"autotune_{key_base}"
     an = _Analysis(traced)
-    b = _Builder(traced, strategy, device_of, key_base, container)
+    b = _Builder(traced, strategy, device_of, key_base, container, synchronize)
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()

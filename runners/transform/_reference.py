@@ -8,9 +8,12 @@ replica 0's). With N=1 this is plain single-device Keras training.
 from __future__ import annotations
 
 
-def reference_train(traced, num_replicas: int, steps: int) -> tuple[dict, dict, list[float]]:
+def reference_train(traced, num_replicas: int, steps: int, only: int | None = None) -> tuple[dict, dict, list[float]]:
     """Train ``traced``'s model in this process; returns (variables, state, mean loss per step) and restores the
-    model's variables to their values before the call (so the same trace can seed a distributed run)."""
+    model's variables to their values before the call (so the same trace can seed a distributed run).
+
+    ``only=r``: replica r alone, on its own batches (``dataset_fn(r, num_replicas)``), averaged with nobody.
+    """
     import numpy as np
     import tensorflow as tf
 
@@ -20,13 +23,14 @@ def reference_train(traced, num_replicas: int, steps: int) -> tuple[dict, dict, 
     saved = [v.numpy() for v in trainable + state]
     model_vars = list(getattr(traced.model, "trainable_variables", trainable))
     opt = Optimizer(traced.optimizer).keras()
-    iters = [iter(traced.module.dataset_fn(r, num_replicas)) for r in range(num_replicas)]
+    replicas = range(num_replicas) if only is None else [only]
+    iters = [iter(traced.module.dataset_fn(r, num_replicas)) for r in replicas]
     losses = []
     try:
         for _ in range(steps):
             start = [v.numpy() for v in state]
             grad_sum, new_state, loss_sum = None, [], 0.0
-            for r in range(num_replicas):
+            for r in range(len(iters)):
                 for v, x in zip(state, start):
                     v.assign(x)
                 loss, grads = traced.concrete_function(next(iters[r]))
@@ -37,8 +41,8 @@ def reference_train(traced, num_replicas: int, steps: int) -> tuple[dict, dict, 
             for j, v in enumerate(state):
                 vals = [s[j] for s in new_state]
                 v.assign(np.mean(vals, axis=0).astype(vals[0].dtype) if vals[0].dtype.kind == "f" else vals[0])
-            opt.apply_gradients(zip([g / num_replicas for g in grad_sum], model_vars))
-            losses.append(loss_sum / num_replicas)
+            opt.apply_gradients(zip([g / len(iters) for g in grad_sum], model_vars))
+            losses.append(loss_sum / len(iters))
         result = ({n: v.numpy() for n, v in zip(traced.names, trainable)},
                   {n: v.numpy() for n, v in zip(traced.state_names, state)})
     finally:

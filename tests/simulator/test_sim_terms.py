@@ -340,3 +340,17 @@ def test_powersgd_round_costs_a_fixed_time_per_matrix_plus_its_flops():
                             ar_node("v1", compressor="PowerSGDCompressor", powersgd_rank=2)], cal)
     flops = 4 * 100 * 50 * 2 + 2 * (100 + 50) * 2 * 2  # the vector v1 is all-reduced uncompressed
     assert p.compression_s == pytest.approx(2e-3 + flops * 1e-9)
+
+
+def test_extra_pieces_cost_their_cpu_work_split_by_synchronizer():
+    """Every shard beyond one per variable costs ar_piece_s or ps_piece_s on the critical path (calibrated from the
+    model's split anchors); v0 in 4 shards (2 all-reduced, 2 on a PS) has 3 extra pieces, half of them PS."""
+    spec = cluster(2)
+    inv = inventory((100, 10), (10,))
+    parts = [ar_node("v0", group=0), ar_node("v0", group=0), ps_node("v0", dev(1)), ps_node("v0", dev(1))]
+    nodes = [partitioned_node("v0", (100, 10), 0, parts), ar_node("v1", group=0)]
+    cal = zero_cal(spec, ar_piece_s=1e-3, ps_piece_s=3e-3)
+    with_cost, without = predict(inv, spec, nodes, cal), predict(inv, spec, nodes)
+    assert with_cost.step_time_s - without.step_time_s == pytest.approx(1.5 * 1e-3 + 1.5 * 3e-3)
+    whole = [ar_node("v0", group=0), ar_node("v1", group=0)]
+    assert predict(inv, spec, whole, cal).step_time_s == pytest.approx(predict(inv, spec, whole).step_time_s)

@@ -8,6 +8,8 @@ from space.builders import build_strategy
 from space.strategy import Strategy, ar_node, ps_node
 from space.validate import validate
 
+from testpaths import STEPS
+
 pytestmark = pytest.mark.slow
 
 
@@ -119,3 +121,22 @@ def test_mixed_strategy_per_shard(cluster, spec, traced, reference):
         values, _ = job.values()
     for n in ref_vars:
         np.testing.assert_allclose(values[n], ref_vars[n], rtol=1e-5, atol=1e-6 * np.abs(ref_vars[n]).max())
+
+
+def test_unsynchronized_towers_train_alone(cluster, spec, traced):
+    """synchronize=False (what calibrate times as the replicas' compute): no collective in the graph, and tower
+    0's copy (embedding tables included) equals replica 0 training alone on its own batches."""
+    from runners.transform import TrainingJob
+    from runners.transform._reference import reference_train
+
+    t, inv = traced("recommender")
+    alone, _, _ = reference_train(t, 2, STEPS, only=0)
+    synced, _, _ = reference_train(t, 2, STEPS)
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60, synchronize=False) as job:
+        ops = {op.type for op in job.graph.graph.get_operations()}
+        job.run(STEPS)
+        values, _ = job.values()
+    assert not any(o.startswith("Collective") for o in ops)
+    for n in alone:
+        np.testing.assert_allclose(values[n], alone[n], rtol=1e-5, atol=1e-6 * np.abs(alone[n]).max())
+    assert any(not np.allclose(values[n], synced[n], rtol=1e-4) for n in alone)  # not the averaged training
