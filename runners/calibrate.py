@@ -20,8 +20,8 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
   replicas share CPUs, less ``step_overhead_s``); and the :func:`anchor_strategies`, pairs of real steps that
   differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
   ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the
-  ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost is the value at
-  which the cost model predicts the measured difference (``anchor_costs``), so what both steps share cancels.
+  ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost comes from
+  the measured difference of its pair (``anchor_costs``), so what both steps share cancels.
   The model steps run in two passes, the second in reverse order, pooled.
 """
 from __future__ import annotations
