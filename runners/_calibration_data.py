@@ -5,9 +5,9 @@ The probes themselves are in :mod:`runners.calibrate`.
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable
 
 import numpy as np
-from typing import Callable
 
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 PSGD_SMALL, PSGD_SMALL_COUNT = (64, 64, 1), 16  # (n, m, rank) matrices of the PowerSGD probe
@@ -175,22 +175,24 @@ def anchor_costs(cal, inventory, spec, anchors: dict):
 
     strategies = anchor_strategies(inventory, spec)
 
-    def predict(name: str, calibration):
-        return Scorer(inventory, spec, calibration).predict(strategies[name])
+    def predict(calibration, name: str, base: str):
+        scorer = Scorer(inventory, spec, calibration)  # one per calibration: both steps of the pair share it
+        return scorer.predict(strategies[name]), scorer.predict(strategies[base])
 
     for field, name, base in ANCHOR_PAIRS:
         if name not in anchors or base not in anchors:
             continue
         measured = anchors[name] - anchors[base]
         if field == "collective_overhead_s":
-            extra = predict(name, cal).collectives - predict(base, cal).collectives
+            pair = predict(cal, name, base)
+            extra = pair[0].collectives - pair[1].collectives
             if extra > 0:
                 cal = cal.replace(collective_overhead_s=max(measured, 0.0) / extra)
             continue
 
         def gap(x: float, f=field, n=name, b=base) -> float:
-            c = cal.replace(**{f: x})
-            return predict(n, c).raw_step_time_s - predict(b, c).raw_step_time_s
+            anchor, against = predict(cal.replace(**{f: x}), n, b)
+            return anchor.raw_step_time_s - against.raw_step_time_s
 
         cal = cal.replace(**{field: solve_cost(gap, measured, prior=getattr(cal, field))})
     if "powersgd" in anchors:

@@ -214,8 +214,8 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + pull_b[:, 2] @ m.wire_pull + pull_b[:, 3] @ m.wire_pull_proxy
                   + wire.sum(axis=1) * m.wire_ar)
-    out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression, pieces_s=piece_s,
-               pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
+    out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
+               pieces_s=piece_s, pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
                wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
     if detail:
         x_pull = np.concatenate([b.ps_frac * pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
