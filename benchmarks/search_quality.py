@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import pathlib
 import sys
 import tempfile
@@ -38,6 +39,11 @@ def testbed(hosts: int, bandwidth: str, directory: pathlib.Path):
         tb.down(plan["dir"])
 
 
+def _what(strategy) -> bytes:
+    """What a strategy does, without its id and provenance: two files that synchronize alike compare equal."""
+    return b"".join(n.SerializeToString(deterministic=True) for n in strategy.nodes)
+
+
 def distinct_builders(model: str, spec: str, out: pathlib.Path) -> dict[str, pathlib.Path]:
     """One strategy file per distinct builder strategy (aliases that build the same strategy share a file)."""
     from space import builders
@@ -51,7 +57,7 @@ def distinct_builders(model: str, spec: str, out: pathlib.Path) -> dict[str, pat
         if alias in ("ps_async",):  # asynchronous: another training algorithm, not a fair comparison
             continue
         s = builders.build_strategy(alias, inv, cluster)
-        key = b"".join(n.SerializeToString(deterministic=True) for n in s.nodes)
+        key = _what(s)
         if key in seen:
             continue
         seen[key] = alias
@@ -73,18 +79,27 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
                                      top_k=args.top_k, steps=args.steps, warmup=args.warmup, cache_dir=str(cache)),
                         progress=False, out=lambda m: None)
     search_s = time.monotonic() - started
+    from space.strategy import Strategy
+
     files = distinct_builders(model, spec, out / f"builders-{name}")
-    files["WINNER"] = out / f"search-{name}" / "best.pb"
+    best = out / f"search-{name}" / "best.pb"
+    # a winner that is a builder's strategy is measured once, in that builder's row: the same strategy measured
+    # twice differs by the noise, and the benchmark would report that noise as the search's gain or loss
+    same = [a for a, f in files.items() if _what(Strategy.load(f)) == _what(Strategy.load(best))]
+    if not same:
+        files["WINNER"] = best
     cmp = compare_strategies(model, spec, list(files.values()), labels=list(files), repeats=args.repeats,
                              steps=args.steps, warmup=args.warmup)
     table = cmp.table()
     med = dict(zip(table["strategy"], table["median_ms"]))
+    winner_ms = med[same[0] if same else "WINNER"]
     builders_ms = {k: v for k, v in med.items() if k != "WINNER"}
     best_alias = min(builders_ms, key=builders_ms.get)
     return {"model": name, "best_builder": best_alias, "best_builder_ms": builders_ms[best_alias],
-            "winner_ms": med["WINNER"], "winner/best_builder": med["WINNER"] / builders_ms[best_alias],
-            "winner/lower_bound": med["WINNER"] / (result.lower_bound_s * 1e3) if result.lower_bound_s else float("nan"),
-            "profiling_runs": result.profiled, "search_wall_s": search_s, "winner": result.winner.label,
+            "winner_ms": winner_ms, "winner/best_builder": winner_ms / builders_ms[best_alias],
+            "winner/lower_bound": winner_ms / (result.lower_bound_s * 1e3) if result.lower_bound_s else float("nan"),
+            "profiling_runs": result.profiled, "search_wall_s": search_s,
+            "winner": result.winner.label + (f" (= {same[0]})" if same and not result.winner.builders else ""),
             "table": table}
 
 
@@ -98,19 +113,23 @@ def main() -> int:
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-calibrate", action="store_true")
     p.add_argument("--out", default=None)
     args = p.parse_args()
     out = pathlib.Path(args.out or tempfile.mkdtemp(prefix="search-quality-"))
     with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb")) as spec:
-        rows = [run_model(str(ROOT / "examples" / "models" / f"{m}.py"), spec, out, args)
-                for m in args.models.split(",")]
+        rows = []
+        for m in args.models.split(","):
+            r = run_model(str(ROOT / "examples" / "models" / f"{m}.py"), spec, out, args)
+            rows.append(r)  # each model's result is printed and kept as it finishes: a later failure loses nothing
+            print(f"\n{r['model']}: every builder and the winner, interleaved ({args.repeats} repeats x "
+                  f"{args.steps} steps)", flush=True)
+            print(r["table"].to_string(index=False), flush=True)
+            with open(out / "results.jsonl", "a") as fh:
+                fh.write(json.dumps({k: v for k, v in r.items() if k != "table"}) + "\n")
     from space._table import format_table
 
-    for r in rows:
-        print(f"\n{r['model']}: every builder and the winner, interleaved ({args.repeats} repeats x {args.steps} steps)")
-        print(r["table"].to_string(index=False))
     print("\n" + format_table([{k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in r.items() if k != "table"}
                                for r in rows]))
     print(f"\noutputs in {out}")

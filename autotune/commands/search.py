@@ -21,6 +21,13 @@ def register(sub) -> None:
                    help="also profile up to N builders predicted within --builder-band of the best builder (5)")
     p.add_argument("--builder-band", type=float, default=1.5, metavar="X",
                    help="builders predicted within X times the best builder are profiled (1.5)")
+    p.add_argument("--max-profiles", type=int, default=10, metavar="N",
+                   help="profiling runs on the cluster in all, confirmation included (10)")
+    p.add_argument("--confirm", type=int, default=2, metavar="N",
+                   help="re-measure up to N candidates measured within --confirm-within of the best, and choose "
+                        "on the pooled steps; 0 turns it off (2)")
+    p.add_argument("--confirm-within", type=float, default=0.1, metavar="F",
+                   help="relative distance to the best measured that counts as a tie worth re-measuring (0.1)")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                    help="stop the simulated stage after this long")
     p.add_argument("--storage", default=None, metavar="URL",
@@ -53,6 +60,7 @@ def run(args) -> int:
         output = pathlib.Path("runs") / f"{pathlib.Path(args.model).stem}-{load_cluster(args.spec).fingerprint[:8]}"
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
                        builders_to_profile=args.profile_builders, builder_band=args.builder_band,
+                       max_profiles=args.max_profiles, confirm=args.confirm, confirm_within=args.confirm_within,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,

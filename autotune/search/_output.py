@@ -34,7 +34,10 @@ def summary_rows(result) -> list[dict]:
 def write_outputs(result, cfg, sim, say) -> None:
     out = result.output
     w = result.winner
-    prov = w.strategy.proto.provenance
+    from space.strategy import Strategy
+
+    best = Strategy.from_bytes(w.strategy.to_bytes())  # a copy: the candidate keeps its hash (the study's key)
+    prov = best.proto.provenance
     prov.builder = "search" if not w.builders else w.builders[0]
     prov.model_fingerprint = result.inventory.fingerprint
     prov.cluster_fingerprint = result.cluster.fingerprint
@@ -44,8 +47,8 @@ def write_outputs(result, cfg, sim, say) -> None:
     prov.measured_step_time_s = w.measured.median_s if w.measured else 0.0
     prov.lower_bound_s = result.lower_bound_s
     prov.created_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-    w.strategy.save(out / "best.pb")
-    w.strategy.save(out / "best.pbtxt")
+    best.save(out / "best.pb")
+    best.save(out / "best.pbtxt")
 
     profiled = {c.trial: c for c in result.candidates if c.measured}
     with open(out / "trials.csv.tmp", "w", newline="") as fh:

@@ -44,6 +44,9 @@ class SearchConfig:
     top_k: int = 5
     builders_to_profile: int = 5  # at most this many builders profiled beside the top-k ...
     builder_band: float = 1.5  # ... those predicted within this factor of the best builder
+    max_profiles: int = 10  # profiling runs in all, confirmation included
+    confirm: int = 2  # of those, re-measure up to this many contenders ...
+    confirm_within: float = 0.1  # ... measured within this fraction of the best
     time_budget_s: float | None = None
     storage: str | None = None
     study_name: str | None = None
@@ -66,11 +69,12 @@ class SearchConfig:
         self.output = pathlib.Path(self.output)
         checks = {"trials": self.trials >= 1, "top_k": self.top_k >= 0, "prune_ratio": self.prune_ratio > 1,
                   "builders_to_profile": self.builders_to_profile >= 0, "builder_band": self.builder_band >= 1,
-                  "steps": self.steps >= 1, "warmup": self.warmup >= 0}
+                  "steps": self.steps >= 1, "warmup": self.warmup >= 0, "max_profiles": self.max_profiles >= 0,
+                  "confirm": self.confirm >= 0, "confirm_within": self.confirm_within >= 0}
         for name, ok in checks.items():
             if not ok:
                 raise BadInput(f"--{name.replace('_', '-')} is out of range: {getattr(self, name)!r}",
-                               hint="trials/steps >= 1, top-k/warmup >= 0, prune-ratio > 1")
+                               hint="trials/steps >= 1, top-k/warmup/max-profiles/confirm >= 0, prune-ratio > 1")
         if self.time_budget_s is not None and self.time_budget_s <= 0:
             raise BadInput(f"--time-budget must be > 0 seconds, got {self.time_budget_s!r}")
 
@@ -155,6 +159,24 @@ def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], Non
     return out
 
 
+def confirm_reserve(cfg: SearchConfig) -> int:
+    """Profiling runs kept back from the first round for confirmation: ``confirm`` when the budget still leaves
+    two candidates to compare, else none."""
+    return cfg.confirm if cfg.confirm >= 2 and cfg.max_profiles - cfg.confirm >= 2 else 0
+
+
+def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
+    """At most ``n`` candidates: the best-predicted search trial and the best-predicted builder first (the two
+    references), then the rest by predicted time."""
+    if len(to_profile) <= n:
+        return to_profile
+    trials = [c for c in to_profile if not c.builders]
+    built = sorted((c for c in to_profile if c.builders), key=lambda c: c.predicted_s)
+    head = trials[:1] + built[:1]
+    rest = sorted((c for c in to_profile if all(c is not h for h in head)), key=lambda c: c.predicted_s)
+    return (head + rest)[:max(n, 0)]
+
+
 def _find_calibration(cluster, inventory, cfg):
     from simulator import Calibration
     from simulator._calibration import calibration_path
@@ -223,6 +245,7 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     for b in close[:max(cfg.builders_to_profile, 0)]:
         if all(b is not c for c in to_profile):
             to_profile.append(b)
+    to_profile = first_round(to_profile, cfg.max_profiles - confirm_reserve(cfg))
     for c in builders + [c for c in picked if not c.builders]:
         _study.record(persistent, dists, c.params, [c.predicted_s, sim.wire_mb(c)] if multi else c.predicted_s,
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
@@ -240,8 +263,12 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     pool = measured or sim.candidates()[:1] or builders
     if not pool:
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
-    key = (lambda c: c.measured.median_s) if measured else (lambda c: c.predicted_s)
-    winner = min(pool, key=key)
+    if measured:
+        from autotune.search._profiling import choose
+
+        winner = choose(measured, cfg.confirm_within)
+    else:
+        winner = min(pool, key=lambda c: c.predicted_s)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     result = SearchResult(inventory=inventory, cluster=cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,

@@ -1,8 +1,17 @@
-"""Stage 2: profile the chosen candidates on the real cluster and put the measurements into the study."""
+"""Stage 2: profile the chosen candidates on the real cluster and put the measurements into the study.
+
+Two rounds on one started cluster. The first measures each candidate once. One measurement of a step time on a
+shared machine is noisy (the same strategy measured twice differs by a few percent), so picking the minimum of
+several single measurements favours whichever got lucky. The second round (*confirmation*) spends the runs
+left in the budget re-measuring the best and the candidates closest to it, in the reverse order of the first
+round's ranking, and the winner is chosen on the pooled step times.
+"""
 from __future__ import annotations
 
 import dataclasses
 import logging
+
+import numpy as np
 
 from autotune.search import _study
 
@@ -16,6 +25,22 @@ class Measurement:
     p90_s: float
     examples_per_s: float
     bytes_per_step: float = 0.0
+    step_times_s: tuple[float, ...] = ()
+    runs: int = 1  # profiling runs pooled into this measurement
+
+
+def pooled(a: Measurement, b: Measurement) -> Measurement:
+    """Two measurements of one strategy as one: the quantiles of every timed step when both kept their steps,
+    else the run-weighted mean of the medians (and the wider spread)."""
+    runs = a.runs + b.runs
+    if a.step_times_s and b.step_times_s:
+        times = np.asarray(a.step_times_s + b.step_times_s)
+        median, p10, p90 = (float(np.percentile(times, q)) for q in (50, 10, 90))
+    else:
+        median = (a.median_s * a.runs + b.median_s * b.runs) / runs
+        p10, p90 = min(a.p10_s, b.p10_s), max(a.p90_s, b.p90_s)
+    examples = a.examples_per_s * a.median_s / median if median > 0 else a.examples_per_s  # global batch / step
+    return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs)
 
 
 class ClusterProfiler:
@@ -39,7 +64,7 @@ class ClusterProfiler:
 
         r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup)
         return Measurement(median_s=r.median_s, p10_s=r.p10_s, p90_s=r.p90_s, examples_per_s=r.examples_per_s,
-                           bytes_per_step=r.bytes_per_step)
+                           bytes_per_step=r.bytes_per_step, step_times_s=tuple(r.step_times_s))
 
     def __exit__(self, *exc) -> None:
         if self._running is not None:
@@ -47,19 +72,57 @@ class ClusterProfiler:
             self._running = None
 
 
+def _measurement(attrs: dict) -> Measurement:
+    m = attrs["measured_s"]
+    return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
+                       attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1))
+
+
 def _already_measured(study) -> dict[str, Measurement]:
-    out = {}
+    """Per strategy hash, the measurement that pooled the most runs (a confirmation supersedes its first run)."""
+    out: dict[str, Measurement] = {}
     for t in study.trials:
         a = t.user_attrs
-        if a.get("stage") == "profiled" and a.get("strategy_hash"):
-            out[a["strategy_hash"]] = Measurement(a["measured_s"], a.get("p10_s", a["measured_s"]),
-                                                  a.get("p90_s", a["measured_s"]), a.get("examples_per_s", 0.0),
-                                                  a.get("bytes_per_step", 0.0))
+        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash"):
+            m = _measurement(a)
+            if a["strategy_hash"] not in out or m.runs > out[a["strategy_hash"]].runs:
+                out[a["strategy_hash"]] = m
     return out
 
 
+def contenders(measured: list, n: int, within: float) -> list:
+    """The candidates to re-measure: the best measured and those within ``within`` (relative) of it, best
+    first, at most ``n``; none when fewer than two qualify (a clear winner needs no confirmation)."""
+    if n < 2:
+        return []
+    ranked = sorted(measured, key=lambda c: c.measured.median_s)
+    best = ranked[0].measured.median_s
+    close = [c for c in ranked if c.measured.median_s <= best * (1 + within)][:n]
+    return close if len(close) >= 2 else []
+
+
+def choose(measured: list, within: float):
+    """The winner among measured candidates: the fastest, except that a single measurement within ``within``
+    of a confirmed (pooled) one does not displace it; the fastest confirmed one wins then."""
+    best = min(measured, key=lambda c: c.measured.median_s)
+    confirmed = [c for c in measured
+                 if c.measured.runs >= 2 and c.measured.median_s <= best.measured.median_s * (1 + within)]
+    return min(confirmed, key=lambda c: c.measured.median_s) if confirmed else best
+
+
+def _record(study, dists, c, multi, sim, stage: str) -> None:
+    m = c.measured
+    value = [m.median_s, sim.wire_mb(c)] if multi else m.median_s
+    _study.record(study, dists, c.params, value,
+                  {"stage": stage, "predicted_s": c.predicted_s, "measured_s": m.median_s, "p10_s": m.p10_s,
+                   "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
+                   "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
+                   "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
+
+
 def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factory, progress, multi, sim):
-    """Profile each candidate not measured before (in this study, by any process sharing it).
+    """Profile each candidate not measured before (in this study, by any process sharing it), then re-measure
+    the closest contenders with the runs left in ``cfg.max_profiles`` (at most ``cfg.confirm``).
 
     Returns ``(profiling runs done, interrupted)``; every finished measurement is already in the study.
     """
@@ -70,25 +133,51 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
             c.measured = known[c.strategy_hash]
         else:
             todo.append(c)
-    if not todo:
-        return 0, False
+    todo = todo[:max(cfg.max_profiles, 0)]
     runs = 0
     progress.start(len(todo), "profiling")
     try:
-        with (factory or ClusterProfiler)(inventory, cluster, cfg) as profiler:
+        with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg) as lazy:
             for c in todo:
-                c.measured = profiler.profile(c.strategy)
+                c.measured = lazy.get().profile(c.strategy)
                 runs += 1
-                m = c.measured
-                value = [m.median_s, sim.wire_mb(c)] if multi else m.median_s
-                _study.record(study, dists, c.params, value,
-                              {"stage": "profiled", "predicted_s": c.predicted_s, "measured_s": m.median_s,
-                               "p10_s": m.p10_s, "p90_s": m.p90_s, "examples_per_s": m.examples_per_s,
-                               "bytes_per_step": m.bytes_per_step, "builders": c.builders,
-                               "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
-                progress.update(last=f"{c.label} {m.median_s * 1e3:.1f}ms")
+                _record(study, dists, c, multi, sim, "profiled")
+                progress.update(last=f"{c.label} {c.measured.median_s * 1e3:.1f}ms")
+            measured = [c for c in candidates if c.measured is not None]
+            close = contenders(measured, min(cfg.confirm, cfg.max_profiles - runs), cfg.confirm_within)
+            again = [c for c in close if c.measured.runs < 2]  # resumed: a confirmed one keeps its pooled runs
+            if again:
+                progress.close()
+                progress.start(len(again), "confirming")
+                for c in reversed(again):  # the reverse of the first round's ranking: drift favours neither
+                    first = c.measured
+                    c.measured = pooled(first, lazy.get().profile(c.strategy))
+                    runs += 1
+                    _record(study, dists, c, multi, sim, "confirmed")
+                    progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{c.measured.median_s * 1e3:.1f}ms")
     except KeyboardInterrupt:
         return runs, True
     finally:
         progress.close()
     return runs, False
+
+
+class _Lazy:
+    """Enters the profiler (starts the cluster) on first use only: a resumed search with nothing left to
+    measure starts nothing."""
+
+    def __init__(self, factory, *args) -> None:
+        self._make, self._args, self._cm, self._profiler = factory, args, None, None
+
+    def __enter__(self) -> "_Lazy":
+        return self
+
+    def get(self):
+        if self._profiler is None:
+            self._cm = self._make(*self._args)
+            self._profiler = self._cm.__enter__()
+        return self._profiler
+
+    def __exit__(self, *exc) -> None:
+        if self._cm is not None:
+            self._cm.__exit__(*exc)

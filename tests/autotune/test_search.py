@@ -130,22 +130,105 @@ class CountingProfiler:
 def test_profiling_stage_records_into_a_shared_study(tmp_path, cache_dir):
     CountingProfiler.calls = []
     url = f"sqlite:///{tmp_path / 'shared.db'}"
-    cfg = dict(model=MODEL, spec=SPEC, trials=60, top_k=3, builders_to_profile=5, storage=url, study_name="shared", cache_dir=str(cache_dir),
-               reduced=True)
+    cfg = dict(model=MODEL, spec=SPEC, trials=60, top_k=3, builders_to_profile=5, storage=url, study_name="shared",
+               cache_dir=str(cache_dir), reduced=True, max_profiles=6, confirm=2, confirm_within=0.5)
     first = run_search(SearchConfig(output=tmp_path / "a", **cfg), profiler_factory=CountingProfiler, progress=False)
-    assert first.profiled == len(CountingProfiler.calls) and 3 <= first.profiled <= 8  # top-k + close builders
-    assert len(set(CountingProfiler.calls)) == len(CountingProfiler.calls), "no strategy profiled twice"
+    calls = CountingProfiler.calls
+    assert first.profiled == len(calls) == 6  # 4 in the first round (3 top-k + close builders), 2 confirmations
+    assert len(set(calls)) == 4 and all(calls.count(c) <= 2 for c in calls)
     study = optuna.load_study(study_name="shared", storage=url)
     profiled = [t for t in study.trials if t.user_attrs.get("stage") == "profiled"]
-    assert len(profiled) == first.profiled
+    confirmed = [t for t in study.trials if t.user_attrs.get("stage") == "confirmed"]
+    assert len(profiled) == 4 and len(confirmed) == 2
     assert all(t.value == t.user_attrs["measured_s"] and "predicted_s" in t.user_attrs for t in profiled)
+    assert all(t.user_attrs["runs"] == 2 for t in confirmed)
+    # the two re-measured are the two best of the first round, the runner-up first
+    ranked = sorted(profiled, key=lambda t: t.value)
+    assert [t.user_attrs["strategy_hash"] for t in confirmed] == [ranked[1].user_attrs["strategy_hash"],
+                                                                    ranked[0].user_attrs["strategy_hash"]]
     assert first.winner.measured.median_s == min(t.value for t in profiled)
+    # the winner still hashes to its study key after best.pb got its provenance
+    assert first.winner.strategy_hash == ranked[0].user_attrs["strategy_hash"]
     # a second process on the same study (same seed: same candidates) reuses every measurement
-    calls = len(CountingProfiler.calls)
     second = run_search(SearchConfig(output=tmp_path / "b", resume=True, **cfg), profiler_factory=CountingProfiler,
                         progress=False)
-    assert second.profiled == 0 and len(CountingProfiler.calls) == calls
-    assert second.winner.measured.median_s == first.winner.measured.median_s
+    assert second.profiled == 0 and len(CountingProfiler.calls) == 6
+    assert second.winner.measured == first.winner.measured and second.winner.measured.runs == 2
+
+
+class LuckyProfiler:
+    """Strategies in profiling order are truly 10, 10.5, 11, ... ms; the third one's first measurement is 10%
+    low (it got lucky), every other measurement is exact: a winner's curse for a search that measures once."""
+
+    calls: list = []
+
+    def __init__(self, inventory, cluster, cfg):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+    @staticmethod
+    def key(strategy):  # what the strategy does (the search writes provenance into the winner afterwards)
+        return b"".join(n.SerializeToString(deterministic=True) for n in strategy.nodes)
+
+    def profile(self, strategy):
+        key = self.key(strategy)
+        order = list(dict.fromkeys(LuckyProfiler.calls))
+        true = 0.010 + 0.0005 * (order.index(key) if key in order else len(order))
+        lucky = len(order) == 2 and key not in order
+        LuckyProfiler.calls.append(key)
+        t = true * 0.9 if lucky else true
+        return Measurement(t, t, t, 640 / t)
+
+
+@pytest.mark.parametrize("confirm", [0, 2])
+def test_confirmation_undoes_a_lucky_measurement(tmp_path, cache_dir, confirm):
+    LuckyProfiler.calls = []
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=40, top_k=4, builders_to_profile=4,
+                       cache_dir=str(cache_dir), reduced=True, confirm=confirm)
+    result = run_search(cfg, profiler_factory=LuckyProfiler, progress=False)
+    first_round = list(dict.fromkeys(LuckyProfiler.calls))
+    assert len(first_round) >= 4 and result.profiled == len(LuckyProfiler.calls) <= 10
+    winner = first_round.index(LuckyProfiler.key(result.winner.strategy))
+    if confirm:
+        # the lucky one (9.9 ms once) and the runner-up (10 ms) were re-measured, the runner-up first; pooled,
+        # the lucky one is 10.45
+        assert LuckyProfiler.calls[len(first_round):] == [first_round[0], first_round[2]]
+        assert winner == 0 and result.winner.measured.median_s == pytest.approx(0.010)
+    else:
+        assert len(LuckyProfiler.calls) == len(first_round)
+        assert winner == 2 and result.winner.measured.median_s == pytest.approx(0.0099)
+
+
+def test_choose_keeps_a_confirmed_winner_against_a_single_lucky_run():
+    from autotune.search._profiling import choose, pooled
+
+    class C:
+        def __init__(self, name, *medians):
+            self.name = name
+            m = [Measurement(x, x, x, 1 / x) for x in medians]
+            self.measured = m[0] if len(m) == 1 else pooled(*m)
+
+    confirmed, single, far = C("confirmed", 0.010, 0.0104), C("single", 0.0099), C("far", 0.008)
+    assert confirmed.measured.runs == 2 and confirmed.measured.median_s == pytest.approx(0.0102)
+    assert choose([confirmed, single], 0.1).name == "confirmed"  # a 3% better single run is within the noise
+    assert choose([confirmed, single, far], 0.1).name == "far"  # a 22% better one is not
+    assert choose([single, C("other", 0.0101)], 0.1).name == "single"  # nothing confirmed: the fastest
+
+
+def test_pooled_takes_quantiles_of_every_step():
+    from autotune.search._profiling import pooled
+
+    a = Measurement(0.010, 0.009, 0.011, 100.0, 5.0, step_times_s=(0.009, 0.010, 0.011))
+    b = Measurement(0.020, 0.019, 0.021, 50.0, 5.0, step_times_s=(0.019, 0.020, 0.021))
+    p = pooled(a, b)
+    assert p.runs == 2 and len(p.step_times_s) == 6
+    assert p.median_s == pytest.approx(0.0150) and p.p10_s == pytest.approx(0.0095) and p.p90_s == pytest.approx(0.0205)
+    assert p.examples_per_s == pytest.approx(100.0 * 0.010 / 0.015)  # the same global batch per pooled step
 
 
 def test_study_of_another_model_is_refused(tmp_path, cache_dir, capsys):
@@ -162,9 +245,36 @@ def test_study_of_another_model_is_refused(tmp_path, cache_dir, capsys):
 def test_builders_close_to_the_best_are_profiled(tmp_path, cache_dir):
     CountingProfiler.calls = []
     cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=40, top_k=0, builders_to_profile=10,
-                       builder_band=1.5, cache_dir=str(cache_dir), reduced=True)
+                       builder_band=1.5, cache_dir=str(cache_dir), reduced=True, max_profiles=20)
     result = run_search(cfg, profiler_factory=CountingProfiler, progress=False)
     builders = [c for c in result.candidates if c.builders]
     best = min(c.predicted_s for c in builders)
     assert {c.trial for c in builders if c.measured} == {c.trial for c in builders if c.predicted_s <= 1.5 * best}
     assert result.profiled == len(CountingProfiler.calls) >= 1
+
+
+def test_first_round_keeps_both_references_and_leaves_room_to_confirm():
+    from autotune.search._pipeline import Candidate, confirm_reserve, first_round
+
+    def cand(trial, predicted, builders=()):
+        return Candidate(params={}, strategy=None, predicted_s=predicted, builders=list(builders), trial=trial)
+
+    trials = [cand(i, 0.001 * (i + 1)) for i in range(5)]
+    built = [cand(10 + i, 0.0009 + 0.003 * i, [f"b{i}"]) for i in range(5)]  # the best builder is predicted 0.9 ms
+    kept = first_round(trials + built, 4)
+    assert [c.trial for c in kept] == [0, 10, 1, 2]  # best trial, best builder, then by predicted time
+    slow_builders = [cand(10 + i, 0.1 + i, [f"b{i}"]) for i in range(3)]
+    assert [c.trial for c in first_round(trials + slow_builders, 3)] == [0, 10, 1]  # a builder even if slow
+    assert first_round(trials, 8) == trials
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output="o")
+    assert confirm_reserve(cfg) == 2 and cfg.max_profiles - confirm_reserve(cfg) == 8
+    assert confirm_reserve(SearchConfig(model=MODEL, spec=SPEC, output="o", max_profiles=3)) == 0
+    assert confirm_reserve(SearchConfig(model=MODEL, spec=SPEC, output="o", confirm=1)) == 0
+
+
+@pytest.mark.parametrize("flag,value", [("--max-profiles", "-1"), ("--confirm", "-2"), ("--confirm-within", "-0.1"),
+                                        ("--steps", "0")])
+def test_profiling_options_out_of_range_are_one_line(tmp_path, cache_dir, capsys, flag, value):
+    assert _search(tmp_path / "o", cache_dir, "--trials", "5", flag, value) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flag in err and value in err
