@@ -145,12 +145,18 @@ def load_from_study(storage: str, name: str) -> Run:
     except Exception as e:  # SQLAlchemy: bad URL, unreachable database, not an Optuna schema
         raise BadInput(f"cannot open storage: {type(e).__name__}: {str(e).splitlines()[0]}", storage,
                        hint="give a SQLAlchemy URL such as sqlite:///DIR/study.db") from None
-    kept = [t for t in study.trials if t.user_attrs.get("stage") in ("simulated", "profiled")]
+    kept = [t for t in study.trials if t.user_attrs.get("stage") in ("simulated", "profiled", "confirmed")]
     if not kept:
         raise BadInput(f"study {name!r} has no trials of an autotune search", storage,
                        hint="report on the study `autotune search` wrote (see its summary.json)")
     simulated = {t.user_attrs.get("sim_trial", t.number): t for t in kept if t.user_attrs["stage"] == "simulated"}
-    profiled = {t.user_attrs.get("sim_trial", t.number): t for t in kept if t.user_attrs["stage"] == "profiled"}
+    profiled = {}  # per trial, the measurement that pooled the most runs (a confirmation supersedes its first run)
+    for t in kept:
+        num = t.user_attrs.get("sim_trial", t.number)
+        if t.user_attrs["stage"] != "simulated" and (num not in profiled or t.user_attrs.get("runs", 1)
+                                                     > profiled[num].user_attrs.get("runs", 1)):
+            profiled[num] = t
+    chosen = study.user_attrs.get("winner") or {}
     trial_rows, records = [], []
     for num in sorted(set(simulated) | set(profiled)):
         t = simulated.get(num) or profiled[num]
@@ -163,7 +169,7 @@ def load_from_study(storage: str, name: str) -> Run:
                            "wire_mb": t.values[1] if t.values and len(t.values) > 1 else float("nan"),
                            "finished_at": t.datetime_complete.timestamp() if t.datetime_complete else float("nan")})
         records.append({"label": "+".join(builders) or f"trial {num}", "trial": num, "is_builder": bool(builders),
-                        "winner": False, "predicted_s": a.get("predicted_s", float("nan")), "measured_s": measured,
+                        "winner": num == chosen.get("sim_trial"), "predicted_s": a.get("predicted_s", float("nan")), "measured_s": measured,
                         "p10_s": pa.get("p10_s", float("nan")), "p90_s": pa.get("p90_s", float("nan")),
                         "examples_per_s": pa.get("examples_per_s", float("nan"))})
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))

@@ -267,6 +267,8 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
         from autotune.search._profiling import choose
 
         winner = choose(measured, cfg.confirm_within)
+        # the rule's outcome, for a report read from the study alone
+        persistent.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash})
     else:
         winner = min(pool, key=lambda c: c.predicted_s)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]

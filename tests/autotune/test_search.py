@@ -278,3 +278,18 @@ def test_profiling_options_out_of_range_are_one_line(tmp_path, cache_dir, capsys
     assert _search(tmp_path / "o", cache_dir, "--trials", "5", flag, value) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and flag in err and value in err
+
+
+def test_report_from_the_study_follows_the_confirmation(tmp_path, cache_dir):
+    from autotune.report._source import load_from_study
+
+    LuckyProfiler.calls = []
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=40, top_k=4, builders_to_profile=4,
+                       cache_dir=str(cache_dir), reduced=True)
+    result = run_search(cfg, profiler_factory=LuckyProfiler, progress=False)
+    run = load_from_study(result.storage, result.study_name)
+    won = run.candidates[run.candidates["winner"]]
+    assert len(won) == 1 and int(won["trial"].iloc[0]) == result.winner.trial
+    # the study's table shows the pooled measurement of the confirmed ones, not their first run
+    lucky = run.candidates[run.candidates["measured_s"].round(6) == 0.01045]
+    assert len(lucky) == 1 and not bool(lucky["winner"].iloc[0])
