@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import logging
 import pathlib
 import sys
@@ -166,15 +167,15 @@ def confirm_reserve(cfg: SearchConfig) -> int:
 
 
 def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
-    """At most ``n`` candidates: the best-predicted search trial and the best-predicted builder first (the two
-    references), then the rest by predicted time."""
+    """At most ``n`` candidates, search trials and builders taken in turn, each in predicted order: the trials are
+    the cost model's best guesses, the builders the reference to beat and the hedge where the model is wrong (on
+    the transformer it ranked ps_lb behind four trials it predicted alike; ps_lb measured 23% faster)."""
     if len(to_profile) <= n:
         return to_profile
     trials = [c for c in to_profile if not c.builders]
     built = sorted((c for c in to_profile if c.builders), key=lambda c: c.predicted_s)
-    head = trials[:1] + built[:1]
-    rest = sorted((c for c in to_profile if all(c is not h for h in head)), key=lambda c: c.predicted_s)
-    return (head + rest)[:max(n, 0)]
+    turns = [c for pair in itertools.zip_longest(trials, built) for c in pair if c is not None]
+    return turns[:max(n, 0)]
 
 
 def _find_calibration(cluster, inventory, cfg):

@@ -253,7 +253,7 @@ def test_builders_close_to_the_best_are_profiled(tmp_path, cache_dir):
     assert result.profiled == len(CountingProfiler.calls) >= 1
 
 
-def test_first_round_keeps_both_references_and_leaves_room_to_confirm():
+def test_first_round_takes_trials_and_builders_in_turn_and_leaves_room_to_confirm():
     from autotune.search._pipeline import Candidate, confirm_reserve, first_round
 
     def cand(trial, predicted, builders=()):
@@ -262,7 +262,7 @@ def test_first_round_keeps_both_references_and_leaves_room_to_confirm():
     trials = [cand(i, 0.001 * (i + 1)) for i in range(5)]
     built = [cand(10 + i, 0.0009 + 0.003 * i, [f"b{i}"]) for i in range(5)]  # the best builder is predicted 0.9 ms
     kept = first_round(trials + built, 4)
-    assert [c.trial for c in kept] == [0, 10, 1, 2]  # best trial, best builder, then by predicted time
+    assert [c.trial for c in kept] == [0, 10, 1, 11]  # trials and builders in turn, each by predicted time
     slow_builders = [cand(10 + i, 0.1 + i, [f"b{i}"]) for i in range(3)]
     assert [c.trial for c in first_round(trials + slow_builders, 3)] == [0, 10, 1]  # a builder even if slow
     assert first_round(trials, 8) == trials
