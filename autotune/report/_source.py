@@ -169,7 +169,8 @@ def load_from_study(storage: str, name: str) -> Run:
                            "wire_mb": t.values[1] if t.values and len(t.values) > 1 else float("nan"),
                            "finished_at": t.datetime_complete.timestamp() if t.datetime_complete else float("nan")})
         records.append({"label": "+".join(builders) or f"trial {num}", "trial": num, "is_builder": bool(builders),
-                        "winner": num == chosen.get("sim_trial"), "predicted_s": a.get("predicted_s", float("nan")), "measured_s": measured,
+                        "winner": num == chosen.get("sim_trial"), "predicted_s": a.get("predicted_s", float("nan")),
+                        "measured_s": measured,
                         "p10_s": pa.get("p10_s", float("nan")), "p90_s": pa.get("p90_s", float("nan")),
                         "examples_per_s": pa.get("examples_per_s", float("nan"))})
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
