@@ -99,7 +99,8 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
     best = out / f"search-{name}" / "best.pb"
     # a winner that is a builder's strategy is measured once, in that builder's row: the same strategy measured
     # twice differs by the noise, and the benchmark would report that noise as the search's gain or loss
-    same = [a for a, f in files.items() if _what(Strategy.load(f)) == _what(Strategy.load(best))]
+    won = _what(Strategy.load(best))
+    same = [a for a, f in files.items() if _what(Strategy.load(f)) == won]
     if not same:
         files["WINNER"] = best
     cmp = compare_strategies(model, spec, list(files.values()), labels=list(files), repeats=args.repeats,
@@ -113,7 +114,7 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
            "winner_ms": med[winner_row], "winner/best_builder": med[winner_row] / builders_ms[best_alias]}
     if args.repeats >= 2:
         # the minimum of a dozen noisy builders is biased low (one of them gets lucky): pick the best builder on
-        # the even repeats and compare it with the winner on the odd ones, which chose nothing
+        # the 1st, 3rd, ... repeats and compare it with the winner on the 2nd, 4th, ..., which chose nothing
         pick = {k: _repeats_median(cmp, k, args.steps, 0) * 1e3 for k in builders_ms}
         held = min(pick, key=pick.get)
         judge = {k: _repeats_median(cmp, k, args.steps, 1) * 1e3 for k in (held, winner_row)}

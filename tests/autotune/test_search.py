@@ -107,10 +107,8 @@ def test_interrupted_search_resumes(tmp_path, cache_dir):
     assert sum(bool(r["builders"]) for r in after) == sum(bool(r["builders"]) for r in before), "builders run once"
 
 
-class CountingProfiler:
-    """A stand-in for the cluster, to test the logic around profiling (which candidates, what is recorded)."""
-
-    calls: list = []
+class _NoCluster:
+    """A stand-in for the cluster, to test the logic around profiling: a subclass's ``profile`` measures."""
 
     def __init__(self, inventory, cluster, cfg):
         pass
@@ -120,6 +118,12 @@ class CountingProfiler:
 
     def __exit__(self, *exc):
         pass
+
+
+class CountingProfiler(_NoCluster):
+    """Which candidates are profiled, and what is recorded."""
+
+    calls: list = []
 
     def profile(self, strategy):
         CountingProfiler.calls.append(strategy.proto.id)
@@ -156,23 +160,14 @@ def test_profiling_stage_records_into_a_shared_study(tmp_path, cache_dir):
     assert second.winner.measured == first.winner.measured and second.winner.measured.runs == 2
 
 
-class LuckyProfiler:
+class LuckyProfiler(_NoCluster):
     """Strategies in profiling order are truly 10, 10.5, 11, ... ms; the third one's first measurement is 10%
     low (it got lucky), every other measurement is exact: a winner's curse for a search that measures once."""
 
     calls: list = []
 
-    def __init__(self, inventory, cluster, cfg):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
-
     @staticmethod
-    def key(strategy):  # what the strategy does (the search writes provenance into the winner afterwards)
+    def key(strategy):  # what the strategy does, without its id and provenance
         return b"".join(n.SerializeToString(deterministic=True) for n in strategy.nodes)
 
     def profile(self, strategy):
