@@ -103,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
 def _reuse(args, out: pathlib.Path) -> int:
     """Re-predict the dev run (fitting the residual again, in memory) and the fresh run with that residual."""
     from autotune import fidelity
+    from runners.calibrate import anchor_costs
     from simulator import Calibration, Scorer, calibration_path
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -118,6 +119,8 @@ def _reuse(args, out: pathlib.Path) -> int:
         spec = load_cluster(src / name / "cluster.yml")
         inv = load_inventory(ROOT / "examples" / "models" / f"{name}.py", cache_dir=cache)
         cal = Calibration.load(calibration_path(cache / "calibration", spec, inv.model_hash), spec, inv.model_hash)
+        if cal.anchors_s:  # the anchor costs as the current cost model derives them
+            cal = anchor_costs(cal, inv, spec, cal.anchors_s)
         raw = Scorer(inv, spec, cal.replace(residual=None))
         picked, measured = fidelity.load_measured(src / name)
         dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)

@@ -90,6 +90,10 @@ def main(argv=None) -> None:
                                                             len(strategies))),
             ("Scorer.score_many(strategies)", rate(lambda: scorer.score_many(strategies), len(strategies))),
             ("Scorer.score_choices(choices), vectorised", rate(lambda: scorer.score_choices(choices), args.batch))]
+    # a testbed's calibration: the replicas share CPUs, so the staggered chains are computed a second time
+    shared = simulator.Scorer(inv, cluster, simulator.Calibration.from_spec(
+        cluster, step_time_s=0.05, alone_step_s=0.01, model_hash=inv.model_hash))
+    rows.append(("  the same, replicas sharing CPUs", rate(lambda: shared.score_choices(choices), args.batch)))
     print(f"model: {len(inv.variables)} variables, {inv.total_bytes / 1e6:.1f} MB; cluster: {args.nodes} nodes; "
           f"batch {args.batch}")
     print(f"{'path':44s} {'strategies/s (wall)':>20s} {'per CPU s':>12s}")

@@ -145,11 +145,11 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
         step = m.step_single_s
         if m.nosync_step_s is not None:
             step = max(m.nosync_step_s - fields.get("step_overhead_s", 0.0), m.step_single_s)
-        fields |= dict(step_time_s=step, model_hash=inventory.model_hash,
+        fields |= dict(step_time_s=step, alone_step_s=m.step_single_s, model_hash=inventory.model_hash,
                        compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s, 1e-9), 1.0))
     cal = Calibration.from_spec(spec, **fields)
     if inventory is not None and m.anchors_s:
-        cal = anchor_costs(cal, inventory, spec, m.anchors_s)
+        cal = anchor_costs(cal.replace(anchors_s=dict(m.anchors_s)), inventory, spec, m.anchors_s)
     return cal
 
 

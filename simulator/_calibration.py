@@ -59,7 +59,9 @@ class Calibration:
     ps_piece_s: float = 0.0  # the same for a parameter-server shard
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
-    step_time_s: float | None = None  # measured single-device step of the model (needs model_hash)
+    step_time_s: float | None = None  # measured compute of a replica's step, all replicas at once (needs model_hash)
+    # the same for one replica alone (calibrate's "one replica alone"); below step_time_s where nodes share CPUs
+    alone_step_s: float | None = None
     model_hash: str | None = None
     backward_fraction: float = 2 / 3  # share of the step spent in the backward pass
     sparse_remote_gather: bool = True  # PS tables pulled by rows touched (else the whole shard)
@@ -67,6 +69,9 @@ class Calibration:
     # (staleness only bounds the lead of all-async towers), so its pulls stay exposed
     stale_prefetch: bool = False
     residual: Mapping[str, float] | None = None  # fitted correction, see simulator.fit_residual
+    # calibrate's anchor steps as measured (name -> median seconds): a changed cost model re-derives the anchor
+    # costs from them (``validate-simulator --reuse``) without measuring again
+    anchors_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
     created_at: str = ""
     source: str = "<calibration>"
 
@@ -87,6 +92,7 @@ class Calibration:
                         "ar_piece_s": self.ar_piece_s, "ps_piece_s": self.ps_piece_s,
                         "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
+        non_negative |= {f"anchors_s[{k!r}]": v for k, v in self.anchors_s.items()}
         for name, value in non_negative.items():
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise CalibrationError(f"`{name} >= 0` must hold, but got {value!r}", where)
@@ -99,6 +105,9 @@ class Calibration:
         if self.step_time_s is not None and not (self.step_time_s >= 0 and self.model_hash):
             raise CalibrationError("`step_time_s` needs a non-negative value and the `model_hash` it was "
                                    f"measured for, but got ({self.step_time_s=}, {self.model_hash=})", where)
+        if self.alone_step_s is not None and not (self.alone_step_s >= 0 and self.model_hash):
+            raise CalibrationError("`alone_step_s` needs a non-negative value and the `model_hash` it was "
+                                   f"measured for, but got ({self.alone_step_s=}, {self.model_hash=})", where)
         if self.residual is not None and not set(LEGACY_RESIDUAL_KEYS) <= set(self.residual) <= set(RESIDUAL_KEYS):
             raise CalibrationError(f"`residual` must have the keys {list(RESIDUAL_KEYS)}, but got "
                                    f"{sorted(self.residual)}", where)
@@ -155,7 +164,7 @@ class Calibration:
     # ---- files -------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "source"}
-        for key in ("node_bandwidth_gbit", "link_bandwidth_gbit", "link_latency_s", "device_speed"):
+        for key in ("node_bandwidth_gbit", "link_bandwidth_gbit", "link_latency_s", "device_speed", "anchors_s"):
             d[key] = dict(d[key])
         if d["residual"] is not None:
             d["residual"] = dict(d["residual"])

@@ -5,7 +5,9 @@ Step = exposed pull + forward + compression + end of the gradient phase + barrie
 gradient phase (PS pushes and fused all-reduces) overlaps the backward pass. A server serves its remote replicas'
 pulls one after another, so one replica's push overlaps the next one's pull: a lockstep step is the later of
 (first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
-their own (their own pull and push). Each NIC direction (and each link slower than its NICs) is a resource
+their own (their own pull and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
+computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
+compute of a replica alone, bounded below by (first pull, lockstep compute, last push). Each NIC direction (and each link slower than its NICs) is a resource
 serving the units in the order their gradients become ready (the last layer first); for one resource the finish
 time is max_u(ready_u + sum of the times of units ready no earlier than u). Collectives cost a serialised
 overhead each and the ring latency once.
@@ -78,7 +80,7 @@ class Model:
     replica_nodes: np.ndarray  # (M,) bool: nodes holding replicas
     step_overhead_s: float  # once per step that spans nodes (the session's multi-task run)
     pull_latency_s: float  # round trip once per pull phase
-    compute_sync_s: float  # slowest replica
+    compute_sync_s: float  # slowest replica, every replica computing at once
     compute_async_s: float  # mean replica
     backward_fraction: float
     cast_s_per_byte: float
@@ -90,6 +92,7 @@ class Model:
     residual: tuple[float, float, float, float, float, float] | None  # see Calibration.residual
     ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
+    compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
 
 
@@ -188,11 +191,25 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     if M and V:
         t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
         t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
-        finish_last = (ready + np.cumsum(t_last, axis=2).max(axis=0) + cum_ar).max(axis=1) + tail
-        last = pull_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
+        cum_last = np.cumsum(t_last, axis=2).max(axis=0)
+        finish_last = (ready + cum_last + cum_ar).max(axis=1) + tail
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
         alone = pull_first_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
-        overlapped = np.where(synchronous, np.maximum(overlapped, last), alone)
+        if m.compute_alone_s < m.compute_sync_s:
+            # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
+            # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
+            # the step from below (``alone``: first pull, every replica's compute, last push)
+            fwd_a, bwd_a = fwd * (m.compute_alone_s / m.compute_sync_s), bwd * (m.compute_alone_s / m.compute_sync_s)
+            ready_a = bwd_a[:, None] * m.ready_frac
+            finish = (ready_a + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail
+            overlapped = pull_first_s + fwd_a + serial + np.maximum(finish, bwd_a) + barrier
+            finish_last = (ready_a + cum_last + cum_ar).max(axis=1) + tail
+            last = pull_s + fwd_a + serial + np.maximum(finish_last, bwd_a) + barrier
+            overlapped = np.maximum(np.maximum(overlapped, last), alone)
+        else:
+            last = pull_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
+            overlapped = np.maximum(overlapped, last)
+        overlapped = np.where(synchronous, overlapped, alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(overlapped, busiest)

@@ -322,6 +322,8 @@ class Scorer:
             counts[self._device_node(r)] += 1
         base = cal.step_time_s if cal.step_time_s is not None else inv.flops_per_step / cal.compute_flops_per_s
         times = [base / cal.speed_of(r) for r in self.replicas] or [base]
+        alone = math.inf if cal.alone_step_s is None or cal.step_time_s is None else \
+            max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
         net = network_coefficients(self.addresses, counts, cal)
         res = cal.residual
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,
@@ -332,7 +334,7 @@ class Scorer:
                                       else 1.0 / cal.compute_flops_per_s),
                      psgd_matrix_s=cal.powersgd_matrix_s, barrier_s=cal.barrier_overhead_s,
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
-                     variables=len(vs), ar_piece_s=cal.ar_piece_s, ps_piece_s=cal.ps_piece_s,
+                     compute_alone_s=alone, variables=len(vs), ar_piece_s=cal.ar_piece_s, ps_piece_s=cal.ps_piece_s,
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:

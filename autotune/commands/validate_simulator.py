@@ -138,6 +138,17 @@ def _reuse(args, scorer, cal_path, say) -> int:
 
     src = pathlib.Path(args.reuse)
     picked, measured = fidelity.load_measured(src)
+    cal = scorer.calibration
+    if cal.anchors_s:  # the anchor costs as the current cost model derives them from the same anchor steps
+        from runners.calibrate import anchor_costs
+        from simulator import Scorer
+
+        cal = anchor_costs(cal, scorer.inventory, scorer.cluster, cal.anchors_s)
+        scorer = Scorer(scorer.inventory, scorer.cluster, cal, scorer.replicas)
+        say("re-derived the anchor costs from the calibration's anchor steps: "
+            f"{cal.collective_overhead_s * 1e3:.3f} ms per collective, {cal.ar_piece_s * 1e3:.3f} / "
+            f"{cal.ps_piece_s * 1e3:.3f} ms per all-reduced / PS piece, "
+            f"{cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix")
     say(f"re-predicting {len(picked)} saved strategies of {src}; calibration {cal_path or 'uncalibrated defaults'}")
     report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,
                                 seed=args.seed)

@@ -251,6 +251,27 @@ def test_reuse_cli_needs_no_cluster(tmp_path, capsys, inventories, clusters):
     assert code == 2 and "overwrite" in capsys.readouterr().err
 
 
+def test_reuse_derives_the_anchor_costs_again_from_the_stored_anchor_steps(tmp_path, capsys, inventories, clusters):
+    """A calibration keeps its anchor steps, so --reuse after a cost-model change derives the per-collective cost
+    (and the others) as the current model does, instead of trusting the constant stored by an older one."""
+    from simulator import Calibration, Scorer, calibration_path
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    stale = Calibration.from_spec(spec, collective_overhead_s=0.05,
+                                  anchors_s={"all_reduce": 0.1, "ar_groups": 0.1 + 5 * 0.002})  # 6 groups vs 1
+    _, out = _saved_run(tmp_path, inv, spec, Scorer(inv, spec, stale))
+    stale.save(calibration_path(tmp_path / "cache" / "calibration", spec))
+    assert main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
+                 "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "again")]) == 0
+    assert "2.000 ms per collective" in capsys.readouterr().err
+    now = Scorer(inv, spec, stale.replace(collective_overhead_s=0.002))
+    picked, _ = fidelity.load_measured(out)
+    rows = {r["label"]: float(r["predicted_s"]) for r in csv.DictReader(open(tmp_path / "again" / "rows.csv"))}
+    assert all(rows[label] == pytest.approx(now.predict(s).step_time_s) for label, s in picked)
+    assert any(now.predict(s).step_time_s != pytest.approx(Scorer(inv, spec, stale).predict(s).step_time_s)
+               for _, s in picked)
+
+
 def test_a_stored_residual_is_used_and_the_raw_model_reported_too(tmp_path, capsys, inventories, clusters):
     from simulator import Calibration, Scorer, calibration_path
 

@@ -45,6 +45,7 @@ def test_to_calibration_derives_every_constant(clusters):
     assert cal.collective_overhead_s == pytest.approx(0.002 - 2 * 5e-5)
     assert cal.rpc_overhead_s == pytest.approx(1e-4)
     assert cal.step_time_s == 0.02 and cal.model_hash == "abc123"  # the unsynchronized lockstep step's compute
+    assert cal.alone_step_s == m.step_single_s  # and one replica's with the CPUs to itself
     assert cal.compute_flops_per_s == pytest.approx(1e11)
     cal.check(spec, "abc123")
 
