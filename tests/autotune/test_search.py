@@ -83,7 +83,9 @@ def test_interrupted_search_resumes(tmp_path, cache_dir):
     env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "autotune", "search", "--model", MODEL, "--spec", SPEC, "-o", str(out),
            "--simulate-only", "--quiet", "--reduced", "yes", "--trials", "100000"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a job started in the background of a non-interactive shell inherits SIGINT ignored: give the child Ctrl-C back
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
