@@ -119,8 +119,7 @@ def _reuse(args, out: pathlib.Path) -> int:
         spec = load_cluster(src / name / "cluster.yml")
         inv = load_inventory(ROOT / "examples" / "models" / f"{name}.py", cache_dir=cache)
         cal = Calibration.load(calibration_path(cache / "calibration", spec, inv.model_hash), spec, inv.model_hash)
-        if cal.anchors_s:  # the anchor costs as the current cost model derives them
-            cal = anchor_costs(cal, inv, spec, cal.anchors_s)
+        cal = anchor_costs(cal, inv, spec)  # the anchor costs as the current cost model derives them (if kept)
         raw = Scorer(inv, spec, cal.replace(residual=None))
         picked, measured = fidelity.load_measured(src / name)
         dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)

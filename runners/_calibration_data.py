@@ -147,10 +147,10 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
             step = max(m.nosync_step_s - fields.get("step_overhead_s", 0.0), m.step_single_s)
         fields |= dict(step_time_s=step, alone_step_s=m.step_single_s, model_hash=inventory.model_hash,
                        compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s, 1e-9), 1.0))
+    if inventory is not None:
+        fields["anchors_s"] = dict(m.anchors_s)
     cal = Calibration.from_spec(spec, **fields)
-    if inventory is not None and m.anchors_s:
-        cal = anchor_costs(cal.replace(anchors_s=dict(m.anchors_s)), inventory, spec, m.anchors_s)
-    return cal
+    return anchor_costs(cal, inventory, spec) if inventory is not None else cal
 
 
 # what each anchor pair sets: (field, anchor, the anchor it differs from in that one thing)
@@ -158,10 +158,11 @@ ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"), ("ar_piece
                 ("ps_piece_s", "ps_split", "ps"))
 
 
-def anchor_costs(cal, inventory, spec, anchors: dict):
-    """Set the per-collective and per-piece costs from the anchor pairs (``ANCHOR_PAIRS``), then the PowerSGD
-    per-matrix cost from the ``powersgd`` anchor. A difference of two real steps is immune to what both share
-    (the compute, the session, the model's own errors), which an absolute anchor would fold into the cost.
+def anchor_costs(cal, inventory, spec):
+    """Set the per-collective and per-piece costs from the calibration's anchor steps (``cal.anchors_s``): the
+    anchor pairs (``ANCHOR_PAIRS``), then the PowerSGD per-matrix cost from the ``powersgd`` anchor; nothing
+    without anchors. A difference of two real steps is immune to what both share (the compute, the session, the
+    model's own errors), which an absolute anchor would fold into the cost.
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals
     the measured one (solved for: the prediction is piecewise linear in x). Per collective: the measured
@@ -173,6 +174,9 @@ def anchor_costs(cal, inventory, spec, anchors: dict):
     """
     from simulator import Scorer
 
+    anchors = cal.anchors_s
+    if not anchors:
+        return cal
     strategies = anchor_strategies(inventory, spec)
 
     def predict(calibration, name: str, base: str):

@@ -7,10 +7,10 @@ pulls one after another, so one replica's push overlaps the next one's pull: a l
 (first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
 their own (their own pull and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
 computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
-compute of a replica alone, bounded below by (first pull, lockstep compute, last push). Each NIC direction (and each link slower than its NICs) is a resource
-serving the units in the order their gradients become ready (the last layer first); for one resource the finish
-time is max_u(ready_u + sum of the times of units ready no earlier than u). Collectives cost a serialised
-overhead each and the ring latency once.
+compute of a replica alone, bounded below by (first pull, lockstep compute, last push). Each NIC direction (and
+each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the
+last layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no
+earlier than u). Collectives cost a serialised overhead each and the ring latency once.
 """
 from __future__ import annotations
 
@@ -199,7 +199,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
             # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
             # the step from below (``alone``: first pull, every replica's compute, last push)
-            fwd_a, bwd_a = fwd * (m.compute_alone_s / m.compute_sync_s), bwd * (m.compute_alone_s / m.compute_sync_s)
+            fwd_a, bwd_a = (x * (m.compute_alone_s / m.compute_sync_s) for x in (fwd, bwd))
             ready_a = bwd_a[:, None] * m.ready_frac
             finish = (ready_a + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail
             overlapped = pull_first_s + fwd_a + serial + np.maximum(finish, bwd_a) + barrier

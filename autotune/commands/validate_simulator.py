@@ -143,7 +143,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
         from runners.calibrate import anchor_costs
         from simulator import Scorer
 
-        cal = anchor_costs(cal, scorer.inventory, scorer.cluster, cal.anchors_s)
+        cal = anchor_costs(cal, scorer.inventory, scorer.cluster)
         scorer = Scorer(scorer.inventory, scorer.cluster, cal, scorer.replicas)
         say("re-derived the anchor costs from the calibration's anchor steps: "
             f"{cal.collective_overhead_s * 1e3:.3f} ms per collective, {cal.ar_piece_s * 1e3:.3f} / "
