@@ -6,10 +6,11 @@ from runners.cluster import RunningCluster, run_with_timeout, start_cluster
 from runners.launch import Launcher, LocalLauncher, ServerProcess
 
 __all__ = ["Launcher", "LocalLauncher", "RunningCluster", "SSHLauncher", "ServerProcess", "run_with_timeout",
-           "start_cluster", "profile_strategy", "ProfileResult", "train_strategy"]
+           "start_cluster", "profile_strategy", "profile_together", "ProfileResult", "train_strategy"]
 
 _LAZY = {"SSHLauncher": ("runners.launch._ssh", "SSHLauncher"),
          "profile_strategy": ("runners.profile", "profile_strategy"),
+         "profile_together": ("runners.profile", "profile_together"),
          "ProfileResult": ("runners.profile", "ProfileResult"),
          "train_strategy": ("runners.train", "train_strategy")}
 

@@ -1,7 +1,8 @@
 """Measure a strategy's real step time on a running cluster: median, spread, throughput, bytes per step.
 
 ``profile_strategy`` is what the search calls, many times on one running cluster (each trial builds its own
-graph with fresh collective keys and frees its variables afterwards). ``profile_files`` is the CLI's path:
+graph with fresh collective keys and frees its variables afterwards); ``profile_together`` is its head-to-head
+confirmation, several strategies taking turns. ``profile_files`` is the CLI's path:
 load, trace, validate, start the servers, profile once, stop them.
 """
 from __future__ import annotations
@@ -75,14 +76,52 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         times = job.run(steps, on_step=lambda _s, _dt, loss: losses.append(loss))
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
-        g = job.graph
-        median = statistics.median(times)
-        return ProfileResult(
-            strategy_id=strategy.proto.id, builder=strategy.proto.provenance.builder, mode=g.mode,
-            num_replicas=g.num_towers, global_batch=g.global_batch, steps=steps, warmup=warmup, step_times_s=times,
-            median_s=median, p10_s=_quantile(times, 0.1), p90_s=_quantile(times, 0.9),
-            examples_per_s=g.global_batch / median if median > 0 else 0.0, bytes_per_step=g.bytes_per_step,
-            setup_s=job.setup_s, final_loss=losses[-1] if losses else float("nan"))
+        return _result(strategy, job, times, steps, warmup, losses)
+
+
+def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
+                     step_timeout_s: float = 120.0) -> list[ProfileResult]:
+    """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
+    ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
+
+    On a shared machine the step time drifts over seconds (another process, the page cache, the CPU clock), and
+    strategies measured one after the other each see a different moment; taking turns puts the drift into
+    every strategy's steps alike, so their ratio is what is measured. On the emulated testbed two PS builders
+    measured one after the other swapped places from one run to the next; taking turns, they kept their order.
+    Every job lives until the comparison ends (each in its own resource container), so the servers hold all
+    of their variables at once.
+    """
+    import contextlib
+
+    from runners.transform import TrainingJob
+
+    if steps < 1 or warmup < 0 or rounds < 1:
+        raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
+    rounds = min(rounds, steps)
+    chunks = [steps // rounds + (1 if k < steps % rounds else 0) for k in range(rounds)]
+    with contextlib.ExitStack() as stack:
+        jobs = [stack.enter_context(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s)) for s in strategies]
+        for job in jobs:
+            if warmup:
+                job.run(warmup)
+        times: list[list[float]] = [[] for _ in jobs]
+        losses: list[list[float]] = [[] for _ in jobs]
+        for k, n in enumerate(chunks):
+            shift = k % len(jobs)
+            for i in list(range(shift, len(jobs))) + list(range(shift)):
+                times[i] += jobs[i].run(n, on_step=lambda _s, _dt, loss, i=i: losses[i].append(loss))
+        return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
+
+
+def _result(strategy, job, times: list[float], steps: int, warmup: int, losses: list[float]) -> ProfileResult:
+    g = job.graph
+    median = statistics.median(times)
+    return ProfileResult(
+        strategy_id=strategy.proto.id, builder=strategy.proto.provenance.builder, mode=g.mode,
+        num_replicas=g.num_towers, global_batch=g.global_batch, steps=steps, warmup=warmup, step_times_s=times,
+        median_s=median, p10_s=_quantile(times, 0.1), p90_s=_quantile(times, 0.9),
+        examples_per_s=g.global_batch / median if median > 0 else 0.0, bytes_per_step=g.bytes_per_step,
+        setup_s=job.setup_s, final_loss=losses[-1] if losses else float("nan"))
 
 
 def prepare(model_path: str, spec_path: str, strategy_path: str):

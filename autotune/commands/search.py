@@ -23,11 +23,11 @@ def register(sub) -> None:
                    help="builders predicted within X times the best builder are profiled (1.5)")
     p.add_argument("--max-profiles", type=int, default=10, metavar="N",
                    help="profiling runs on the cluster in all, confirmation included (10)")
-    p.add_argument("--confirm", type=int, default=2, metavar="N",
-                   help="re-measure up to N candidates measured within --confirm-within of the best, and choose "
-                        "on the pooled steps; 0 turns it off (2)")
-    p.add_argument("--confirm-within", type=float, default=0.1, metavar="F",
-                   help="relative distance to the best measured that counts as a tie worth re-measuring (0.1)")
+    p.add_argument("--confirm", type=int, default=3, metavar="N",
+                   help="re-measure up to N candidates measured within --confirm-within of the best (the best "
+                        "builder among them), head to head, and choose the fastest there; 0 turns it off (3)")
+    p.add_argument("--confirm-within", type=float, default=0.25, metavar="F",
+                   help="relative distance to the best measured that counts as a tie worth re-measuring (0.25)")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                    help="stop the simulated stage after this long")
     p.add_argument("--storage", default=None, metavar="URL",

@@ -46,8 +46,8 @@ class SearchConfig:
     builders_to_profile: int = 5  # at most this many builders profiled beside the top-k ...
     builder_band: float = 1.5  # ... those predicted within this factor of the best builder
     max_profiles: int = 10  # profiling runs in all, confirmation included
-    confirm: int = 2  # of those, re-measure up to this many contenders ...
-    confirm_within: float = 0.1  # ... measured within this fraction of the best
+    confirm: int = 3  # of those, re-measure up to this many contenders head to head ...
+    confirm_within: float = 0.25  # ... measured within this fraction of the best (one run's noise: 10-20%)
     time_budget_s: float | None = None
     storage: str | None = None
     study_name: str | None = None

@@ -1,10 +1,12 @@
 """Stage 2: profile the chosen candidates on the real cluster and put the measurements into the study.
 
 Two rounds on one started cluster. The first measures each candidate once. One measurement of a step time on a
-shared machine is noisy (the same strategy measured twice differs by a few percent), so picking the minimum of
-several single measurements favours whichever got lucky. The second round (*confirmation*) spends the runs
-left in the budget re-measuring the best and the candidates closest to it, in the reverse order of the first
-round's ranking, and the winner is chosen on the pooled step times.
+shared machine is noisy, so picking the minimum of several single measurements favours whichever got lucky: on
+the emulated testbed the same strategy measured a few seconds apart differs by 10-20%, because the machine's
+speed drifts over seconds, while steps within one run agree to a few percent. The second round (*confirmation*)
+spends the runs left in the budget on the best, the best builder and the candidates closest to them, measured
+head to head (their jobs take turns, so the drift falls on all of them alike), and the winner is the fastest in
+that comparison.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ class Measurement:
     bytes_per_step: float = 0.0
     step_times_s: tuple[float, ...] = ()
     runs: int = 1  # profiling runs pooled into this measurement
+    head_to_head_s: float = 0.0  # median in the confirmation's head-to-head comparison (0: not confirmed)
 
 
 def pooled(a: Measurement, b: Measurement) -> Measurement:
@@ -63,8 +66,13 @@ class ClusterProfiler:
         from runners.profile import profile_strategy
 
         r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup)
-        return Measurement(median_s=r.median_s, p10_s=r.p10_s, p90_s=r.p90_s, examples_per_s=r.examples_per_s,
-                           bytes_per_step=r.bytes_per_step, step_times_s=tuple(r.step_times_s))
+        return _from_result(r)
+
+    def profile_together(self, strategies) -> list[Measurement]:
+        from runners.profile import profile_together
+
+        rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup)
+        return [_from_result(r) for r in rs]
 
     def __exit__(self, *exc) -> None:
         if self._running is not None:
@@ -72,10 +80,16 @@ class ClusterProfiler:
             self._running = None
 
 
+def _from_result(r) -> Measurement:
+    return Measurement(median_s=r.median_s, p10_s=r.p10_s, p90_s=r.p90_s, examples_per_s=r.examples_per_s,
+                       bytes_per_step=r.bytes_per_step, step_times_s=tuple(r.step_times_s))
+
+
 def _measurement(attrs: dict) -> Measurement:
     m = attrs["measured_s"]
     return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
-                       attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1))
+                       attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
+                       attrs.get("head_to_head_s", 0.0))
 
 
 def _already_measured(study) -> dict[str, Measurement]:
@@ -91,23 +105,31 @@ def _already_measured(study) -> dict[str, Measurement]:
 
 
 def contenders(measured: list, n: int, within: float) -> list:
-    """The candidates to re-measure: the best measured and those within ``within`` (relative) of it, best
-    first, at most ``n``; none when fewer than two qualify (a clear winner needs no confirmation)."""
+    """The candidates to re-measure: those within ``within`` (relative) of the best measured, at most ``n``: the
+    best first, then the best builder among them (the reference the search must beat), then the others by
+    their step time; none when fewer than two qualify (a clear winner needs no confirmation)."""
     if n < 2:
         return []
     ranked = sorted(measured, key=lambda c: c.measured.median_s)
-    best = ranked[0].measured.median_s
-    close = [c for c in ranked if c.measured.median_s <= best * (1 + within)][:n]
+    close = [c for c in ranked if c.measured.median_s <= ranked[0].measured.median_s * (1 + within)]
+    builder = next((c for c in close if c.builders), None)
+    if builder is not None:
+        close = [close[0]] + ([builder] if builder is not close[0] else []) + [c for c in close[1:] if c is not builder]
+    close = close[:n]
     return close if len(close) >= 2 else []
+
+
+def _confirmed_time(c) -> float:
+    return c.measured.head_to_head_s or c.measured.median_s
 
 
 def choose(measured: list, within: float):
     """The winner among measured candidates: the fastest, except that a single measurement within ``within``
-    of a confirmed (pooled) one does not displace it; the fastest confirmed one wins then."""
+    of a confirmed one does not displace it; then the fastest in the confirmation's head-to-head wins."""
     best = min(measured, key=lambda c: c.measured.median_s)
     confirmed = [c for c in measured
                  if c.measured.runs >= 2 and c.measured.median_s <= best.measured.median_s * (1 + within)]
-    return min(confirmed, key=lambda c: c.measured.median_s) if confirmed else best
+    return min(confirmed, key=_confirmed_time) if confirmed else best
 
 
 def _record(study, dists, c, multi, sim, stage: str) -> None:
@@ -117,6 +139,7 @@ def _record(study, dists, c, multi, sim, stage: str) -> None:
                   {"stage": stage, "predicted_s": c.predicted_s, "measured_s": m.median_s, "p10_s": m.p10_s,
                    "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
                    "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
+                   "head_to_head_s": m.head_to_head_s,
                    "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
 
 
@@ -149,12 +172,18 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
             if again:
                 progress.close()
                 progress.start(len(again), "confirming")
-                for c in reversed(again):  # the reverse of the first round's ranking: drift favours neither
+                profiler = lazy.get()
+                together = getattr(profiler, "profile_together", None)
+                if together is not None and len(again) >= 2:
+                    again_measured = together([c.strategy for c in again])
+                else:  # a profiler that measures one at a time: the reverse of the first round's order
+                    again_measured = [profiler.profile(c.strategy) for c in reversed(again)][::-1]
+                for c, m in zip(again, again_measured):
                     first = c.measured
-                    c.measured = pooled(first, lazy.get().profile(c.strategy))
+                    c.measured = dataclasses.replace(pooled(first, m), head_to_head_s=m.median_s)
                     runs += 1
                     _record(study, dists, c, multi, sim, "confirmed")
-                    progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{c.measured.median_s * 1e3:.1f}ms")
+                    progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{m.median_s * 1e3:.1f}ms")
     except KeyboardInterrupt:
         return runs, True
     finally:

@@ -1,6 +1,8 @@
 """`autotune search`: determinism, pruning, resume after an interrupt, outputs, a shared study."""
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import signal
@@ -147,11 +149,13 @@ def test_profiling_stage_records_into_a_shared_study(tmp_path, cache_dir):
     confirmed = [t for t in study.trials if t.user_attrs.get("stage") == "confirmed"]
     assert len(profiled) == 4 and len(confirmed) == 2
     assert all(t.value == t.user_attrs["measured_s"] and "predicted_s" in t.user_attrs for t in profiled)
-    assert all(t.user_attrs["runs"] == 2 for t in confirmed)
-    # the two re-measured are the two best of the first round, the runner-up first
+    assert all(t.user_attrs["runs"] == 2 and t.user_attrs["head_to_head_s"] > 0 for t in confirmed)
+    # the two re-measured are the best of the first round and the best builder (a profiler without a head-to-head
+    # measures them one at a time, in the reverse order)
     ranked = sorted(profiled, key=lambda t: t.value)
-    assert [t.user_attrs["strategy_hash"] for t in confirmed] == [ranked[1].user_attrs["strategy_hash"],
-                                                                    ranked[0].user_attrs["strategy_hash"]]
+    best_builder = next(t for t in ranked if t.user_attrs["builders"])
+    expected = [ranked[0]] + [best_builder if best_builder is not ranked[0] else ranked[1]]
+    assert [t.user_attrs["strategy_hash"] for t in confirmed] == [t.user_attrs["strategy_hash"] for t in expected]
     assert first.winner.measured.median_s == min(t.value for t in profiled)
     # the winner still hashes to its study key after best.pb got its provenance
     assert first.winner.strategy_hash == ranked[0].user_attrs["strategy_hash"]
@@ -215,6 +219,72 @@ def test_choose_keeps_a_confirmed_winner_against_a_single_lucky_run():
     assert choose([confirmed, single], 0.1).name == "confirmed"  # a 3% better single run is within the noise
     assert choose([confirmed, single, far], 0.1).name == "far"  # a 22% better one is not
     assert choose([single, C("other", 0.0101)], 0.1).name == "single"  # nothing confirmed: the fastest
+    # confirmed head to head: that comparison decides, not the pooled medians (whose runs saw different moments)
+    x, y = C("x", 0.010, 0.013), C("y", 0.012, 0.0125)
+    x.measured = dataclasses.replace(x.measured, head_to_head_s=0.013)
+    y.measured = dataclasses.replace(y.measured, head_to_head_s=0.0125)
+    assert x.measured.median_s < y.measured.median_s and choose([x, y], 0.25).name == "y"
+
+
+def test_contenders_put_the_best_builder_right_after_the_best():
+    from autotune.search._profiling import contenders
+
+    class C:
+        def __init__(self, name, ms, builders=()):
+            self.name, self.builders, self.measured = name, list(builders), Measurement(ms, ms, ms, 1 / ms)
+
+    a, b, c, ps, far = C("a", 10.0), C("b", 10.5), C("c", 11.0), C("ps", 12.0, ["ps"]), C("far", 13.0, ["x"])
+    assert [x.name for x in contenders([a, b, c, ps, far], 3, 0.25)] == ["a", "ps", "b"]
+    assert [x.name for x in contenders([a, b, c, ps, far], 3, 0.1)] == ["a", "b", "c"]  # ps 20% off: outside
+    assert [x.name for x in contenders([ps, a, b], 2, 0.25)] == ["a", "ps"]
+    assert contenders([a, far], 3, 0.1) == [] and contenders([a, b], 1, 0.5) == []
+
+
+class DriftProfiler(_NoCluster):
+    """In profiling order the strategies are truly 10, 11, 12, ... ms, the builders 1.5 ms less; the builders'
+    first runs hit a slow moment (+20%) and the machine is 30% slower by the confirmation."""
+
+    calls: list = []
+    together: list = []
+
+    @staticmethod
+    def true_s(strategy):
+        key = LuckyProfiler.key(strategy)
+        order = list(dict.fromkeys(DriftProfiler.calls))
+        t = 0.010 + 0.001 * (order.index(key) if key in order else len(order))
+        return t - 0.0015 if strategy.proto.provenance.builder else t, key
+
+    def profile(self, strategy):
+        t, key = self.true_s(strategy)
+        first = key not in DriftProfiler.calls
+        DriftProfiler.calls.append(key)
+        if first and strategy.proto.provenance.builder:
+            t *= 1.2  # the builders' first runs hit a slow moment
+        return Measurement(t, t, t, 640 / t)
+
+    def profile_together(self, strategies):
+        DriftProfiler.together.append(len(strategies))
+        out = []
+        for s in strategies:
+            t, key = self.true_s(s)
+            DriftProfiler.calls.append(key)
+            out.append(Measurement(t * 1.3, t * 1.3, t * 1.3, 640 / t))
+        return out
+
+
+def test_confirmation_head_to_head_decides(tmp_path, cache_dir):
+    DriftProfiler.calls, DriftProfiler.together = [], []
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=40, top_k=4, builders_to_profile=4,
+                       cache_dir=str(cache_dir), reduced=True, confirm=3, confirm_within=0.25)
+    result = run_search(cfg, profiler_factory=DriftProfiler, progress=False)
+    first_round = list(dict.fromkeys(DriftProfiler.calls))
+    assert DriftProfiler.together == [3] and result.profiled == len(first_round) + 3 <= 10
+    confirmed = [c for c in result.candidates if c.measured is not None and c.measured.runs == 2]
+    assert len(confirmed) == 3 and any(c.builders for c in confirmed)
+    # the head-to-head order is the true order; the pooled medians (one slow first run each) are not
+    true = {c.trial: DriftProfiler.true_s(c.strategy)[0] for c in confirmed}
+    assert result.winner.trial == min(true, key=true.get) and result.winner.builders
+    assert result.winner.measured.head_to_head_s == pytest.approx(1.3 * min(true.values()))
 
 
 def test_pooled_takes_quantiles_of_every_step():
@@ -264,7 +334,7 @@ def test_first_round_takes_trials_and_builders_in_turn_and_leaves_room_to_confir
     assert [c.trial for c in first_round(trials + slow_builders, 3)] == [0, 10, 1]  # a builder even if slow
     assert first_round(trials, 8) == trials
     cfg = SearchConfig(model=MODEL, spec=SPEC, output="o")
-    assert confirm_reserve(cfg) == 2 and cfg.max_profiles - confirm_reserve(cfg) == 8
+    assert confirm_reserve(cfg) == 3 and cfg.max_profiles - confirm_reserve(cfg) == 7
     assert confirm_reserve(SearchConfig(model=MODEL, spec=SPEC, output="o", max_profiles=3)) == 0
     assert confirm_reserve(SearchConfig(model=MODEL, spec=SPEC, output="o", confirm=1)) == 0
 

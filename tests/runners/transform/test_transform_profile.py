@@ -28,3 +28,17 @@ def test_one_replica_moves_nothing(cluster, spec, traced):
     one = Strategy.build(s.nodes, spec.replicas[:1])
     r = profile_strategy(t, one, cluster, steps=2, warmup=1)
     assert r.num_replicas == 1 and r.global_batch == 32 and r.bytes_per_step == 0
+
+
+def test_strategies_taking_turns_train_as_they_would_alone(cluster, spec, traced):
+    """The head-to-head comparison keeps every job alive and steps them in turns: each still trains exactly as it
+    does alone (own variables, own collective keys), and every one gets its timed steps."""
+    from runners.profile import profile_strategy, profile_together
+
+    t, inv = traced("mlp")
+    strategies = [build_strategy(a, inv, spec) for a in ("all_reduce", "ps", "ps_lb")]
+    together = profile_together(t, strategies, cluster, steps=5, warmup=1, rounds=3)
+    alone = [profile_strategy(t, s, cluster, steps=5, warmup=1) for s in strategies]
+    for a, b in zip(together, alone):
+        assert len(a.step_times_s) == 5 and a.steps == 5 and a.median_s > 0
+        assert a.final_loss == pytest.approx(b.final_loss, rel=1e-5)
