@@ -15,7 +15,10 @@ def _ms(x) -> str:
 
 
 def summary_rows(result) -> list[dict]:
-    """Builders and profiled candidates with predicted / measured times, speedup and distance to the bound."""
+    """Builders and profiled candidates with predicted / measured times, speedup and distance to the bound.
+
+    ``measured_ms`` pools every run of a candidate; ``head_to_head_ms`` is its median in the confirmation, where
+    the confirmed candidates took turns, and that column decides the winner among them."""
     measured_builders = [c.measured.median_s for c in result.candidates if c.builders and c.measured]
     best_builder = min(measured_builders) if measured_builders else None
     rows = []
@@ -26,6 +29,7 @@ def summary_rows(result) -> list[dict]:
         rows.append({"strategy": c.label + (" *" if c is result.winner else ""),
                      "predicted_ms": _ms(c.predicted_s), "measured_ms": _ms(m),
                      "p10-p90_ms": f"{_ms(c.measured.p10_s)}-{_ms(c.measured.p90_s)}" if c.measured else "-",
+                     "head_to_head_ms": _ms(c.measured.head_to_head_s) if c.measured else "-",
                      "speedup_vs_best_builder": f"{best_builder / m:.2f}x" if m and best_builder else "-",
                      "x_lower_bound": f"{ref / result.lower_bound_s:.2f}" if result.lower_bound_s else "-"})
     return rows

@@ -281,10 +281,14 @@ def test_confirmation_head_to_head_decides(tmp_path, cache_dir):
     assert DriftProfiler.together == [3] and result.profiled == len(first_round) + 3 <= 10
     confirmed = [c for c in result.candidates if c.measured is not None and c.measured.runs == 2]
     assert len(confirmed) == 3 and any(c.builders for c in confirmed)
-    # the head-to-head order is the true order; the pooled medians (one slow first run each) are not
+    # the head-to-head measurement keeps the true order, and it decides
     true = {c.trial: DriftProfiler.true_s(c.strategy)[0] for c in confirmed}
     assert result.winner.trial == min(true, key=true.get) and result.winner.builders
     assert result.winner.measured.head_to_head_s == pytest.approx(1.3 * min(true.values()))
+    rows = json.loads((tmp_path / "o" / "summary.json").read_text())["rows"]
+    decided = [r for r in rows if r["head_to_head_ms"] != "-"]
+    assert len(decided) == 3
+    assert min(decided, key=lambda r: float(r["head_to_head_ms"]))["strategy"].endswith(" *")
 
 
 def test_pooled_takes_quantiles_of_every_step():
