@@ -106,9 +106,10 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
                 job.run(warmup)
         times: list[list[float]] = [[] for _ in jobs]
         losses: list[list[float]] = [[] for _ in jobs]
+        order = range(len(jobs))
         for k, n in enumerate(chunks):
             shift = k % len(jobs)
-            for i in list(range(shift, len(jobs))) + list(range(shift)):
+            for i in [*order[shift:], *order[:shift]]:
                 times[i] += jobs[i].run(n, on_step=lambda _s, _dt, loss, i=i: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
 

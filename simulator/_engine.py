@@ -199,8 +199,8 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
             # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
             # the step from below (``alone``: first pull, every replica's compute, last push)
-            speedup = m.compute_alone_s / m.compute_sync_s
-            fwd_a, bwd_a = fwd * speedup, bwd * speedup
+            alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
+            fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
             ready_a = bwd_a[:, None] * m.ready_frac
             finish = (ready_a + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail
             overlapped = pull_first_s + fwd_a + serial + np.maximum(finish, bwd_a) + barrier
