@@ -185,13 +185,54 @@ def pass_order(n: int, p: int) -> list[int]:
     return forward if p % 2 == 0 else forward[::-1]
 
 
-def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]], *, repeats: int = 1,
+def group_plan(n: int, anchor: int, size: int, passes: int, seed: int = 0) -> list[list[list[int]]]:
+    """Head-to-head groups for every pass: each group is ``anchor`` followed by up to ``size - 1`` other strategies,
+    the others shuffled anew in every pass (seeded), so each pass compares each strategy with different ones."""
+    if size < 2:
+        raise BadInput(f"`--together >= 2` must hold for head-to-head groups, but got {size}")
+    others = [i for i in range(n) if i != anchor]
+    k = max(1, math.ceil(len(others) / (size - 1)))
+    plan = []
+    for p in range(passes):
+        shuffled = np.random.default_rng([seed, p]).permutation(others)
+        plan.append([[anchor, *map(int, chunk)] for chunk in np.array_split(shuffled, k) if len(chunk)])
+    return plan
+
+
+def fit_drift(obs: Sequence[tuple[int, int, float]]) -> tuple[dict[int, float], dict[int, float]]:
+    """Split head-to-head medians into a time per strategy and a factor per group: ``t[i, g] = T[i] * D[g]``.
+
+    ``obs`` holds ``(strategy, group, median seconds)``. The factors are the machine's speed during each comparison
+    (a slow minute makes every strategy in it slower alike); they are fitted by least squares in log space and
+    scaled to a geometric mean of 1, so ``T`` is each strategy's time at the machine's average speed. Groups must
+    be linked through shared strategies (``group_plan``'s anchor links them all).
+    """
+    logs = [(i, g, math.log(t)) for i, g, t in obs if t > 0]
+    strategies = sorted({i for i, _, _ in logs})
+    groups = sorted({g for _, g, _ in logs})
+    si = {i: k for k, i in enumerate(strategies)}
+    gi = {g: len(strategies) + k for k, g in enumerate(groups)}
+    a = np.zeros((len(logs) + 1, len(strategies) + len(groups)))
+    y = np.zeros(len(logs) + 1)
+    for r, (i, g, x) in enumerate(logs):
+        a[r, si[i]] = a[r, gi[g]] = 1.0
+        y[r] = x
+    a[-1, len(strategies):] = 1.0  # sum of log factors = 0
+    sol = np.linalg.lstsq(a, y, rcond=None)[0]
+    return ({i: math.exp(sol[si[i]]) for i in strategies}, {g: math.exp(sol[gi[g]]) for g in groups})
+
+
+def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | None = None, *, repeats: int = 1,
                    fit: bool = False, holdout: float = 0.3, seed: int = 0,
                    progress: Callable[[str], None] = lambda _m: None,
-                   files: dict[str, str] | None = None) -> Report:
-    """Predict every picked strategy, profile each in ``repeats`` passes (``profile`` returns one run's step times;
-    a failure is recorded on its row and the strategy is not run again), pool the passes, then ``evaluate``.
+                   files: dict[str, str] | None = None,
+                   profile_group: Callable[[list[Any]], Sequence[Sequence[float]]] | None = None,
+                   together: int = 1) -> Report:
+    """Predict every picked strategy, measure each in ``repeats`` passes, pool the passes, then ``evaluate``.
 
+    Measured one at a time (``profile(strategy)`` returns one run's step times) or, with ``together >= 2``, head to
+    head in groups of ``together`` (``profile_group(strategies)`` returns each one's step times; see
+    ``measure_together``). A failure is recorded on its row and the strategy is not run again.
     ``files`` (label -> saved strategy file, see ``save_strategies``) is recorded on the rows for ``--reuse``.
     """
     if repeats < 1:
@@ -199,17 +240,41 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]], *,
     rows = predict_rows(scorer, picked)
     for r in rows:
         r.strategy_file = (files or {}).get(r.label, "")
+    if together >= 2:
+        if profile_group is None:
+            raise BadInput("head-to-head groups need a group profiler")
+        measure_together(rows, [s for _, s in picked], profile_group, size=together, repeats=repeats, seed=seed,
+                         progress=progress)
+    else:
+        if profile is None:
+            raise BadInput("measuring one strategy at a time needs a profiler")
+        _measure_serially(rows, [s for _, s in picked], profile, repeats, progress)
+    for row in rows:
+        if row.error:
+            row.measured_s = math.nan
+    return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
+
+
+def _set_measured(row: Row, steps: Sequence[float], medians: Sequence[float]) -> None:
+    pooled = np.asarray(steps, float)
+    row.measured_s = float(np.median(pooled))
+    row.p10_s, row.p90_s = (float(x) for x in np.quantile(pooled, [0.1, 0.9]))
+    row.repeat_medians = ";".join(f"{m:.6g}" for m in medians)
+
+
+def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, progress) -> None:
+    """One strategy at a time, each pass in the reverse order of the one before (``pass_order``)."""
     steps: list[list[float]] = [[] for _ in rows]
     medians: list[list[float]] = [[] for _ in rows]
     done, total = 0, repeats * len(rows)
     for p in range(repeats):
         for i in pass_order(len(rows), p):
-            row, s = rows[i], picked[i][1]
+            row = rows[i]
             done += 1
             if row.error:
                 continue
             try:
-                times = [float(t) for t in profile(s)]
+                times = [float(t) for t in profile(strategies[i])]
                 if not times:
                     raise AutotuneError("the run returned no step times")
             except AutotuneError as e:
@@ -218,17 +283,91 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]], *,
                 continue
             steps[i] += times
             medians[i].append(float(np.median(times)))
-            pooled = np.array(steps[i])
-            row.measured_s = float(np.median(pooled))
-            row.p10_s, row.p90_s = (float(x) for x in np.quantile(pooled, [0.1, 0.9]))
-            row.repeat_medians = ";".join(f"{m:.6g}" for m in medians[i])
+            _set_measured(row, steps[i], medians[i])
             pass_note = f" (pass {p + 1}/{repeats})" if repeats > 1 else ""
             progress(f"[{done}/{total}] {row.label}{pass_note}: predicted {row.predicted_s * 1e3:.1f} ms, "
                      f"measured {medians[i][-1] * 1e3:.1f} ms")
+
+
+def measure_together(rows: list[Row], strategies: list, profile_group, *, size: int, repeats: int, seed: int = 0,
+                     progress: Callable[[str], None] = lambda _m: None) -> None:
+    """Measure head to head: in every pass the strategies are split into groups of ``size`` whose jobs take turns
+    (``profile_group``), each group holding the first strategy that runs (the anchor) and others drawn anew.
+
+    Within a group the machine's drift falls on every strategy alike; between groups it does not, so each group's
+    speed factor is fitted (``fit_drift``) and divided out: the anchor, present in every group, ties them together.
+    A row's ``measured_s`` is its fitted time; its passes and spread are its step times with their group's factor
+    divided out. A group that fails is measured again as pairs (anchor, member), to find the one that fails.
+    """
+    def one(group: list[int]) -> list[list[float]] | str:
+        try:
+            out = [[float(t) for t in times] for times in profile_group([strategies[i] for i in group])]
+            if len(out) != len(group) or not all(out):
+                raise AutotuneError("the comparison returned no step times")
+            return out
+        except AutotuneError as e:
+            return str(e).splitlines()[0][:200]
+
+    anchor = None
+    for i, row in enumerate(rows):  # the anchor: the first strategy that runs at all
+        got = one([i])
+        if isinstance(got, str):
+            row.error = got
+            progress(f"{row.label}: FAILED: {got}")
+            continue
+        anchor = i
+        progress(f"anchor of every comparison: {row.label} ({np.median(got[0]) * 1e3:.1f} ms alone)")
+        break
+    if anchor is None:
+        return
+    plan = group_plan(len(rows), anchor, size, repeats, seed)
+    obs: list[tuple[int, int, float]] = []
+    steps: dict[tuple[int, int], list[float]] = {}
+    pass_of: dict[int, int] = {}
+    total = sum(len(groups) for groups in plan)
+    done = 0
+    for p, groups in enumerate(plan):
+        for group in groups:
+            done += 1
+            group = [i for i in group if not rows[i].error]
+            if len(group) < 2:
+                continue
+            got = one(group)
+            if isinstance(got, str):  # find the member that fails: (anchor, member) pairs
+                progress(f"[{done}/{total}] comparison of {len(group)} failed ({got}); measuring its members in pairs")
+                runs = []
+                for i in group[1:]:
+                    pair = one([anchor, i])
+                    if isinstance(pair, str):
+                        rows[i].error = pair
+                        progress(f"{rows[i].label}: FAILED: {pair}")
+                    else:
+                        runs.append(([anchor, i], pair))
+            else:
+                runs = [(group, got)]
+            for members, times in runs:
+                g = len(pass_of)
+                pass_of[g] = p
+                for i, t in zip(members, times):
+                    obs.append((i, g, float(np.median(t))))
+                    steps[i, g] = t
+            if runs and not isinstance(got, str):
+                progress(f"[{done}/{total}] pass {p + 1}/{repeats}: " + ", ".join(
+                    f"{rows[i].label} {np.median(t) * 1e3:.1f}" for i, t in zip(group, got)) + " ms")
+    time_of, factor = fit_drift([o for o in obs if not rows[o[0]].error])
     for i, row in enumerate(rows):
-        if row.error:
-            row.measured_s = math.nan
-    return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
+        if row.error or i not in time_of:
+            continue
+        mine = sorted((g, t) for (j, g), t in steps.items() if j == i)
+        scaled = [x / factor[g] for g, t in mine for x in t]
+        per_pass: dict[int, list[float]] = {}
+        for g, t in mine:
+            per_pass.setdefault(pass_of[g], []).extend(x / factor[g] for x in t)
+        _set_measured(row, scaled, [float(np.median(v)) for _, v in sorted(per_pass.items())])
+        row.measured_s = time_of[i]
+    if factor:
+        progress(f"machine speed between comparisons varied {min(factor.values()):.2f}-{max(factor.values()):.2f}x "
+                 "(divided out)")
 
 
 # ---- output ------------------------------------------------------------------------------------------

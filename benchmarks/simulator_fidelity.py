@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=2, help="interleaved passes per run (2)")
     p.add_argument("--holdout", type=float, default=0.3)
+    p.add_argument("--together", type=int, default=1,
+                   help="head-to-head groups of this many strategies (validate-simulator --together; 1: one at a time)")
     p.add_argument("--no-fresh", action="store_true", help="only the dev run")
     p.add_argument("--spec", default=None, help="use this cluster instead of bringing up a testbed")
     p.add_argument("--hosts", type=int, default=3)
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                  "--output", str(out / f"{name}-calibration.json"))
             common = ["--model", model, "--spec", spec, "--strategies", str(args.strategies), "--steps",
                       str(args.steps), "--warmup", str(args.warmup), "--repeats", str(args.repeats),
-                      "--cache-dir", str(cache)]
+                      "--together", str(args.together), "--cache-dir", str(cache)]
             _cli("validate-simulator", *common, "--seed", str(args.seed), "--fit-residual", "--holdout",
                  str(args.holdout), "-o", str(out / name))
             results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}

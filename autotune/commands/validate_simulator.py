@@ -37,6 +37,10 @@ def register(sub) -> None:
     p.add_argument("--repeats", type=int, default=2, metavar="R",
                    help="passes over the strategies, each in the reverse order of the one before; the steps of all "
                         "passes are pooled and their agreement is reported as the measurement noise (2)")
+    p.add_argument("--together", type=int, default=1, metavar="K",
+                   help="measure head to head in groups of K strategies whose jobs take turns, each group holding "
+                        "the same anchor strategy, and divide out the machine's drift between groups; 1 measures "
+                        "one strategy at a time (1)")
     _common.add_space_options(p)
     p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
@@ -81,9 +85,10 @@ def run(args) -> int:
     from space.cluster import load_cluster
     from space.model import load_inventory
 
-    if args.steps < 1 or args.warmup < 0 or args.strategies < 2 or args.repeats < 1:
-        raise BadInput(f"`--strategies >= 2, --steps >= 1, --warmup >= 0, --repeats >= 1` must hold, but got "
-                       f"({args.strategies}, {args.steps}, {args.warmup}, {args.repeats})")
+    if args.steps < 1 or args.warmup < 0 or args.strategies < 2 or args.repeats < 1 or args.together < 1:
+        raise BadInput(f"`--strategies >= 2, --steps >= 1, --warmup >= 0, --repeats >= 1, --together >= 1` must "
+                       f"hold, but got ({args.strategies}, {args.steps}, {args.warmup}, {args.repeats}, "
+                       f"{args.together})")
     if args.fit_residual and not 0 < args.holdout < 1:
         raise BadInput(f"`0 < --holdout < 1` must hold, but got {args.holdout!r}")
     say = (lambda _m: None) if args.quiet else (lambda m: print(f"validate: {m}", file=sys.stderr, flush=True))
@@ -107,7 +112,7 @@ def run(args) -> int:
         pathlib.Path("runs") / f"validate-{pathlib.Path(args.model).stem}-{cluster.fingerprint[:8]}"
 
     from runners.cluster import start_cluster
-    from runners.profile import profile_strategy
+    from runners.profile import profile_strategy, profile_together
     from space.model import trace_step
 
     say(f"tracing {args.model}")
@@ -121,8 +126,13 @@ def run(args) -> int:
             return profile_strategy(traced, strategy, running, steps=args.steps, warmup=args.warmup,
                                     step_timeout_s=args.step_timeout).step_times_s
 
+        def profile_group(strategies):
+            return [r.step_times_s for r in profile_together(traced, strategies, running, steps=args.steps,
+                                                             warmup=args.warmup, step_timeout_s=args.step_timeout)]
+
         report = fidelity.run_validation(picked, scorer, profile, repeats=args.repeats, fit=args.fit_residual,
-                                         holdout=args.holdout, seed=args.seed, progress=say, files=files)
+                                         holdout=args.holdout, seed=args.seed, progress=say, files=files,
+                                         profile_group=profile_group, together=args.together)
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")

@@ -342,3 +342,118 @@ def test_validate_simulator_on_the_local_cluster(tmp_path, capsys, clusters):
         assert all(len(r["repeat_medians"].split(";")) == 2 for r in csv.DictReader(fh) if not r["error"])
     assert {p.name for p in out.iterdir()} >= {"rows.csv", "summary.json", "table.txt", "predicted_vs_measured.png"}
     assert Calibration.load(path, cluster=spec).residual is not None  # stored with the calibration
+
+
+# ---- head-to-head groups (--together) ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n,size,passes", [(30, 6, 2), (7, 3, 3), (5, 8, 1)])
+def test_group_plan_puts_the_anchor_in_every_group_and_everyone_else_once_per_pass(n, size, passes):
+    plan = fidelity.group_plan(n, 2, size, passes, seed=4)
+    assert len(plan) == passes
+    for groups in plan:
+        assert all(g[0] == 2 and len(g) <= size for g in groups)
+        others = sorted(i for g in groups for i in g[1:])
+        assert others == [i for i in range(n) if i != 2]
+    assert plan == fidelity.group_plan(n, 2, size, passes, seed=4)
+    if passes > 1 and n > size:
+        assert plan[0] != plan[1]  # each pass compares each strategy with different ones
+
+
+def test_group_plan_needs_groups_of_two():
+    with pytest.raises(fidelity.BadInput, match="--together"):
+        fidelity.group_plan(5, 0, 1, 1)
+
+
+def test_fit_drift_divides_out_each_groups_speed():
+    rng = np.random.default_rng(0)
+    truth = rng.uniform(0.01, 0.05, 12)
+    obs, g = [], 0
+    for groups in fidelity.group_plan(12, 0, 4, 2, seed=1):
+        for group in groups:
+            speed = rng.uniform(0.7, 1.4)
+            obs += [(i, g, truth[i] * speed) for i in group]
+            g += 1
+    times, factors = fidelity.fit_drift(obs)
+    ratio = np.array([times[i] for i in range(12)]) / truth
+    assert ratio == pytest.approx(np.full(12, ratio[0]), rel=1e-6)  # one common scale: the ranking is exact
+    assert np.exp(np.mean(np.log(list(factors.values())))) == pytest.approx(1.0)
+
+
+def _drifting_group_profiler(scorer, calls, fail=None):
+    """Each comparison runs at its own machine speed (0.7-1.4x), shared by every strategy in it."""
+    rng = np.random.default_rng(3)
+
+    def profile_group(strategies):
+        calls.append([s.proto.id for s in strategies])
+        if fail is not None and fail in calls[-1]:
+            raise fidelity.AutotuneError("server 1 died")
+        speed = rng.uniform(0.7, 1.4)
+        return [[scorer.predict(s).step_time_s * speed * f for f in (0.95, 1.0, 1.05)] for s in strategies]
+
+    return profile_group
+
+
+def test_together_recovers_the_order_that_drift_between_runs_hides(inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked = fidelity.pick_strategies(inv, spec, 10, seed=0)
+    calls: list[list[str]] = []
+    report = fidelity.run_validation(picked, scorer, repeats=2, together=4,
+                                     profile_group=_drifting_group_profiler(scorer, calls))
+    anchor = picked[0][1].proto.id
+    assert calls[0] == [anchor] and all(c[0] == anchor and len(c) <= 4 for c in calls[1:])
+    assert sum(len(c) - 1 for c in calls[1:]) == 2 * (len(picked) - 1)
+    ratio = np.array([r.measured_s / r.predicted_s for r in report.rows])
+    assert ratio == pytest.approx(np.full(len(picked), ratio[0]), rel=1e-6)
+    assert report.metrics["mape"] == pytest.approx(abs(1 / ratio[0] - 1))
+    assert report.noise["mape"] == pytest.approx(0.0, abs=1e-9)  # the passes agree once the drift is divided out
+    assert all(len(r.repeats) == 2 and r.p10_s < r.measured_s < r.p90_s for r in report.rows)
+
+
+def test_together_finds_the_member_that_fails_and_keeps_the_rest(inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked = fidelity.pick_strategies(inv, spec, 7, seed=0)
+    bad = picked[4][1].proto.id
+    calls: list[list[str]] = []
+    report = fidelity.run_validation(picked, scorer, repeats=2, together=3,
+                                     profile_group=_drifting_group_profiler(scorer, calls, fail=bad))
+    assert not report.rows[4].ok and "server 1 died" in report.rows[4].error
+    assert sum(bad in c for c in calls) == 2  # its group, then its pair with the anchor; not in the second pass
+    ratio = [r.measured_s / r.predicted_s for r in report.rows if r.ok]
+    assert report.metrics["n"] == 6 and ratio == pytest.approx([ratio[0]] * 6, rel=1e-6)
+
+
+def test_together_needs_a_group_profiler(inventories, clusters):
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    picked = fidelity.pick_strategies(inv, spec, 3, seed=0)
+    with pytest.raises(fidelity.BadInput, match="group profiler"):
+        fidelity.run_validation(picked, Scorer(inv, spec, Calibration.from_spec(spec)), together=2)
+
+
+@pytest.mark.slow
+def test_validate_simulator_head_to_head_on_the_local_cluster(tmp_path, capsys, clusters):
+    from simulator import Calibration, calibration_path
+    from space.model import load_inventory
+
+    inv = load_inventory(MLP, cache_dir=tmp_path)
+    spec = clusters["localhost"]
+    Calibration.from_spec(spec, step_time_s=0.005, model_hash=inv.model_hash).save(
+        calibration_path(tmp_path / "calibration", spec, inv.model_hash))
+    out = tmp_path / "out"
+    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--strategies", "4",
+                 "--steps", "4", "--warmup", "1", "--repeats", "2", "--together", "3",
+                 "--cache-dir", str(tmp_path), "-o", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0 and "measurement noise" in captured.out
+    assert "anchor of every comparison" in captured.err and "divided out" in captured.err
+    with open(out / "rows.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 4 and all(not r["error"] and float(r["measured_s"]) > 0 for r in rows)
+    assert all(len(r["repeat_medians"].split(";")) == 2 for r in rows)
