@@ -9,8 +9,9 @@ model:
 3. a *fresh* run on as many new strategies (seed ``--seed + 1``), predicted with the stored calibration, residual
    included, as ``autotune search`` would: the number that counts, since none of these strategies was seen by the fit.
 
-Each run profiles every strategy in ``--repeats`` interleaved passes and reports the measurement's own noise (one
-pass against another). One row per model is printed; the testbed is removed at the end (``--keep`` leaves it up).
+Each run profiles every strategy in ``--repeats`` passes of head-to-head groups of ``--together`` (6) strategies,
+with the machine's drift between groups divided out, and reports the measurement's own noise (one pass against
+another). One row per model is printed; the testbed is removed at the end (``--keep`` leaves it up).
 
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
 
@@ -47,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="seed of the dev run; the fresh run uses seed + 1")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--repeats", type=int, default=2, help="interleaved passes per run (2)")
+    p.add_argument("--repeats", type=int, default=2, help="passes per run (2)")
     p.add_argument("--holdout", type=float, default=0.3)
-    p.add_argument("--together", type=int, default=1,
+    p.add_argument("--together", type=int, default=6,
                    help="head-to-head groups of this many strategies (validate-simulator --together; 1: one at a time)")
     p.add_argument("--no-fresh", action="store_true", help="only the dev run")
     p.add_argument("--spec", default=None, help="use this cluster instead of bringing up a testbed")

@@ -1,7 +1,7 @@
 """``autotune validate-simulator --model m.py --spec cluster.yml --strategies N``: simulator vs the real cluster.
 
 Profiles N strategies (the classic builders, then random samples of the space ``autotune search`` draws from, with
-the same space options) on one started cluster in interleaved passes, predicts each with the stored calibration,
+the same space options) on one started cluster in passes of head-to-head groups (``--together``), predicts each with the stored calibration,
 and reports Kendall tau, MAPE and top-1 regret, and the measurement's own noise (one pass against another), with
 a table, a CSV and a predicted-vs-measured plot. ``--fit-residual`` fits a correction on a train split, stores it
 in the calibration file, and reports the fidelity before and after on the held-out strategies.
@@ -35,12 +35,12 @@ def register(sub) -> None:
     p.add_argument("--steps", type=int, default=20, help="profiled steps per strategy and pass (20)")
     p.add_argument("--warmup", type=int, default=3, help="warm-up steps per strategy and pass (3)")
     p.add_argument("--repeats", type=int, default=2, metavar="R",
-                   help="passes over the strategies, each in the reverse order of the one before; the steps of all "
-                        "passes are pooled and their agreement is reported as the measurement noise (2)")
-    p.add_argument("--together", type=int, default=1, metavar="K",
+                   help="passes over the strategies; the steps of all passes are pooled and their agreement is "
+                        "reported as the measurement noise (2)")
+    p.add_argument("--together", type=int, default=6, metavar="K",
                    help="measure head to head in groups of K strategies whose jobs take turns, each group holding "
                         "the same anchor strategy, and divide out the machine's drift between groups; 1 measures "
-                        "one strategy at a time (1)")
+                        "one strategy at a time, each pass in the reverse order of the one before (6)")
     _common.add_space_options(p)
     p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
