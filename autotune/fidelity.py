@@ -351,7 +351,7 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
                 for i, t in zip(members, times):
                     obs.append((i, g, float(np.median(t))))
                     steps[i, g] = t
-            if runs and not isinstance(got, str):
+            if not isinstance(got, str):
                 progress(f"[{done}/{total}] pass {p + 1}/{repeats}: " + ", ".join(
                     f"{rows[i].label} {np.median(t) * 1e3:.1f}" for i, t in zip(group, got)) + " ms")
     time_of, factor = fit_drift([o for o in obs if not rows[o[0]].error])

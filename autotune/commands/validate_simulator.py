@@ -1,10 +1,11 @@
 """``autotune validate-simulator --model m.py --spec cluster.yml --strategies N``: simulator vs the real cluster.
 
 Profiles N strategies (the classic builders, then random samples of the space ``autotune search`` draws from, with
-the same space options) on one started cluster in passes of head-to-head groups (``--together``), predicts each with the stored calibration,
-and reports Kendall tau, MAPE and top-1 regret, and the measurement's own noise (one pass against another), with
-a table, a CSV and a predicted-vs-measured plot. ``--fit-residual`` fits a correction on a train split, stores it
-in the calibration file, and reports the fidelity before and after on the held-out strategies.
+the same space options) on one started cluster in passes of head-to-head groups (``--together``), predicts each
+with the stored calibration, and reports Kendall tau, MAPE and top-1 regret, and the measurement's own noise (one
+pass against another), with a table, a CSV and a predicted-vs-measured plot. ``--fit-residual`` fits a correction
+on a train split, stores it in the calibration file, and reports the fidelity before and after on the held-out
+strategies.
 """
 from __future__ import annotations
 
