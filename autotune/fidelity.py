@@ -321,8 +321,7 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
     if anchor is None:
         return
     plan = group_plan(len(rows), anchor, size, repeats, seed)
-    obs: list[tuple[int, int, float]] = []
-    steps: dict[tuple[int, int], list[float]] = {}
+    steps: dict[tuple[int, int], list[float]] = {}  # (strategy, comparison) -> its step times there
     pass_of: dict[int, int] = {}
     total = sum(len(groups) for groups in plan)
     done = 0
@@ -345,26 +344,21 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
                         runs.append(([anchor, i], pair))
             else:
                 runs = [(group, got)]
+                progress(f"[{done}/{total}] pass {p + 1}/{repeats}: " + ", ".join(
+                    f"{rows[i].label} {np.median(t) * 1e3:.1f}" for i, t in zip(group, got)) + " ms")
             for members, times in runs:
                 g = len(pass_of)
                 pass_of[g] = p
-                for i, t in zip(members, times):
-                    obs.append((i, g, float(np.median(t))))
-                    steps[i, g] = t
-            if not isinstance(got, str):
-                progress(f"[{done}/{total}] pass {p + 1}/{repeats}: " + ", ".join(
-                    f"{rows[i].label} {np.median(t) * 1e3:.1f}" for i, t in zip(group, got)) + " ms")
-    time_of, factor = fit_drift([o for o in obs if not rows[o[0]].error])
-    for i, row in enumerate(rows):
-        if row.error or i not in time_of:
-            continue
-        mine = sorted((g, t) for (j, g), t in steps.items() if j == i)
-        scaled = [x / factor[g] for g, t in mine for x in t]
-        per_pass: dict[int, list[float]] = {}
-        for g, t in mine:
-            per_pass.setdefault(pass_of[g], []).extend(x / factor[g] for x in t)
-        _set_measured(row, scaled, [float(np.median(v)) for _, v in sorted(per_pass.items())])
-        row.measured_s = time_of[i]
+                steps.update(((i, g), t) for i, t in zip(members, times))
+    time_of, factor = fit_drift([(i, g, float(np.median(t))) for (i, g), t in steps.items() if not rows[i].error])
+    per_pass: dict[int, dict[int, list[float]]] = {}  # strategy -> pass -> step times, its group's factor divided out
+    for (i, g), t in steps.items():
+        if i in time_of:
+            per_pass.setdefault(i, {}).setdefault(pass_of[g], []).extend(x / factor[g] for x in t)
+    for i, passes in per_pass.items():
+        _set_measured(rows[i], [x for _, v in sorted(passes.items()) for x in v],
+                      [float(np.median(v)) for _, v in sorted(passes.items())])
+        rows[i].measured_s = time_of[i]
     if factor:
         progress(f"machine speed between comparisons varied {min(factor.values()):.2f}-{max(factor.values()):.2f}x "
                  "(divided out)")
