@@ -233,8 +233,8 @@ def test_shaped_link_bandwidth_is_near_the_tc_rate(tmp_path, capsys):
     try:
         tb.up(plan)
         out = tmp_path / "cal.json"
-        code = main(["calibrate", "--spec", str(tmp_path / "tb" / "cluster.yml"), "--sizes", "512k,2m",
-                     "--repeats", "2", "--rpc-tensors", "20", "--cache-dir", str(tmp_path), "--output", str(out),
+        code = main(["calibrate", "--spec", str(tmp_path / "tb" / "cluster.yml"), "--sizes", "512k,4m",
+                     "--repeats", "5", "--rpc-tensors", "20", "--cache-dir", str(tmp_path), "--output", str(out),
                      "--quiet"])
         assert code == 0, capsys.readouterr().err
     finally:
