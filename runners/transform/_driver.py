@@ -31,6 +31,7 @@ class TrainingJob:
         self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
         self.steps_done = [0] * self.graph.num_towers
         self.max_lead = 0
+        self.close_error = ""
         try:
             self._run(self.graph.init_ops, feed_dict=self.graph.init_feed)
         except BaseException:
@@ -111,16 +112,22 @@ class TrainingJob:
         return v, s
 
     def close(self) -> None:
-        """Free this trial's variables and iterators on the servers, and close the session (idempotent)."""
-        if self.session is None:
+        """Free this trial's variables and iterators on the servers, and close the session (idempotent).
+
+        Never raises: it runs on the way out of every job, often while another error is on its way up, and a
+        server that died or does not answer has nothing left to free. ``close_error`` keeps what went wrong.
+        (Closing the session can itself time out, ``DeadlineExceededError``, once the 60 s operation timeout
+        passes; that ended a whole fidelity run on the 3-host testbed after its measurements were taken.)
+        """
+        session, self.session = self.session, None
+        if session is None:
             return
-        try:
-            self._run_with_timeout(self.session, self.graph.destroy_op, 30.0)
-        except Exception:  # noqa: BLE001 - a dead server has nothing left to free
-            pass
-        finally:
-            self.session.close()
-            self.session = None
+        for what, call in (("freeing the trial's variables", lambda: self._run_with_timeout(
+                session, self.graph.destroy_op, 30.0)), ("closing the session", session.close)):
+            try:
+                call()
+            except Exception as e:  # noqa: BLE001 - see above
+                self.close_error = self.close_error or f"{what}: {type(e).__name__}: {str(e).splitlines()[0][:160]}"
 
     def __enter__(self) -> "TrainingJob":
         return self
