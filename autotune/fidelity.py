@@ -222,19 +222,86 @@ def fit_drift(obs: Sequence[tuple[int, int, float]]) -> tuple[dict[int, float], 
     return ({i: math.exp(sol[si[i]]) for i in strategies}, {g: math.exp(sol[gi[g]]) for g in groups})
 
 
+class Journal:
+    """Every measurement as it is taken, one JSON line per run or comparison in ``path``, so that a run that
+    crashes or is stopped keeps what it measured and ``--resume`` goes on from there.
+
+    The first line says what the measurements are of (the strategies' content keys, steps, passes, grouping,
+    seed); a journal of other measurements is refused. Each further line is ``{"key": [...], "steps": [[...]]}``
+    (each member's step times) or ``{"key": [...], "error": "..."}``. Keys are the position in the run's plan,
+    which is deterministic: the same picks and seed replay the same comparisons.
+    """
+
+    def __init__(self, path: pathlib.Path | None, header: dict, *, resume: bool = False) -> None:
+        self.path, self.header, self.entries = (pathlib.Path(path) if path else None), header, {}
+        self.replayed = 0  # runs answered from the journal
+        if self.path is None:
+            return
+        lines = self.path.read_text().splitlines() if self.path.is_file() else []
+        if lines and not resume:
+            raise BadInput(f"{self.path} holds {len(lines) - 1} measurement(s) of an earlier run",
+                           hint="pass --resume to go on with them, or another -o DIR")
+        if lines:
+            try:
+                found = json.loads(lines[0])
+            except json.JSONDecodeError:
+                raise BadInput(f"{self.path}:1 is not a measurement journal") from None
+            differs = [k for k in header if found.get(k) != header[k]]
+            if differs:
+                raise BadInput(f"{self.path} holds measurements of another run (its {', '.join(differs)} differ)",
+                               hint="resume with the same model, spec, --strategies, --seed, --steps, --warmup, "
+                                    "--repeats and --together, or pass another -o DIR")
+            for n, line in enumerate(lines[1:], start=2):
+                try:
+                    rec = json.loads(line)
+                    self.entries[tuple(rec["key"])] = rec.get("error") or rec["steps"]
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    if n < len(lines):  # only the last line may be cut short (a crash while writing it)
+                        raise BadInput(f"{self.path}:{n} is not a journal entry") from None
+                    lines.pop()  # dropped, and measured again
+            self.path.write_text("\n".join(lines) + "\n")  # whole lines only: the next entry starts on its own
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(header) + "\n")
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def get(self, key: tuple) -> list[list[float]] | str | None:
+        hit = self.entries.get(key)
+        if hit is not None:
+            self.replayed += 1
+        return hit
+
+    def put(self, key: tuple, result: list[list[float]] | str) -> None:
+        self.entries[key] = result
+        if self.path is not None:
+            rec = {"key": list(key), **({"error": result} if isinstance(result, str) else {"steps": result})}
+            with open(self.path, "a") as fh:
+                fh.write(json.dumps(rec) + "\n")
+                fh.flush()
+
+
+def journal_header(picked: Sequence[tuple[str, Any]], **settings) -> dict:
+    """What a journal's measurements are of: the strategies (label and content key, in order) and ``settings``."""
+    return {"journal": 1, "strategies": [[label, strategy_key(s)] for label, s in picked], **settings}
+
+
 def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | None = None, *, repeats: int = 1,
                    fit: bool = False, holdout: float = 0.3, seed: int = 0,
                    progress: Callable[[str], None] = lambda _m: None,
                    files: dict[str, str] | None = None,
                    profile_group: Callable[[list[Any]], Sequence[Sequence[float]]] | None = None,
-                   together: int = 1) -> Report:
+                   together: int = 1, journal: Journal | None = None) -> Report:
     """Predict every picked strategy, measure each in ``repeats`` passes, pool the passes, then ``evaluate``.
 
     Measured one at a time (``profile(strategy)`` returns one run's step times) or, with ``together >= 2``, head to
     head in groups of ``together`` (``profile_group(strategies)`` returns each one's step times; see
     ``measure_together``). A failure is recorded on its row and the strategy is not run again.
     ``files`` (label -> saved strategy file, see ``save_strategies``) is recorded on the rows for ``--reuse``.
+    ``journal`` records every run as it ends, and answers the runs it already holds (``--resume``).
     """
+    journal = journal if journal is not None else Journal(None, {})
     if repeats < 1:
         raise BadInput(f"`--repeats >= 1` must hold, but got {repeats}")
     rows = predict_rows(scorer, picked)
@@ -244,11 +311,11 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | N
         if profile_group is None:
             raise BadInput("head-to-head groups need a group profiler")
         measure_together(rows, [s for _, s in picked], profile_group, size=together, repeats=repeats, seed=seed,
-                         progress=progress)
+                         progress=progress, journal=journal)
     else:
         if profile is None:
             raise BadInput("measuring one strategy at a time needs a profiler")
-        _measure_serially(rows, [s for _, s in picked], profile, repeats, progress)
+        _measure_serially(rows, [s for _, s in picked], profile, repeats, progress, journal)
     for row in rows:
         if row.error:
             row.measured_s = math.nan
@@ -262,7 +329,8 @@ def _set_measured(row: Row, steps: Sequence[float], medians: Sequence[float]) ->
     row.repeat_medians = ";".join(f"{m:.6g}" for m in medians)
 
 
-def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, progress) -> None:
+def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, progress,
+                      journal: Journal) -> None:
     """One strategy at a time, each pass in the reverse order of the one before (``pass_order``)."""
     steps: list[list[float]] = [[] for _ in rows]
     medians: list[list[float]] = [[] for _ in rows]
@@ -273,24 +341,33 @@ def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, 
             done += 1
             if row.error:
                 continue
-            try:
-                times = [float(t) for t in profile(strategies[i])]
-                if not times:
-                    raise AutotuneError("the run returned no step times")
-            except AutotuneError as e:
-                row.error = str(e).splitlines()[0][:200]
+            key = ("run", p, row.label)
+            got = journal.get(key)
+            if got is None:
+                try:
+                    got = [[float(t) for t in profile(strategies[i])]]
+                    if not got[0]:
+                        raise AutotuneError("the run returned no step times")
+                except AutotuneError as e:
+                    got = str(e).splitlines()[0][:200]
+                journal.put(key, got)
+            if isinstance(got, str):
+                row.error = got
                 progress(f"[{done}/{total}] {row.label}: FAILED: {row.error}")
                 continue
+            times = got[0]
             steps[i] += times
             medians[i].append(float(np.median(times)))
             _set_measured(row, steps[i], medians[i])
             pass_note = f" (pass {p + 1}/{repeats})" if repeats > 1 else ""
             progress(f"[{done}/{total}] {row.label}{pass_note}: predicted {row.predicted_s * 1e3:.1f} ms, "
                      f"measured {medians[i][-1] * 1e3:.1f} ms")
+    if journal.replayed:
+        progress(f"resumed: {journal.replayed} run(s) taken from the journal, not measured again")
 
 
 def measure_together(rows: list[Row], strategies: list, profile_group, *, size: int, repeats: int, seed: int = 0,
-                     progress: Callable[[str], None] = lambda _m: None) -> None:
+                     progress: Callable[[str], None] = lambda _m: None, journal: Journal | None = None) -> None:
     """Measure head to head: in every pass the strategies are split into groups of ``size`` whose jobs take turns
     (``profile_group``), each group holding the first strategy that runs (the anchor) and others drawn anew.
 
@@ -299,18 +376,25 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
     A row's ``measured_s`` is its fitted time; its passes and spread are its step times with their group's factor
     divided out. A group that fails is measured again as pairs (anchor, member), to find the one that fails.
     """
-    def one(group: list[int]) -> list[list[float]] | str:
+    journal = journal if journal is not None else Journal(None, {})
+
+    def one(group: list[int], *where) -> list[list[float]] | str:
+        key = (*where, *(rows[i].label for i in group))
+        got = journal.get(key)
+        if got is not None:
+            return got
         try:
-            out = [[float(t) for t in times] for times in profile_group([strategies[i] for i in group])]
-            if len(out) != len(group) or not all(out):
+            got = [[float(t) for t in times] for times in profile_group([strategies[i] for i in group])]
+            if len(got) != len(group) or not all(got):
                 raise AutotuneError("the comparison returned no step times")
-            return out
         except AutotuneError as e:
-            return str(e).splitlines()[0][:200]
+            got = str(e).splitlines()[0][:200]
+        journal.put(key, got)
+        return got
 
     anchor = None
     for i, row in enumerate(rows):  # the anchor: the first strategy that runs at all
-        got = one([i])
+        got = one([i], "alone")
         if isinstance(got, str):
             row.error = got
             progress(f"{row.label}: FAILED: {got}")
@@ -326,17 +410,17 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
     total = sum(len(groups) for groups in plan)
     done = 0
     for p, groups in enumerate(plan):
-        for group in groups:
+        for j, group in enumerate(groups):
             done += 1
             group = [i for i in group if not rows[i].error]
             if len(group) < 2:
                 continue
-            got = one(group)
+            got = one(group, "group", p, j)
             if isinstance(got, str):  # find the member that fails: (anchor, member) pairs
                 progress(f"[{done}/{total}] comparison of {len(group)} failed ({got}); measuring its members in pairs")
                 runs = []
                 for i in group[1:]:
-                    pair = one([anchor, i])
+                    pair = one([anchor, i], "pair", p, j)
                     if isinstance(pair, str):
                         rows[i].error = pair
                         progress(f"{rows[i].label}: FAILED: {pair}")
@@ -350,6 +434,8 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
                 g = len(pass_of)
                 pass_of[g] = p
                 steps.update(((i, g), t) for i, t in zip(members, times))
+    if journal.replayed:
+        progress(f"resumed: {journal.replayed} run(s) taken from the journal, not measured again")
     time_of, factor = fit_drift([(i, g, float(np.median(t))) for (i, g), t in steps.items() if not rows[i].error])
     per_pass: dict[int, dict[int, list[float]]] = {}  # strategy -> pass -> step times, its group's factor divided out
     for (i, g), t in steps.items():

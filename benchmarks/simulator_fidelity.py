@@ -15,7 +15,8 @@ another). One row per model is printed; the testbed is removed at the end (``--k
 
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
 
-``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/`` and
+``--resume`` goes on with an interrupted run in ``--out`` (calibrations and finished runs kept, the unfinished run
+resumed from its ``measurements.jsonl``). ``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/`` and
 ``DIR/<model>-fresh/``) again with the current simulator and the calibrations cached in ``DIR/cache``, e.g. after a
 cost-model change (the residual is fitted again on the dev run, in memory, and applied to the fresh one).
 """
@@ -64,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="runs/simulator_fidelity", help="output directory")
     p.add_argument("--reuse", default=None, metavar="DIR",
                    help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with an interrupted run in --out: keep its calibrations and finished runs, resume the "
+                        "unfinished one from its journal")
     args = p.parse_args(argv)
 
     out = (ROOT / args.out).resolve()
@@ -79,20 +83,28 @@ def main(argv: list[str] | None = None) -> int:
              "--subnet", args.subnet, "--dir", testbed_dir)
         spec = os.path.join(testbed_dir, "cluster.yml")
     results = {}
+
+    def finished(run: pathlib.Path) -> bool:
+        return args.resume and (run / "summary.json").is_file()
+
     try:
         for name in args.models.split(","):
             model = str(ROOT / "examples" / "models" / f"{name}.py")
             t0 = time.monotonic()
-            _cli("calibrate", "--spec", spec, "--model", model, "--sizes", args.sizes, "--cache-dir", str(cache),
-                 "--output", str(out / f"{name}-calibration.json"))
+            if not (args.resume and (out / f"{name}-calibration.json").is_file()):
+                _cli("calibrate", "--spec", spec, "--model", model, "--sizes", args.sizes, "--cache-dir", str(cache),
+                     "--output", str(out / f"{name}-calibration.json"))
             common = ["--model", model, "--spec", spec, "--strategies", str(args.strategies), "--steps",
                       str(args.steps), "--warmup", str(args.warmup), "--repeats", str(args.repeats),
                       "--together", str(args.together), "--cache-dir", str(cache)]
-            _cli("validate-simulator", *common, "--seed", str(args.seed), "--fit-residual", "--holdout",
-                 str(args.holdout), "-o", str(out / name))
+            common += ["--resume"] if args.resume else []
+            if not finished(out / name):
+                _cli("validate-simulator", *common, "--seed", str(args.seed), "--fit-residual", "--holdout",
+                     str(args.holdout), "-o", str(out / name))
             results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}
-            if not args.no_fresh:
+            if not args.no_fresh and not finished(out / f"{name}-fresh"):
                 _cli("validate-simulator", *common, "--seed", str(args.seed + 1), "-o", str(out / f"{name}-fresh"))
+            if not args.no_fresh:
                 results[name]["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
             results[name]["wall_s"] = time.monotonic() - t0
     finally:

@@ -46,6 +46,9 @@ def register(sub) -> None:
     p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="where rows.csv, summary.json, table.txt and the PNG go (default runs/validate-<model>-<fp>)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the measurements an interrupted run with the same options recorded in -o DIR "
+                        "(measurements.jsonl); only the runs it lacks are profiled")
     p.add_argument("--reuse", default=None, metavar="DIR",
                    help="re-predict the strategies and measurements saved in DIR by an earlier run (no profiling); "
                         "with --fit-residual the residual is reported but not stored")
@@ -112,6 +115,12 @@ def run(args) -> int:
     out = pathlib.Path(args.output) if args.output else \
         pathlib.Path("runs") / f"validate-{pathlib.Path(args.model).stem}-{cluster.fingerprint[:8]}"
 
+    journal = fidelity.Journal(out / "measurements.jsonl", fidelity.journal_header(
+        picked, model=inventory.model_hash, cluster=cluster.fingerprint, steps=args.steps, warmup=args.warmup,
+        repeats=args.repeats, together=args.together, seed=args.seed), resume=args.resume)
+    if len(journal):
+        say(f"resuming: {len(journal)} run(s) recorded in {journal.path}")
+
     from runners.cluster import start_cluster
     from runners.profile import profile_strategy, profile_together
     from space.model import trace_step
@@ -131,9 +140,15 @@ def run(args) -> int:
             return [r.step_times_s for r in profile_together(traced, strategies, running, steps=args.steps,
                                                              warmup=args.warmup, step_timeout_s=args.step_timeout)]
 
-        report = fidelity.run_validation(picked, scorer, profile, repeats=args.repeats, fit=args.fit_residual,
-                                         holdout=args.holdout, seed=args.seed, progress=say, files=files,
-                                         profile_group=profile_group, together=args.together)
+        try:
+            report = fidelity.run_validation(picked, scorer, profile, repeats=args.repeats, fit=args.fit_residual,
+                                             holdout=args.holdout, seed=args.seed, progress=say, files=files,
+                                             profile_group=profile_group, together=args.together, journal=journal)
+        except BaseException:
+            if len(journal):
+                print(f"validate: the {len(journal)} run(s) measured so far are kept in {journal.path}; the same "
+                      "command with --resume goes on from there", file=sys.stderr, flush=True)
+            raise
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")
