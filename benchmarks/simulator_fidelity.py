@@ -16,7 +16,9 @@ another). One row per model is printed; the testbed is removed at the end (``--k
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
 
 ``--resume`` goes on with an interrupted run in ``--out`` (calibrations and finished runs kept, the unfinished run
-resumed from its ``measurements.jsonl``). ``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/`` and
+resumed from its ``measurements.jsonl``).
+
+``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/`` and
 ``DIR/<model>-fresh/``) again with the current simulator and the calibrations cached in ``DIR/cache``, e.g. after a
 cost-model change (the residual is fitted again on the dev run, in memory, and applied to the fresh one).
 """
