@@ -84,7 +84,9 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
         label, is_builder = summary["winner"], not summary["winner"].startswith("trial ")
     else:
         if not args.no_calibrate:
-            cli(["calibrate", "--spec", spec, "--model", model, "--cache-dir", str(cache)])
+            code = cli(["calibrate", "--spec", spec, "--model", model, "--cache-dir", str(cache)])
+            if code:  # a search on a stale or default calibration would not measure what this benchmark reports
+                raise SystemExit(f"calibrate failed (exit code {code}) for {model}; see its error above")
         started = time.monotonic()
         result = run_search(SearchConfig(model=model, spec=spec, output=out / f"search-{name}", trials=args.trials,
                                          top_k=args.top_k, steps=args.steps, warmup=args.warmup,
