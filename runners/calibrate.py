@@ -268,25 +268,31 @@ class Prober:
             return statistics.median(job.run(steps))
 
     def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2,
-                    rounds_per_pass: int = 5) -> tuple[float, dict]:
-        """Median steps of the model on every replica: with nothing synchronized (every tower trains its own copy:
-        the compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning
-        the nodes), and of each :func:`anchor_strategies`, ``steps * passes`` steps each.
+                    rounds_per_pass: int = 5) -> tuple[float, float, dict]:
+        """Median steps of the model, ``steps * passes`` each: on one replica alone (the compute of a replica with
+        the machine to itself); on every replica with nothing synchronized (every tower trains its own copy: the
+        compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning the
+        nodes); and of each :func:`anchor_strategies`. Returns (alone, nothing synchronized, {anchor: median}).
 
         Head to head: every job is built and warmed up first, then they take turns, ``rounds_per_pass * passes``
         rounds of a few steps each, each round starting one job later, so the machine's drift over the minutes
         this takes falls on every anchor alike and cancels in the differences that set the costs. Run one after
         the other, the mlp's group-per-variable anchor came out 1-14 ms slower than the fused one on four
-        calibrations of one testbed (0.2-2.8 ms per collective).
+        calibrations of one testbed (0.2-2.8 ms per collective), and one replica alone took 10.5 ms on one
+        transformer calibration and 19.4 ms on the next.
         """
         import contextlib
 
         from runners.transform import TrainingJob
+        from space.strategy import Strategy
 
-        strategies = anchor_strategies(inventory, self.cluster.spec)
+        spec = self.cluster.spec
+        strategies = anchor_strategies(inventory, spec)
         if not _has_matrices(inventory):
             strategies.pop("powersgd")
-        runs = [("nosync", strategies["all_reduce"], False)] + [(k, s, True) for k, s in strategies.items()]
+        one = Strategy.build(strategies["all_reduce"].nodes, spec.replicas[:1])
+        runs = [("alone", one, True), ("nosync", strategies["all_reduce"], False)]
+        runs += [(k, s, True) for k, s in strategies.items()]
         total = steps * passes
         rounds = max(1, min(rounds_per_pass * passes, total))
         chunks = [total // rounds + (1 if k < total % rounds else 0) for k in range(rounds)]
@@ -305,7 +311,7 @@ class Prober:
                 for name, job in jobs[shift:] + jobs[:shift]:
                     times[name] += job.run(n)
         medians = {k: statistics.median(v) for k, v in times.items()}
-        return medians.pop("nosync"), medians
+        return medians.pop("alone"), medians.pop("nosync"), medians
 
     def reset(self) -> None:
         """Free every probe variable on the servers."""
@@ -366,10 +372,11 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     finally:
         p.reset()
     if traced is not None:
-        progress(f"model step: {warmup} warm-up + {steps} steps on one replica alone")
-        m.step_single_s = p.single_step(traced, inventory, steps, warmup)
         if len(cluster.spec.replicas) >= 2:
-            m.nosync_step_s, m.anchors_s = p.model_steps(traced, inventory, steps, warmup)
+            m.step_single_s, m.nosync_step_s, m.anchors_s = p.model_steps(traced, inventory, steps, warmup)
+        else:
+            progress(f"model step: {warmup} warm-up + {steps} steps on one replica alone")
+            m.step_single_s = p.single_step(traced, inventory, steps, warmup)
     return m
 
 
