@@ -22,10 +22,8 @@ def anchor_strategies(inventory, spec) -> dict:
 
     ``all_reduce`` (every variable in one fused group) against ``ar_split`` (each variable split into
     ``ANCHOR_SHARDS`` shards, same group: extra pieces) and ``ar_groups`` (a group per variable: extra
-    collectives); ``ps`` (every variable on the chief) against ``ps_split`` (the same, split); ``ps_proxy`` (every
-    variable on the chief with a local proxy on every node) against ``ps_proxy_split`` (the same, split: what a
-    proxied shard adds beyond a plain one); and the ``all_reduce_powersgd`` builder, for the per-matrix cost of a
-    PowerSGD round.
+    collectives); ``ps`` (every variable on the chief) against ``ps_split`` (the same, split); and the
+    ``all_reduce_powersgd`` builder, for the per-matrix cost of a PowerSGD round.
     """
     from space.builders import build_strategy
     from space.strategy import Strategy, ar_node, partitioned_node, ps_node
@@ -50,12 +48,8 @@ def anchor_strategies(inventory, spec) -> dict:
     def ps(v, _i):
         return ps_node(v.name, chief)
 
-    def ps_proxy(v, _i):
-        return ps_node(v.name, chief, local_replication=True)
-
     return {"all_reduce": nodes(ar, False), "ar_split": nodes(ar, True), "ar_groups": nodes(ar_own, False),
-            "ps": nodes(ps, False), "ps_split": nodes(ps, True), "ps_proxy": nodes(ps_proxy, False),
-            "ps_proxy_split": nodes(ps_proxy, True),
+            "ps": nodes(ps, False), "ps_split": nodes(ps, True),
             "powersgd": build_strategy("all_reduce_powersgd", inventory, spec)}
 
 
@@ -161,7 +155,7 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
 
 # what each anchor pair sets: (field, anchor, the anchor it differs from in that one thing)
 ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"), ("ar_piece_s", "ar_split", "all_reduce"),
-                ("ps_piece_s", "ps_split", "ps"), ("proxy_piece_s", "ps_proxy_split", "ps_proxy"))
+                ("ps_piece_s", "ps_split", "ps"))
 
 
 def anchor_costs(cal, inventory, spec):
@@ -294,8 +288,7 @@ def format_table(m: Measurements, cal) -> str:
                      f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
     sets = {"all_reduce": "", "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
-            "ps": "", "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece", "ps_proxy": "",
-            "ps_proxy_split": f"-> {cal.proxy_piece_s * 1e3:.3f} ms more per extra PS piece with a proxy",
+            "ps": "", "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
     for name, t in m.anchors_s.items():
         rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms {sets.get(name, '')}".rstrip()))

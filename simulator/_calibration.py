@@ -57,9 +57,6 @@ class Calibration:
     powersgd_matrix_s: float = 0.0  # fixed cost of one PowerSGD round on one matrix (small ops, QR) per replica
     ar_piece_s: float = 0.0  # what one all-reduced shard beyond one piece per variable adds to a step (CPU work)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard
-    # what such a PS shard adds beyond ps_piece_s when it has a proxy (local_replication): its local copy on every
-    # node is refreshed as a tensor of its own
-    proxy_piece_s: float = 0.0
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
     step_time_s: float | None = None  # measured compute of a replica's step, all replicas at once (needs model_hash)
@@ -93,7 +90,6 @@ class Calibration:
                         "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
                         "step_overhead_s": self.step_overhead_s, "powersgd_matrix_s": self.powersgd_matrix_s,
                         "ar_piece_s": self.ar_piece_s, "ps_piece_s": self.ps_piece_s,
-                        "proxy_piece_s": self.proxy_piece_s,
                         "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
         non_negative |= {f"anchors_s[{k!r}]": v for k, v in self.anchors_s.items()}

@@ -92,7 +92,6 @@ class Model:
     residual: tuple[float, float, float, float, float, float] | None  # see Calibration.residual
     ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
-    proxy_piece_s: float = 0.0  # more for such a PS shard with a proxy (its copy on every node refreshed apart)
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
 
@@ -168,15 +167,12 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
 
     # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own
     n_ps, n_ar = b.ps_tensors.sum(axis=0), is_ar.astype(float)  # (K, C) pieces per column
-    n_px = n_ps * b.proxy  # PS pieces with a proxy
     if m.col_onehot is not None:
-        n_ps, n_ar, n_px = n_ps @ m.col_onehot, n_ar @ m.col_onehot, n_px @ m.col_onehot  # (K, variables)
+        n_ps, n_ar = n_ps @ m.col_onehot, n_ar @ m.col_onehot  # (K, variables)
     n_all = n_ps + n_ar
     share_ps = np.divide(n_ps, n_all, out=np.zeros_like(n_all), where=n_all > 0)
-    share_px = np.divide(n_px, n_all, out=np.zeros_like(n_all), where=n_all > 0)
     extra = np.maximum(n_all - 1.0, 0.0)
-    piece_s = ((extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * (1.0 - share_ps)).sum(axis=1) * m.ar_piece_s
-               + (extra * share_px).sum(axis=1) * m.proxy_piece_s)
+    piece_s = (extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * (1.0 - share_ps)).sum(axis=1) * m.ar_piece_s
     serial = compression + piece_s  # on the critical path, outside the overlap of communication and backward
 
     any_sync_ps = (ps_any & b.sync).any(axis=1)

@@ -173,7 +173,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
         scorer = Scorer(scorer.inventory, scorer.cluster, cal, scorer.replicas)
         say("re-derived the anchor costs from the calibration's anchor steps: "
             f"{cal.collective_overhead_s * 1e3:.3f} ms per collective, {cal.ar_piece_s * 1e3:.3f} / "
-            f"{cal.ps_piece_s * 1e3:.3f} ms per all-reduced / PS piece (+{cal.proxy_piece_s * 1e3:.3f} with a proxy), "
+            f"{cal.ps_piece_s * 1e3:.3f} ms per all-reduced / PS piece, "
             f"{cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix")
     say(f"re-predicting {len(picked)} saved strategies of {src}; calibration {cal_path or 'uncalibrated defaults'}")
     report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,

@@ -387,20 +387,3 @@ def test_extra_pieces_cost_their_cpu_work_split_by_synchronizer():
     assert with_cost.step_time_s - without.step_time_s == pytest.approx(1.5 * 1e-3 + 1.5 * 3e-3)
     whole = [ar_node("v0", group=0), ar_node("v1", group=0)]
     assert predict(inv, spec, whole, cal).step_time_s == pytest.approx(predict(inv, spec, whole).step_time_s)
-
-
-def test_proxied_pieces_cost_more_by_their_share():
-    """A PS shard with a proxy (local_replication) costs proxy_piece_s beyond ps_piece_s: v0 in 4 shards, 1 of
-    them all-reduced, 2 on a PS with a proxy, 1 without, has 3 extra pieces, half of them proxied; unsplit
-    proxied variables pay nothing extra (their refresh is the pull the model already charges)."""
-    spec = cluster(2)
-    inv = inventory((100, 10), (10,))
-    parts = [ar_node("v0", group=0), ps_node("v0", dev(1), local_replication=True),
-             ps_node("v0", dev(1), local_replication=True), ps_node("v0", dev(1))]
-    nodes = [partitioned_node("v0", (100, 10), 0, parts), ar_node("v1", group=0)]
-    pieces = zero_cal(spec, ar_piece_s=1e-3, ps_piece_s=3e-3)
-    proxied = pieces.replace(proxy_piece_s=2e-3)
-    gap = predict(inv, spec, nodes, proxied).step_time_s - predict(inv, spec, nodes, pieces).step_time_s
-    assert gap == pytest.approx(1.5 * 2e-3)
-    whole = [ps_node("v0", dev(1), local_replication=True), ps_node("v1", dev(1), local_replication=True)]
-    assert predict(inv, spec, whole, proxied).step_time_s == pytest.approx(predict(inv, spec, whole).step_time_s)
