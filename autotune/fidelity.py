@@ -62,6 +62,8 @@ class Report:
     holdout_before: dict[str, float] | None = None
     holdout_after: dict[str, float] | None = None
     residual: dict[str, float] | None = None
+    residual_form: str = ""  # the form cross-validation picked ("linear" | "scale"), see simulator.choose_residual
+    residual_cv: dict[str, float] | None = None  # cross-validated MAPE of each form on the train split
     noise: dict[str, float] | None = None  # one pass's medians against another's (mean over pairs of passes)
     raw_metrics: dict[str, float] | None = None  # without the calibration's residual, when it has one
 
@@ -151,7 +153,7 @@ def measurement_noise(rows: list[Row]) -> dict[str, float] | None:
 
 def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: int = 0) -> Report:
     """Fidelity of the measured rows; with ``fit`` a residual on the train split, scored on the held-out one."""
-    from simulator import COUNT_UNIT_S, apply_residual, fidelity, fit_residual
+    from simulator import COUNT_UNIT_S, apply_residual, choose_residual, fidelity
 
     good = [r for r in rows if r.ok]
     if len(good) < 2:
@@ -167,7 +169,7 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     mask = split_holdout(len(good), holdout, seed)
     feats = np.array([[r.compute_s, r.comm_s, r.latency_s, r.pieces * COUNT_UNIT_S, r.collectives * COUNT_UNIT_S]
                       for r in good])
-    residual = fit_residual(feats[~mask], meas[~mask])
+    residual, report.residual_form, report.residual_cv = choose_residual(feats[~mask], meas[~mask])
     corrected = apply_residual(feats, residual)
     for r, held, c in zip(good, mask, corrected):
         r.split, r.corrected_s = ("holdout" if held else "train"), float(c)
@@ -481,7 +483,11 @@ def format_report(report: Report) -> str:
     if report.residual is not None:
         lines += [f"held-out, before residual: {format_metrics(report.holdout_before)}",
                   f"held-out, after residual:  {format_metrics(report.holdout_after)}",
-                  "residual: " + ", ".join(f"{k} {v:.4g}" for k, v in report.residual.items())]
+                  f"residual ({report.residual_form or 'linear'}): "
+                  + ", ".join(f"{k} {v:.4g}" for k, v in report.residual.items())]
+        if report.residual_cv:
+            lines.append("  picked by 5-fold cross-validation on the train split: " + ", ".join(
+                f"{k} {100 * v:.1f}%" for k, v in report.residual_cv.items()) + " MAPE")
     return "\n".join(lines)
 
 
@@ -560,6 +566,7 @@ def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pa
             w.writerow(dataclasses.asdict(r))
     summary = {"metrics": report.metrics, "holdout_before": report.holdout_before,
                "holdout_after": report.holdout_after, "residual": report.residual, "noise": report.noise,
+               "residual_form": report.residual_form, "residual_cv": report.residual_cv,
                "raw_metrics": report.raw_metrics,
                "title": title}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
