@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from autotune._journal import Journal
 from space.errors import AutotuneError, BadInput
 
 
@@ -224,66 +225,6 @@ def fit_drift(obs: Sequence[tuple[int, int, float]]) -> tuple[dict[int, float], 
     return ({i: math.exp(sol[si[i]]) for i in strategies}, {g: math.exp(sol[gi[g]]) for g in groups})
 
 
-class Journal:
-    """Every measurement as it is taken, one JSON line per run or comparison in ``path``, so that a run that
-    crashes or is stopped keeps what it measured and ``--resume`` goes on from there.
-
-    The first line says what the measurements are of (the strategies' content keys, steps, passes, grouping,
-    seed); a journal of other measurements is refused. Each further line is ``{"key": [...], "steps": [[...]]}``
-    (each member's step times) or ``{"key": [...], "error": "..."}``. Keys are the position in the run's plan,
-    which is deterministic: the same picks and seed replay the same comparisons.
-    """
-
-    def __init__(self, path: pathlib.Path | None, header: dict, *, resume: bool = False) -> None:
-        self.path, self.header, self.entries = (pathlib.Path(path) if path else None), header, {}
-        self.replayed = 0  # runs answered from the journal
-        if self.path is None:
-            return
-        lines = self.path.read_text().splitlines() if self.path.is_file() else []
-        if lines and not resume:
-            raise BadInput(f"{self.path} holds {len(lines) - 1} measurement(s) of an earlier run",
-                           hint="pass --resume to go on with them, or another -o DIR")
-        if lines:
-            try:
-                found = json.loads(lines[0])
-            except json.JSONDecodeError:
-                raise BadInput(f"{self.path}:1 is not a measurement journal") from None
-            differs = [k for k in header if found.get(k) != header[k]]
-            if differs:
-                raise BadInput(f"{self.path} holds measurements of another run (its {', '.join(differs)} differ)",
-                               hint="resume with the same model, spec, --strategies, --seed, --steps, --warmup, "
-                                    "--repeats and --together, or pass another -o DIR")
-            for n, line in enumerate(lines[1:], start=2):
-                try:
-                    rec = json.loads(line)
-                    self.entries[tuple(rec["key"])] = rec.get("error") or rec["steps"]
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    if n < len(lines):  # only the last line may be cut short (a crash while writing it)
-                        raise BadInput(f"{self.path}:{n} is not a journal entry") from None
-                    lines.pop()  # dropped, and measured again
-            self.path.write_text("\n".join(lines) + "\n")  # whole lines only: the next entry starts on its own
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(header) + "\n")
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def get(self, key: tuple) -> list[list[float]] | str | None:
-        hit = self.entries.get(key)
-        if hit is not None:
-            self.replayed += 1
-        return hit
-
-    def put(self, key: tuple, result: list[list[float]] | str) -> None:
-        self.entries[key] = result
-        if self.path is not None:
-            rec = {"key": list(key), **({"error": result} if isinstance(result, str) else {"steps": result})}
-            with open(self.path, "a") as fh:
-                fh.write(json.dumps(rec) + "\n")
-                fh.flush()
-
-
 def journal_header(picked: Sequence[tuple[str, Any]], **settings) -> dict:
     """What a journal's measurements are of: the strategies (label and content key, in order) and ``settings``."""
     return {"journal": 1, "strategies": [[label, strategy_key(s)] for label, s in picked], **settings}
@@ -318,10 +259,24 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | N
         if profile is None:
             raise BadInput("measuring one strategy at a time needs a profiler")
         _measure_serially(rows, [s for _, s in picked], profile, repeats, progress, journal)
+    if journal.replayed:
+        progress(f"resumed: {journal.replayed} run(s) taken from the journal, not measured again")
     for row in rows:
         if row.error:
             row.measured_s = math.nan
     return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
+
+
+def _journaled(journal: Journal, key: tuple, measure: Callable[[], list[list[float]]]) -> list[list[float]] | str:
+    """The journal's record of ``key``; else ``measure()``, a failure as its one-line message, recorded."""
+    got = journal.get(key)
+    if got is None:
+        try:
+            got = measure()
+        except AutotuneError as e:
+            got = str(e).splitlines()[0][:200]
+        journal.put(key, got)
+    return got
 
 
 def _set_measured(row: Row, steps: Sequence[float], medians: Sequence[float]) -> None:
@@ -343,16 +298,13 @@ def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, 
             done += 1
             if row.error:
                 continue
-            key = ("run", p, row.label)
-            got = journal.get(key)
-            if got is None:
-                try:
-                    got = [[float(t) for t in profile(strategies[i])]]
-                    if not got[0]:
-                        raise AutotuneError("the run returned no step times")
-                except AutotuneError as e:
-                    got = str(e).splitlines()[0][:200]
-                journal.put(key, got)
+            def run(s=strategies[i]) -> list[list[float]]:
+                times = [float(t) for t in profile(s)]
+                if not times:
+                    raise AutotuneError("the run returned no step times")
+                return [times]
+
+            got = _journaled(journal, ("run", p, row.label), run)
             if isinstance(got, str):
                 row.error = got
                 progress(f"[{done}/{total}] {row.label}: FAILED: {row.error}")
@@ -364,8 +316,6 @@ def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, 
             pass_note = f" (pass {p + 1}/{repeats})" if repeats > 1 else ""
             progress(f"[{done}/{total}] {row.label}{pass_note}: predicted {row.predicted_s * 1e3:.1f} ms, "
                      f"measured {medians[i][-1] * 1e3:.1f} ms")
-    if journal.replayed:
-        progress(f"resumed: {journal.replayed} run(s) taken from the journal, not measured again")
 
 
 def measure_together(rows: list[Row], strategies: list, profile_group, *, size: int, repeats: int, seed: int = 0,
@@ -381,18 +331,13 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
     journal = journal if journal is not None else Journal(None, {})
 
     def one(group: list[int], *where) -> list[list[float]] | str:
-        key = (*where, *(rows[i].label for i in group))
-        got = journal.get(key)
-        if got is not None:
-            return got
-        try:
-            got = [[float(t) for t in times] for times in profile_group([strategies[i] for i in group])]
-            if len(got) != len(group) or not all(got):
+        def compare() -> list[list[float]]:
+            out = [[float(t) for t in times] for times in profile_group([strategies[i] for i in group])]
+            if len(out) != len(group) or not all(out):
                 raise AutotuneError("the comparison returned no step times")
-        except AutotuneError as e:
-            got = str(e).splitlines()[0][:200]
-        journal.put(key, got)
-        return got
+            return out
+
+        return _journaled(journal, (*where, *(rows[i].label for i in group)), compare)
 
     anchor = None
     for i, row in enumerate(rows):  # the anchor: the first strategy that runs at all
@@ -436,8 +381,6 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
                 g = len(pass_of)
                 pass_of[g] = p
                 steps.update(((i, g), t) for i, t in zip(members, times))
-    if journal.replayed:
-        progress(f"resumed: {journal.replayed} run(s) taken from the journal, not measured again")
     time_of, factor = fit_drift([(i, g, float(np.median(t))) for (i, g), t in steps.items() if not rows[i].error])
     per_pass: dict[int, dict[int, list[float]]] = {}  # strategy -> pass -> step times, its group's factor divided out
     for (i, g), t in steps.items():

@@ -104,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                 _cli("validate-simulator", *common, "--seed", str(args.seed), "--fit-residual", "--holdout",
                      str(args.holdout), "-o", str(out / name))
             results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}
-            if not args.no_fresh and not finished(out / f"{name}-fresh"):
-                _cli("validate-simulator", *common, "--seed", str(args.seed + 1), "-o", str(out / f"{name}-fresh"))
             if not args.no_fresh:
+                if not finished(out / f"{name}-fresh"):
+                    _cli("validate-simulator", *common, "--seed", str(args.seed + 1), "-o", str(out / f"{name}-fresh"))
                 results[name]["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
             results[name]["wall_s"] = time.monotonic() - t0
     finally:

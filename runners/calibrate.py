@@ -283,6 +283,7 @@ class Prober:
         """
         import contextlib
 
+        from runners.profile import take_turns
         from runners.transform import TrainingJob
         from space.strategy import Strategy
 
@@ -293,10 +294,6 @@ class Prober:
         one = Strategy.build(strategies["all_reduce"].nodes, spec.replicas[:1])
         runs = [("alone", one, True), ("nosync", strategies["all_reduce"], False)]
         runs += [(k, s, True) for k, s in strategies.items()]
-        total = steps * passes
-        rounds = max(1, min(rounds_per_pass * passes, total))
-        chunks = [total // rounds + (1 if k < total % rounds else 0) for k in range(rounds)]
-        times: dict[str, list[float]] = {name: [] for name, _, _ in runs}
         with contextlib.ExitStack() as stack:
             jobs = []
             for name, strategy, sync in runs:
@@ -304,13 +301,10 @@ class Prober:
                 job = stack.enter_context(TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s,
                                                       synchronize=sync))
                 job.run(warmup)
-                jobs.append((name, job))
-            for k, n in enumerate(chunks):
-                self.say(f"model steps, round {k + 1}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns")
-                shift = k % len(jobs)
-                for name, job in jobs[shift:] + jobs[:shift]:
-                    times[name] += job.run(n)
-        medians = {k: statistics.median(v) for k, v in times.items()}
+                jobs.append(job)
+            times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
+                f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
+        medians = {name: statistics.median(t) for (name, _, _), t in zip(runs, times)}
         return medians.pop("alone"), medians.pop("nosync"), medians
 
     def reset(self) -> None:

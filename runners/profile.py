@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from typing import Any
+from typing import Any, Callable
 
 from space.errors import BadInput
 
@@ -97,21 +97,35 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
 
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
-    rounds = min(rounds, steps)
-    chunks = [steps // rounds + (1 if k < steps % rounds else 0) for k in range(rounds)]
     with contextlib.ExitStack() as stack:
         jobs = [stack.enter_context(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s)) for s in strategies]
         for job in jobs:
             if warmup:
                 job.run(warmup)
-        times: list[list[float]] = [[] for _ in jobs]
         losses: list[list[float]] = [[] for _ in jobs]
-        order = range(len(jobs))
-        for k, n in enumerate(chunks):
-            shift = k % len(jobs)
-            for i in [*order[shift:], *order[:shift]]:
-                times[i] += jobs[i].run(n, on_step=lambda _s, _dt, loss, i=i: losses[i].append(loss))
+        times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
+
+
+def take_turns(jobs, steps: int, rounds: int, *, on_step: Callable[[int, float], None] | None = None,
+               progress: Callable[[int, int, int], None] | None = None) -> list[list[float]]:
+    """Run ``steps`` steps of every running job (``TrainingJob``) in ``rounds`` chunks of about ``steps / rounds``,
+    the jobs one after another in each round, each round starting one job later; returns each job's step times.
+
+    ``on_step(job index, loss)`` after every step; ``progress(round, rounds, steps of each this round)`` before each.
+    """
+    rounds = max(1, min(rounds, steps))
+    chunks = [steps // rounds + (1 if k < steps % rounds else 0) for k in range(rounds)]
+    times: list[list[float]] = [[] for _ in jobs]
+    order = range(len(jobs))
+    for k, n in enumerate(chunks):
+        if progress:
+            progress(k + 1, rounds, n)
+        shift = k % len(jobs)
+        for i in [*order[shift:], *order[:shift]]:
+            times[i] += jobs[i].run(n, on_step=None if on_step is None else
+                                    lambda _s, _dt, loss, i=i: on_step(i, loss))
+    return times
 
 
 def _result(strategy, job, times: list[float], steps: int, warmup: int, losses: list[float]) -> ProfileResult:
