@@ -1,8 +1,10 @@
 """The vectorised cost model: K strategies at once as per-column arrays (a column is a variable, or one shard of
 it with its own synchronizer when the strategy partitions it).
 
-Step = exposed pull + forward + compression + end of the gradient phase + barrier + step overhead, where the
-gradient phase (PS pushes and fused all-reduces) overlaps the backward pass. A server serves its remote replicas'
+Step = end of the forward pass + compression + end of the gradient phase + barrier + step overhead. The forward
+pass overlaps the pulls: they are served in the order it reads the variables (the first layer first) and a layer
+waits for its own, so a later layer's pull hides under the forward work before it. The gradient phase (PS pushes
+and fused all-reduces) overlaps the backward pass. A server serves its remote replicas'
 pulls one after another, so one replica's push overlaps the next one's pull: a lockstep step is the later of
 (first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
 their own (their own pull and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
@@ -10,7 +12,8 @@ computes faster alone than in lockstep with the others; the two chains stagger t
 compute of a replica alone, bounded below by (first pull, lockstep compute, last push). Each NIC direction (and
 each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the
 last layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no
-earlier than u). Collectives cost a serialised overhead each and the ring latency once.
+earlier than u). Collectives cost a serialised fixed cost each, which runs while the NICs carry PS pushes but
+not under all-reduced bytes, and the ring latency once.
 """
 from __future__ import annotations
 
@@ -155,15 +158,28 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         return (np.concatenate([pull_b[:, i_rep], pull_t[:, i_rep]], 1) @ m.coef_pull
                 + np.concatenate([pull_b[:, i_proxy], pull_t[:, i_proxy]], 1) @ m.coef_pull_proxy)
 
-    pull_live, pull_all = pull_time(0, 1), pull_time(2, 3)
+    pull_all = pull_time(2, 3)  # every pull, stale ones too: the busy time of each resource
     any_live_pull = (ps_any & live).any(axis=1)
-    pull_s = pull_live.max(axis=1) + m.pull_latency_s * any_live_pull
+    lat = m.pull_latency_s * any_live_pull
+
+    # the live pulls variable by variable, served in the order the forward pass reads them (inventory order: a
+    # layer's ops run once its variables have arrived), so a later layer's pull hides under the forward work
+    # before it. ``cum``: (K, V) when each resource is done with the pulls up to that variable.
+    def pulled(parts) -> np.ndarray:
+        t = sum(np.tensordot(coef[:M].T, b.ps_frac * pull_bytes * mask, 1)
+                + np.tensordot(coef[M:].T, b.ps_tensors * mask, 1) for mask, coef in parts)
+        return np.cumsum(t, axis=2).max(axis=0) + lat[:, None] if V else np.zeros((K, 1)) + lat[:, None]
+
+    rep, px, px_async = live & ~proxy, live & proxy, live & proxy & ~b.sync
+    cum_all = pulled([(rep, m.coef_pull), (px, m.coef_pull_proxy)])
     # a synchronous unit's proxies are refreshed after the one aggregated update (no pipelining); an async unit
     # refreshes a node's proxy right after that node's replica's update, one node after another like pulls
-    pull_first = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ m.coef_pull_first
-                  + np.concatenate([pull_b[:, 1] - pull_b[:, 4], pull_t[:, 1] - pull_t[:, 4]], 1) @ m.coef_pull_proxy
-                  + np.concatenate([pull_b[:, 4], pull_t[:, 4]], 1) @ m.coef_pull_proxy_first)
-    pull_first_s = pull_first.max(axis=1) + m.pull_latency_s * any_live_pull
+    cum_first = pulled([(rep, m.coef_pull_first), (px & b.sync, m.coef_pull_proxy),
+                        (px_async, m.coef_pull_proxy_first)])
+
+    def forward_end(cum: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
+        return np.maximum(f, (cum + f[:, None] * m.ready_frac).max(axis=1)) if V else f + cum[:, -1]
 
     # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own
     n_ps, n_ar = b.ps_tensors.sum(axis=0), is_ar.astype(float)  # (K, C) pieces per column
@@ -182,19 +198,25 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     fwd = compute - bwd
     cum_push = np.cumsum(t_push, axis=2)
     push_total = cum_push[:, :, -1].T if V else np.zeros((K, t_push.shape[0]))
-    cum_ar = np.cumsum(ar_time, axis=1)
+    # the all-reduces' bytes share the NICs with the pushes; a collective's fixed cost (launch, CPU side,
+    # handshakes) runs while the NICs carry parameter-server pushes, not under other collectives' bytes
+    cum_ar_bytes = np.cumsum(unit_bytes * m.ar_s_per_byte, axis=1)
+    cum_ar_fixed = np.cumsum(ncoll * m.ar_latency_s, axis=1)
+
+    def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
+        return rdy + cum_ar_bytes + np.maximum(cum_ps, cum_ar_fixed)
     ready = bwd[:, None] * m.ready_frac
-    finish = (ready + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail if V else bwd
+    finish = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
-    overlapped = pull_first_s + fwd + serial + np.maximum(finish, bwd) + barrier
+    overlapped = forward_end(cum_first, fwd) + serial + np.maximum(finish, bwd) + barrier
     if M and V:
         t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
         t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
         cum_last = np.cumsum(t_last, axis=2).max(axis=0)
-        finish_last = (ready + cum_last + cum_ar).max(axis=1) + tail
+        finish_last = chain(ready, cum_last).max(axis=1) + tail
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
-        alone = pull_first_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
+        alone = forward_end(cum_first, fwd) + serial + np.maximum(finish_last, bwd) + barrier
         if m.compute_alone_s < m.compute_sync_s:
             # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
             # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
@@ -202,13 +224,13 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
             fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
             ready_a = bwd_a[:, None] * m.ready_frac
-            finish = (ready_a + cum_push.max(axis=0) + cum_ar).max(axis=1) + tail
-            overlapped = pull_first_s + fwd_a + serial + np.maximum(finish, bwd_a) + barrier
-            finish_last = (ready_a + cum_last + cum_ar).max(axis=1) + tail
-            last = pull_s + fwd_a + serial + np.maximum(finish_last, bwd_a) + barrier
+            finish = chain(ready_a, cum_push.max(axis=0)).max(axis=1) + tail
+            overlapped = forward_end(cum_first, fwd_a) + serial + np.maximum(finish, bwd_a) + barrier
+            finish_last = chain(ready_a, cum_last).max(axis=1) + tail
+            last = forward_end(cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
             overlapped = np.maximum(np.maximum(overlapped, last), alone)
         else:
-            last = pull_s + fwd + serial + np.maximum(finish_last, bwd) + barrier
+            last = forward_end(cum_all, fwd) + serial + np.maximum(finish_last, bwd) + barrier
             overlapped = np.maximum(overlapped, last)
         overlapped = np.where(synchronous, overlapped, alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
@@ -233,7 +255,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     wire_bytes = (load_push @ m.wire_push + pull_b[:, 2] @ m.wire_pull + pull_b[:, 3] @ m.wire_pull_proxy
                   + wire.sum(axis=1) * m.wire_ar)
     out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
-               pieces_s=piece_s, pull=pull_s, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
+               pieces_s=piece_s, pull=forward_end(cum_all, fwd) - fwd, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
                wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
     if detail:
         x_pull = np.concatenate([b.ps_frac * pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)

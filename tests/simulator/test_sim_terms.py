@@ -42,6 +42,23 @@ def test_single_ps_variable_pulls_served_one_after_another():
     assert p.busiest_server == dev(0).split(":")[0] and p.busiest_server_load_bytes == pytest.approx(4e6)
 
 
+@pytest.mark.parametrize("shapes,exposed", [(((1000, 1000), (1000, 1000)), 0.16), (((2000, 1000), (10,)), 0.32)],
+                         ids=["later-layer-hides", "first-layer-exposed"])
+def test_pull_hides_under_the_forward_work_before_its_layer(shapes, exposed):
+    """A layer's forward ops wait only for their own variables: pulls are served in the order the forward pass
+    reads them, so a later layer's pull runs under the forward work of the layers before it. Two variables of
+    equal work on a PS (one remote replica): forward 0.5 s, pulls 0.16 s each; the second arrives at 0.32 s,
+    when 0.25 s of forward work is left, so only the first pull (0.16 s) is exposed. A first layer holding
+    almost all the bytes (0.32 s) is waited for whole. The pushes end with the backward pass' first layer."""
+    spec = cluster(2)
+    inv = inventory(*shapes, flops=1e9)  # compute 1 s: forward 0.5, backward 0.5
+    cal = zero_cal(spec, compute_flops_per_s=1e9, backward_fraction=0.5)
+    p = predict(inv, spec, [ps_node("v0", dev(0)), ps_node("v1", dev(0))], cal)
+    assert p.pull_s == pytest.approx(exposed, rel=1e-3)
+    push_v0 = shapes[0][0] * shapes[0][1] * 4 / BW  # v0 is ready last, at the end of the backward pass
+    assert p.step_time_s == pytest.approx(exposed + 0.5 + 0.5 + push_v0, rel=1e-3)
+
+
 def test_proxy_refresh_is_not_pipelined():
     """Proxies are refreshed after the aggregated update (runners/transform/_graph.py), so nothing overlaps:
     pull 2L/B after the pushes 2L/B (mlp `ps_proxy` measured 146 ms vs `ps` 133 ms on the testbed)."""
@@ -340,6 +357,22 @@ def test_collective_overhead_per_collective_ring_latency_once():
     p = predict(inventory((10,), (10,)), spec, [ar_node("v0", group=0), ar_node("v1", group=1)], cal)
     # two collectives cost 2 x 2 ms each; the 2(N-1) alpha latency of the last one is on the path once
     assert p.step_time_s == pytest.approx(80 / BW + 2 * 2e-3 + 2 * 1e-3)
+
+
+@pytest.mark.parametrize("first", ["ps", "all_reduce"])
+def test_collective_fixed_cost_runs_under_ps_pushes_not_under_all_reduced_bytes(first):
+    """Two tiny all-reduces in their own groups cost 0.05 s of fixed cost each. Beside a 0.16 s PS push they run
+    while the NIC carries it; beside a 0.16 s all-reduce (a third collective) they add to its bytes."""
+    spec = cluster(2)
+    cal = zero_cal(spec, collective_overhead_s=0.05)
+    big = ps_node("v0", dev(0)) if first == "ps" else ar_node("v0", group=2)
+    p = predict(inventory((1000, 1000), (10,), (10,)), spec, [big, ar_node("v1", group=0), ar_node("v2", group=1)],
+                cal)
+    tiny = 2 * 40 / BW  # the two small all-reduces' bytes
+    if first == "ps":  # pull 0.16, then the push 0.16 with both fixed costs (0.1) under it
+        assert p.step_time_s == pytest.approx(0.16 + tiny + 0.16)
+    else:  # no pull; bytes 0.16 + tiny, then three fixed costs
+        assert p.step_time_s == pytest.approx(0.16 + tiny + 3 * 0.05)
 
 
 def test_step_overhead_once_per_step_spanning_nodes():
