@@ -4,10 +4,10 @@ it with its own synchronizer when the strategy partitions it).
 Step = end of the forward pass + compression + end of the gradient phase + barrier + step overhead. The forward
 pass overlaps the pulls: they are served in the order it reads the variables (the first layer first) and a layer
 waits for its own, so a later layer's pull hides under the forward work before it. The gradient phase (PS pushes
-and fused all-reduces) overlaps the backward pass. A server serves its remote replicas'
-pulls one after another, so one replica's push overlaps the next one's pull: a lockstep step is the later of
-(first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
-their own (their own pull and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
+and fused all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another,
+so one replica's push overlaps the next one's pull: a lockstep step is the later of (first replica's pull, then
+every push) and (every pull, then the last replica's push); all-async towers step on their own (their own pull
+and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
 computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
 compute of a replica alone, bounded below by (first pull, lockstep compute, last push). Each NIC direction (and
 each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the
@@ -147,18 +147,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     t_push += np.tensordot(m.coef_push[M:].T, b.ps_tensors, 1)
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
-    # live pulls, live proxy refreshes, all pulls, all refreshes, live refreshes after a per-replica (async) update
-    masks = np.stack([live & ~proxy, live & proxy, ~proxy, proxy, live & proxy & ~b.sync]).astype(float)
     # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
-    pull_b = (masks[:, None] * pull_bytes * b.ps_frac).sum(-1).transpose(2, 0, 1)  # (K, 5, M) pulled bytes
+    pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
+    masks = np.stack([~proxy, proxy]).astype(float)  # every pull, every proxy refresh (stale ones too)
+    pull_b = (masks[:, None] * pull_load).sum(-1).transpose(2, 0, 1)  # (K, 2, M) pulled bytes
     pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
-
-    def pull_time(i_rep: int, i_proxy: int) -> np.ndarray:
-        return (np.concatenate([pull_b[:, i_rep], pull_t[:, i_rep]], 1) @ m.coef_pull
-                + np.concatenate([pull_b[:, i_proxy], pull_t[:, i_proxy]], 1) @ m.coef_pull_proxy)
-
-    pull_all = pull_time(2, 3)  # every pull, stale ones too: the busy time of each resource
+    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ m.coef_pull
+                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ m.coef_pull_proxy)  # (K, R) busy time
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
 
@@ -166,7 +162,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     # layer's ops run once its variables have arrived), so a later layer's pull hides under the forward work
     # before it. ``cum``: (K, V) when each resource is done with the pulls up to that variable.
     def pulled(parts) -> np.ndarray:
-        t = sum(np.tensordot(coef[:M].T, b.ps_frac * pull_bytes * mask, 1)
+        t = sum(np.tensordot(coef[:M].T, pull_load * mask, 1)
                 + np.tensordot(coef[M:].T, b.ps_tensors * mask, 1) for mask, coef in parts)
         return np.cumsum(t, axis=2).max(axis=0) + lat[:, None] if V else np.zeros((K, 1)) + lat[:, None]
 
@@ -209,14 +205,15 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     finish = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
-    overlapped = forward_end(cum_first, fwd) + serial + np.maximum(finish, bwd) + barrier
+    fwd_end_first, fwd_end_all = forward_end(cum_first, fwd), forward_end(cum_all, fwd)
+    overlapped = fwd_end_first + serial + np.maximum(finish, bwd) + barrier
     if M and V:
         t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
         t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
         cum_last = np.cumsum(t_last, axis=2).max(axis=0)
         finish_last = chain(ready, cum_last).max(axis=1) + tail
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
-        alone = forward_end(cum_first, fwd) + serial + np.maximum(finish_last, bwd) + barrier
+        alone = fwd_end_first + serial + np.maximum(finish_last, bwd) + barrier
         if m.compute_alone_s < m.compute_sync_s:
             # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
             # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
@@ -230,14 +227,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             last = forward_end(cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
             overlapped = np.maximum(np.maximum(overlapped, last), alone)
         else:
-            last = forward_end(cum_all, fwd) + serial + np.maximum(finish_last, bwd) + barrier
+            last = fwd_end_all + serial + np.maximum(finish_last, bwd) + barrier
             overlapped = np.maximum(overlapped, last)
         overlapped = np.where(synchronous, overlapped, alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(overlapped, busiest)
 
-    rpc = pull_t[:, 2] + pull_t[:, 3]  # (K, M) tensors per server
+    rpc = pull_t[:, 0] + pull_t[:, 1]  # (K, M) tensors per server
     zeros = np.zeros_like(rpc)
     rpc_s = (np.concatenate([zeros, rpc], 1) @ m.coef_push + np.concatenate([zeros, rpc], 1) @ m.coef_pull)
     latency = ar_latency + rpc_s.max(axis=1) if M else ar_latency
@@ -252,13 +249,13 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
     load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
-    wire_bytes = (load_push @ m.wire_push + pull_b[:, 2] @ m.wire_pull + pull_b[:, 3] @ m.wire_pull_proxy
+    wire_bytes = (load_push @ m.wire_push + pull_b[:, 0] @ m.wire_pull + pull_b[:, 1] @ m.wire_pull_proxy
                   + wire.sum(axis=1) * m.wire_ar)
     out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
-               pieces_s=piece_s, pull=forward_end(cum_all, fwd) - fwd, finish=finish, barrier=barrier, comm=comm, latency=latency, busiest=busiest,
-               wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
+               pieces_s=piece_s, pull=fwd_end_all - fwd, finish=finish, barrier=barrier, comm=comm, latency=latency,
+               busiest=busiest, wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
     if detail:
-        x_pull = np.concatenate([b.ps_frac * pull_bytes, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
+        x_pull = np.concatenate([pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
         t_pull_var = np.where(proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
         out.update(ps_var=(t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
                    ar_var=wire * m.ar_s_per_byte + np.where(is_ar, np.where(kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
