@@ -18,6 +18,14 @@ MLP = ROOT / "examples" / "models" / "mlp.py"
 LOCAL = ROOT / "examples" / "clusters" / "localhost.yml"
 
 
+def _mlp_local(inventories, clusters, n):
+    """A scorer of the mlp on the local cluster's nominal bandwidths, and the harness's first n picks."""
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    return Scorer(inv, spec, Calibration.from_spec(spec)), fidelity.pick_strategies(inv, spec, n, seed=0)
+
+
 def _rows(measured, predicted, comm=None):
     comm = comm if comm is not None else [p * 0.5 for p in predicted]
     return [fidelity.Row(label=f"s{i}", strategy_id=f"id{i}", predicted_s=p, raw_s=p, compute_s=p - c, comm_s=c,
@@ -137,11 +145,7 @@ def test_pass_order_alternates_direction_and_shifts(n, p, expected):
 
 
 def test_repeats_pool_the_passes_and_report_the_noise(inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 6, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 6)
     calls: dict[str, int] = {}
 
     def profile(s):  # pass 1 measures the prediction, pass 2 the prediction x 1.2: the order never changes
@@ -161,11 +165,7 @@ def test_repeats_pool_the_passes_and_report_the_noise(inventories, clusters):
 
 
 def test_a_strategy_failing_in_one_pass_is_left_out_and_not_run_again(inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 5, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 5)
     bad = picked[2][1].proto.id
     calls: list[str] = []
 
@@ -182,11 +182,7 @@ def test_a_strategy_failing_in_one_pass_is_left_out_and_not_run_again(inventorie
 
 
 def test_run_validation_with_a_fake_profiler(inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 8, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 8)
     report = fidelity.run_validation(picked, scorer, lambda s: (1.5 * scorer.predict(s).step_time_s,) * 3,
                                      fit=True, holdout=0.5)
     assert report.metrics["kendall_tau"] == pytest.approx(1.0)
@@ -394,11 +390,7 @@ def _drifting_group_profiler(scorer, calls, fail=None):
 
 
 def test_together_recovers_the_order_that_drift_between_runs_hides(inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 10, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 10)
     calls: list[list[str]] = []
     report = fidelity.run_validation(picked, scorer, repeats=2, together=4,
                                      profile_group=_drifting_group_profiler(scorer, calls))
@@ -413,11 +405,7 @@ def test_together_recovers_the_order_that_drift_between_runs_hides(inventories, 
 
 
 def test_together_finds_the_member_that_fails_and_keeps_the_rest(inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 7, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 7)
     bad = picked[4][1].proto.id
     calls: list[list[str]] = []
     report = fidelity.run_validation(picked, scorer, repeats=2, together=3,
@@ -486,11 +474,7 @@ def _steady_group_profiler(scorer, calls, stop_after=None):
 
 
 def test_an_interrupted_run_resumes_where_it_stopped_and_ends_as_a_whole_one(tmp_path, inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 9, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 9)
     header = fidelity.journal_header(picked, steps=3, together=4)
     whole_calls: list = []
     whole = fidelity.run_validation(picked, scorer, repeats=2, together=4,
@@ -512,11 +496,7 @@ def test_an_interrupted_run_resumes_where_it_stopped_and_ends_as_a_whole_one(tmp
 
 
 def test_a_serial_run_resumes_too_and_a_failure_stays_a_failure(tmp_path, inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked = fidelity.pick_strategies(inv, spec, 4, seed=0)
+    scorer, picked = _mlp_local(inventories, clusters, 4)
     bad = picked[2][1].proto.id
     seen: list[str] = []
 
