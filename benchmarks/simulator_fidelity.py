@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _reuse(args, out: pathlib.Path) -> int:
     """Re-predict the dev run (fitting the residual again, in memory) and the fresh run with that residual."""
-    from autotune import fidelity
+    from autotune import fidelity, fidelity_io
     from runners.calibrate import anchor_costs
     from simulator import Calibration, Scorer, calibration_path
     from space.cluster import load_cluster
@@ -138,15 +138,15 @@ def _reuse(args, out: pathlib.Path) -> int:
         cal = Calibration.load(calibration_path(cache / "calibration", spec, inv.model_hash), spec, inv.model_hash)
         cal = anchor_costs(cal, inv, spec)  # the anchor costs as the current cost model derives them (if kept)
         raw = Scorer(inv, spec, cal.replace(residual=None))
-        picked, measured = fidelity.load_measured(src / name)
+        picked, measured = fidelity_io.load_measured(src / name)
         dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
-        fidelity.write_outputs(dev, out / name, title=name)
+        fidelity_io.write_outputs(dev, out / name, title=name)
         results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}
         if (src / f"{name}-fresh" / "rows.csv").is_file():
             fitted = Scorer(inv, spec, cal.replace(residual=dev.residual))
-            picked, measured = fidelity.load_measured(src / f"{name}-fresh")
+            picked, measured = fidelity_io.load_measured(src / f"{name}-fresh")
             fresh = fidelity.repredict(fitted, picked, measured)
-            fidelity.write_outputs(fresh, out / f"{name}-fresh", title=f"{name} (fresh)")
+            fidelity_io.write_outputs(fresh, out / f"{name}-fresh", title=f"{name} (fresh)")
             results[name]["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
         results[name]["wall_s"] = time.monotonic() - t0
     _print(results, out)

@@ -83,7 +83,7 @@ def find_calibration(args, cluster, inventory):
 
 
 def run(args) -> int:
-    from autotune import fidelity
+    from autotune import fidelity, fidelity_io
     from autotune.search import make_space
     from simulator import Scorer
     from space.cluster import load_cluster
@@ -128,7 +128,7 @@ def run(args) -> int:
     say(f"tracing {args.model}")
     traced = trace_step(args.model)
 
-    files = fidelity.save_strategies(picked, out)
+    files = fidelity_io.save_strategies(picked, out)
     shutil.copyfile(args.spec, out / "cluster.yml")  # --reuse needs a spec with this content (a testbed's goes away)
     say(f"starting {len(cluster.nodes)} server(s)")
     with start_cluster(cluster, accept_unknown_hosts=args.accept_unknown_hosts) as running:
@@ -152,18 +152,18 @@ def run(args) -> int:
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")
-    written = fidelity.write_outputs(report, out, title=pathlib.Path(args.model).stem)
-    print(fidelity.format_report(report))
+    written = fidelity_io.write_outputs(report, out, title=pathlib.Path(args.model).stem)
+    print(fidelity_io.format_report(report))
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
 
 
 def _reuse(args, scorer, cal_path, say) -> int:
     """Predict the strategies saved in ``args.reuse`` again; outputs go to -o (default: DIR/reuse)."""
-    from autotune import fidelity
+    from autotune import fidelity, fidelity_io
 
     src = pathlib.Path(args.reuse)
-    picked, measured = fidelity.load_measured(src)
+    picked, measured = fidelity_io.load_measured(src)
     cal = scorer.calibration
     if cal.anchors_s:  # the anchor costs as the current cost model derives them from the same anchor steps
         from runners.calibrate import anchor_costs
@@ -185,7 +185,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
         shutil.copytree(src / "strategies", out / "strategies")  # the new rows.csv stays reusable
     if (src / "cluster.yml").is_file():
         shutil.copyfile(src / "cluster.yml", out / "cluster.yml")
-    written = fidelity.write_outputs(report, out, title=pathlib.Path(args.model).stem)
-    print(fidelity.format_report(report))
+    written = fidelity_io.write_outputs(report, out, title=pathlib.Path(args.model).stem)
+    print(fidelity_io.format_report(report))
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0

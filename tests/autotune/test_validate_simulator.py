@@ -5,31 +5,13 @@ from __future__ import annotations
 import csv
 import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 
-from autotune import fidelity
+from autotune import fidelity, fidelity_io
 from autotune.cli import main
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-MLP = ROOT / "examples" / "models" / "mlp.py"
-LOCAL = ROOT / "examples" / "clusters" / "localhost.yml"
-
-
-def _mlp_local(inventories, clusters, n):
-    """A scorer of the mlp on the local cluster's nominal bandwidths, and the harness's first n picks."""
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    return Scorer(inv, spec, Calibration.from_spec(spec)), fidelity.pick_strategies(inv, spec, n, seed=0)
-
-
-def _rows(measured, predicted, comm=None):
-    comm = comm if comm is not None else [p * 0.5 for p in predicted]
-    return [fidelity.Row(label=f"s{i}", strategy_id=f"id{i}", predicted_s=p, raw_s=p, compute_s=p - c, comm_s=c,
-                         latency_s=0.0, measured_s=m) for i, (m, p, c) in enumerate(zip(measured, predicted, comm))]
+from fidelity_support import LOCAL, MLP, mlp_local, rows as _rows
 
 
 # ---- metrics and split ----------------------------------------------------------------------------------
@@ -92,9 +74,9 @@ def test_residual_fit_repairs_a_systematic_error_on_held_out_rows():
 def test_report_lists_every_row_and_the_metrics(tmp_path):
     rows = _rows([0.1, 0.2, 0.3, 0.25, 0.15], [0.11, 0.19, 0.33, 0.2, 0.16])
     r = fidelity.evaluate(rows, fit=True, holdout=0.4)
-    text = fidelity.format_report(r)
+    text = fidelity_io.format_report(r)
     assert all(f"s{i}" in text for i in range(5)) and "Kendall tau" in text and "after residual" in text
-    written = fidelity.write_outputs(r, tmp_path / "out", title="t")
+    written = fidelity_io.write_outputs(r, tmp_path / "out", title="t")
     assert {p.name for p in written} == {"rows.csv", "summary.json", "table.txt", "predicted_vs_measured.png"}
     with open(tmp_path / "out" / "rows.csv") as fh:
         assert len(list(csv.DictReader(fh))) == 5
@@ -145,7 +127,7 @@ def test_pass_order_alternates_direction_and_shifts(n, p, expected):
 
 
 def test_repeats_pool_the_passes_and_report_the_noise(inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 6)
+    scorer, picked = mlp_local(inventories, clusters, 6)
     calls: dict[str, int] = {}
 
     def profile(s):  # pass 1 measures the prediction, pass 2 the prediction x 1.2: the order never changes
@@ -161,11 +143,11 @@ def test_repeats_pool_the_passes_and_report_the_noise(inventories, clusters):
     assert row.measured_s == pytest.approx((first * 1.1 + second * 0.9) / 2)  # median of the six pooled steps
     assert report.noise["kendall_tau"] == pytest.approx(1.0)
     assert report.noise["mape"] == pytest.approx(0.2)  # |second - first| / first
-    assert "measurement noise" in fidelity.format_report(report)
+    assert "measurement noise" in fidelity_io.format_report(report)
 
 
 def test_a_strategy_failing_in_one_pass_is_left_out_and_not_run_again(inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 5)
+    scorer, picked = mlp_local(inventories, clusters, 5)
     bad = picked[2][1].proto.id
     calls: list[str] = []
 
@@ -182,110 +164,12 @@ def test_a_strategy_failing_in_one_pass_is_left_out_and_not_run_again(inventorie
 
 
 def test_run_validation_with_a_fake_profiler(inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 8)
+    scorer, picked = mlp_local(inventories, clusters, 8)
     report = fidelity.run_validation(picked, scorer, lambda s: (1.5 * scorer.predict(s).step_time_s,) * 3,
                                      fit=True, holdout=0.5)
     assert report.metrics["kendall_tau"] == pytest.approx(1.0)
     assert report.metrics["mape"] == pytest.approx(1 / 3)
     assert report.holdout_after["mape"] < 0.05
-
-
-def _saved_run(tmp_path, inv, spec, scorer, n=6):
-    """A fake-profiled run written like the CLI writes it: strategies/<label>.pb beside rows.csv."""
-    picked = fidelity.pick_strategies(inv, spec, n, seed=0)
-    out = tmp_path / "run"
-    files = fidelity.save_strategies(picked, out)
-    report = fidelity.run_validation(picked, scorer, lambda s: (2.0 * scorer.predict(s).step_time_s,) * 3,
-                                     files=files)
-    report.rows[1].measured_s, report.rows[1].error = math.nan, "step hung"
-    fidelity.write_outputs(report, out)
-    return picked, out
-
-
-def test_reuse_predicts_saved_strategies_again_with_their_measurements(tmp_path, inventories, clusters):
-    from simulator import Calibration, Scorer
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
-    picked, out = _saved_run(tmp_path, inv, spec, scorer)
-    assert sorted(p.name for p in (out / "strategies").iterdir()) == sorted(f"{l}.pb" for l, _ in picked)
-    again, measured = fidelity.load_measured(out)
-    assert [l for l, _ in again] == [l for l, _ in picked] and again[0][1] == picked[0][1]
-    assert measured[1].error == "step hung" and not measured[1].ok
-    faster = Scorer(inv, spec, Calibration.from_spec(spec, node_bandwidth_gbit={n.address: 100.0
-                                                                                for n in spec.nodes}))
-    report = fidelity.repredict(faster, again, measured)
-    assert report.metrics["n"] == len(picked) - 1  # the failed row stays out
-    for r, (_, s) in zip(report.rows, again):
-        assert r.predicted_s == pytest.approx(faster.predict(s).step_time_s)
-        assert r.strategy_file == f"strategies/{r.label}.pb"
-    assert [r.measured_s for r in report.rows if r.ok] == [m.measured_s for m in measured if m.ok]
-
-
-def test_reuse_without_saved_strategies_is_a_bad_input(tmp_path):
-    rows = _rows([0.1, 0.2], [0.1, 0.2])
-    fidelity.write_outputs(fidelity.evaluate(rows), tmp_path / "old")
-    with pytest.raises(fidelity.BadInput, match="no saved strategy file"):
-        fidelity.load_measured(tmp_path / "old")
-    with pytest.raises(fidelity.BadInput, match="no rows.csv"):
-        fidelity.load_measured(tmp_path / "nothing")
-
-
-def test_reuse_cli_needs_no_cluster(tmp_path, capsys, inventories, clusters):
-    from simulator import Calibration, Scorer, calibration_path
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    cal = Calibration.from_spec(spec)
-    _, out = _saved_run(tmp_path, inv, spec, Scorer(inv, spec, cal))
-    cal.save(calibration_path(tmp_path / "cache" / "calibration", spec))
-    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
-                 "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "again"), "--quiet"])
-    assert code == 0 and "Kendall tau" in capsys.readouterr().out
-    assert (tmp_path / "again" / "rows.csv").is_file() and (tmp_path / "again" / "strategies").is_dir()
-    code = main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
-                 "--cache-dir", str(tmp_path / "cache"), "-o", str(out), "--quiet"])
-    assert code == 2 and "overwrite" in capsys.readouterr().err
-
-
-def test_reuse_derives_the_anchor_costs_again_from_the_stored_anchor_steps(tmp_path, capsys, inventories, clusters):
-    """A calibration keeps its anchor steps, so --reuse after a cost-model change derives the per-collective cost
-    (and the others) as the current model does, instead of trusting the constant stored by an older one."""
-    from simulator import Calibration, Scorer, calibration_path
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    stale = Calibration.from_spec(spec, collective_overhead_s=0.05,
-                                  anchors_s={"all_reduce": 0.1, "ar_groups": 0.1 + 5 * 0.002})  # 6 groups vs 1
-    _, out = _saved_run(tmp_path, inv, spec, Scorer(inv, spec, stale))
-    stale.save(calibration_path(tmp_path / "cache" / "calibration", spec))
-    assert main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
-                 "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "again")]) == 0
-    assert "2.000 ms per collective" in capsys.readouterr().err
-    now = Scorer(inv, spec, stale.replace(collective_overhead_s=0.002))
-    picked, _ = fidelity.load_measured(out)
-    rows = {r["label"]: float(r["predicted_s"]) for r in csv.DictReader(open(tmp_path / "again" / "rows.csv"))}
-    assert all(rows[label] == pytest.approx(now.predict(s).step_time_s) for label, s in picked)
-    assert any(now.predict(s).step_time_s != pytest.approx(Scorer(inv, spec, stale).predict(s).step_time_s)
-               for _, s in picked)
-
-
-def test_a_stored_residual_is_used_and_the_raw_model_reported_too(tmp_path, capsys, inventories, clusters):
-    from simulator import Calibration, Scorer, calibration_path
-
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    cal = Calibration.from_spec(spec)
-    _, out = _saved_run(tmp_path, inv, spec, Scorer(inv, spec, cal))
-    shifted = dict(intercept=0.05, compute=1.0, comm=1.0, latency=0.0, pieces=0.0, collectives=0.0)
-    cal.replace(residual=shifted).save(calibration_path(tmp_path / "cache" / "calibration", spec))
-    args = ["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
-            "--cache-dir", str(tmp_path / "cache"), "--quiet"]
-    assert main(args + ["-o", str(tmp_path / "with")]) == 0
-    assert "without the residual" in capsys.readouterr().out
-    rows = list(csv.DictReader(open(tmp_path / "with" / "rows.csv")))
-    assert all(float(r["predicted_s"]) == pytest.approx(float(r["raw_s"]) + 0.05) for r in rows)
-    assert main(args + ["--fit-residual", "-o", str(tmp_path / "fit")]) == 0  # a new fit starts from the raw model
-    assert "without the residual" not in capsys.readouterr().out
-    rows = list(csv.DictReader(open(tmp_path / "fit" / "rows.csv")))
-    assert all(float(r["predicted_s"]) == pytest.approx(float(r["raw_s"])) for r in rows)
 
 
 # ---- CLI: calibration lookup ----------------------------------------------------------------------------
@@ -390,7 +274,7 @@ def _drifting_group_profiler(scorer, calls, fail=None):
 
 
 def test_together_recovers_the_order_that_drift_between_runs_hides(inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 10)
+    scorer, picked = mlp_local(inventories, clusters, 10)
     calls: list[list[str]] = []
     report = fidelity.run_validation(picked, scorer, repeats=2, together=4,
                                      profile_group=_drifting_group_profiler(scorer, calls))
@@ -405,7 +289,7 @@ def test_together_recovers_the_order_that_drift_between_runs_hides(inventories, 
 
 
 def test_together_finds_the_member_that_fails_and_keeps_the_rest(inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 7)
+    scorer, picked = mlp_local(inventories, clusters, 7)
     bad = picked[4][1].proto.id
     calls: list[list[str]] = []
     report = fidelity.run_validation(picked, scorer, repeats=2, together=3,
@@ -456,90 +340,3 @@ def test_validate_simulator_head_to_head_on_the_local_cluster(tmp_path, capsys, 
     with open(out / "rows.csv") as fh:
         again = list(csv.DictReader(fh))
     assert [r["measured_s"] for r in again] == [r["measured_s"] for r in rows]
-
-
-# ---- the journal: nothing measured is lost, --resume goes on ---------------------------------------------------
-
-def _steady_group_profiler(scorer, calls, stop_after=None):
-    """Deterministic: a comparison's speed depends on who is in it, so a resumed run must reproduce a whole one."""
-    def profile_group(strategies):
-        if stop_after is not None and len(calls) >= stop_after:
-            raise KeyboardInterrupt
-        ids = [s.proto.id for s in strategies]
-        calls.append(ids)
-        speed = 0.7 + (sum(map(ord, "".join(ids))) % 70) / 100
-        return [[scorer.predict(s).step_time_s * speed * f for f in (0.95, 1.0, 1.05)] for s in strategies]
-
-    return profile_group
-
-
-def test_an_interrupted_run_resumes_where_it_stopped_and_ends_as_a_whole_one(tmp_path, inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 9)
-    header = fidelity.journal_header(picked, steps=3, together=4)
-    whole_calls: list = []
-    whole = fidelity.run_validation(picked, scorer, repeats=2, together=4,
-                                    profile_group=_steady_group_profiler(scorer, whole_calls))
-    path = tmp_path / "measurements.jsonl"
-    first: list = []
-    with pytest.raises(KeyboardInterrupt):
-        fidelity.run_validation(picked, scorer, repeats=2, together=4, journal=fidelity.Journal(path, header),
-                                profile_group=_steady_group_profiler(scorer, first, stop_after=4))
-    assert len(path.read_text().splitlines()) == 1 + 4  # the header, then each run as it ended
-    rest: list = []
-    messages: list[str] = []
-    resumed = fidelity.run_validation(picked, scorer, repeats=2, together=4, progress=messages.append,
-                                      journal=fidelity.Journal(path, header, resume=True),
-                                      profile_group=_steady_group_profiler(scorer, rest))
-    assert first + rest == whole_calls  # each comparison measured once over both runs
-    assert [r.measured_s for r in resumed.rows] == [r.measured_s for r in whole.rows]
-    assert "resumed: 4 run(s) taken from the journal, not measured again" in messages
-
-
-def test_a_serial_run_resumes_too_and_a_failure_stays_a_failure(tmp_path, inventories, clusters):
-    scorer, picked = _mlp_local(inventories, clusters, 4)
-    bad = picked[2][1].proto.id
-    seen: list[str] = []
-
-    def profile(s):
-        seen.append(s.proto.id)
-        if s.proto.id == bad:
-            raise fidelity.AutotuneError("server 1 died")
-        if len(seen) == 4:  # the last run of the first pass
-            raise KeyboardInterrupt
-        return [scorer.predict(s).step_time_s]
-
-    path, header = tmp_path / "j.jsonl", fidelity.journal_header(picked, together=1)
-    with pytest.raises(KeyboardInterrupt):
-        fidelity.run_validation(picked, scorer, profile, repeats=2, journal=fidelity.Journal(path, header))
-    done = list(seen)
-    seen.clear()
-    report = fidelity.run_validation(picked, scorer, lambda s: seen.append(s.proto.id) or
-                                     [scorer.predict(s).step_time_s], repeats=2,
-                                     journal=fidelity.Journal(path, header, resume=True))
-    assert bad in done and bad not in seen  # recorded as failed: not run again
-    assert len(done) - 1 + len(seen) == 2 * 4 - 1  # the interrupted run is measured again, nothing else
-    assert "server 1 died" in report.rows[2].error and sum(r.ok for r in report.rows) == 3
-
-
-def test_the_journal_refuses_another_runs_measurements_and_drops_a_cut_last_line(tmp_path, inventories, clusters):
-    inv, spec = inventories("mlp"), clusters["localhost"]
-    picked = fidelity.pick_strategies(inv, spec, 3, seed=0)
-    path = tmp_path / "measurements.jsonl"
-    journal = fidelity.Journal(path, fidelity.journal_header(picked, steps=20))
-    journal.put(("alone", "a"), [[0.1, 0.2]])
-    journal.put(("group", 0, 0, "a", "b"), "server died")
-    with pytest.raises(fidelity.BadInput, match="--resume"):
-        fidelity.Journal(path, fidelity.journal_header(picked, steps=20))
-    with pytest.raises(fidelity.BadInput, match="its steps differ"):
-        fidelity.Journal(path, fidelity.journal_header(picked, steps=10), resume=True)
-    with pytest.raises(fidelity.BadInput, match="its strategies differ"):
-        fidelity.Journal(path, fidelity.journal_header(picked[:2], steps=20), resume=True)
-    with open(path, "a") as fh:
-        fh.write('{"key": ["group", 0, 1, "a"], "ste')  # a crash while writing
-    again = fidelity.Journal(path, fidelity.journal_header(picked, steps=20), resume=True)
-    assert len(again) == 2 and again.get(("alone", "a")) == [[0.1, 0.2]] and again.get(("group", 0, 0, "a", "b"))
-    again.put(("group", 0, 1, "a"), [[0.3]])
-    assert len(fidelity.Journal(path, fidelity.journal_header(picked, steps=20), resume=True)) == 3
-    path.write_text(path.read_text().replace('"alone"', '"alone', 1))
-    with pytest.raises(fidelity.BadInput, match=":2 is not a journal entry"):
-        fidelity.Journal(path, fidelity.journal_header(picked, steps=20), resume=True)
