@@ -154,26 +154,26 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
 
 
 MIN_AR_FACTOR, MAX_AR_FACTOR = 0.05, 2.0  # bounds of the all-reduce bandwidth factor (probe and anchors alike)
-# what each anchor pair sets: (field, anchor, the anchor it differs from in that one thing)
-# (the factor: the ring's effective bandwidth in the model's own step, what the fused all-reduce adds over the PS
-# step; after the per-collective cost, which is a plain difference, and before the per-piece costs, which use it)
+# what each anchor pair sets: (field, anchor, the anchor it differs from in that one thing; None: the anchor's own
+# step). The factor is the ring's effective bandwidth in the model's own fused all-reduce step; it comes after the
+# per-collective cost (a plain difference) and before the per-piece costs, whose pairs depend on it.
 ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
-                ("collective_bandwidth_factor", "all_reduce", "ps"),
+                ("collective_bandwidth_factor", "all_reduce", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
 
 
 def anchor_costs(cal, inventory, spec):
     """Set the all-reduce bandwidth factor and the per-collective and per-piece costs from the calibration's
-    anchor steps (``cal.anchors_s``): the anchor pairs (``ANCHOR_PAIRS``; the factor from ``all_reduce``
-    against ``ps``), then the PowerSGD per-matrix cost from the ``powersgd`` anchor; nothing without anchors. A
-    difference of two real steps is immune to what both share (the compute, the session, the model's own errors),
-    which an absolute anchor would fold into the cost.
+    anchor steps (``cal.anchors_s``): the anchor pairs (``ANCHOR_PAIRS``), then the PowerSGD per-matrix cost from
+    the ``powersgd`` anchor; nothing without anchors. A difference of two real steps is immune to what both share
+    (the compute, the session, the model's own errors), which an absolute anchor would fold into the cost.
 
-    The factor: the bare all-reduce probe read 0.96 of the links on the 3-host testbed, yet the transformer's
-    fused all-reduce step measured 103.6 ms where that factor predicted 113.5 ms (its ``ps`` step: 76.4 measured,
-    76.2 predicted); solved on the pair, the factor reads 1.22 (more than the link: the gradient phase of the real
-    step is shorter than compute-then-ring), and 30 strategies of that run went from tau 0.865 / MAPE 11.1% to
-    0.875 / 8.4%.
+    The all-reduce factor is the one absolute anchor: the fused all-reduce step, a ring after the whole compute,
+    set against the lockstep compute the calibration measured. The bare probe read 0.96 of the links on the
+    3-host testbed, yet that step measured 10-11% below the prediction on both models it was tried on (mlp 64.2
+    ms vs 71.4, transformer 103.6 vs 113.5); read from the step, the factor is 1.10 and 1.22 (more than the link:
+    the real step's gradient phase is shorter than compute-then-ring). Solving it against the ``ps`` step instead
+    moved the PS steps' own error into it (mlp: 1.70, all-reduce strategies 26% too fast).
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals
     the measured one (solved for: the prediction is piecewise linear in x). Per collective: the measured
@@ -195,9 +195,9 @@ def anchor_costs(cal, inventory, spec):
         return scorer.predict(strategies[name]), scorer.predict(strategies[base])
 
     for field, name, base in ANCHOR_PAIRS:
-        if name not in anchors or base not in anchors:
+        if name not in anchors or (base is not None and base not in anchors):
             continue
-        measured = anchors[name] - anchors[base]
+        measured = anchors[name] - (anchors[base] if base is not None else 0.0)
         if field == "collective_overhead_s":
             pair = predict(cal, name, base)
             extra = pair[0].collectives - pair[1].collectives
@@ -208,8 +208,8 @@ def anchor_costs(cal, inventory, spec):
         factor = field == "collective_bandwidth_factor"  # a fraction of the link, not a cost: kept above 0
 
         def gap(x: float, f=field, n=name, b=base, low=MIN_AR_FACTOR if factor else 0.0) -> float:
-            anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b)
-            return anchor.raw_step_time_s - against.raw_step_time_s
+            anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b or n)
+            return anchor.raw_step_time_s - (against.raw_step_time_s if b is not None else 0.0)
 
         x = solve_cost(gap, measured, prior=getattr(cal, field), cap=MAX_AR_FACTOR if factor else 0.1)
         cal = cal.replace(**{field: max(x, MIN_AR_FACTOR) if factor else x})

@@ -136,9 +136,9 @@ def test_anchor_pairs_recover_the_piece_and_collective_costs(clusters, inventori
     assert cal.ar_piece_s == 0.0 and cal.collective_overhead_s == 0.0
 
 
-def test_the_all_reduce_factor_is_read_again_from_the_model_step_against_the_ps_step(clusters, inventories):
-    """The bare probe says half the link (0.5); anchor steps generated with 0.8 and a shared compute the probe
-    never sees: the conversion reads 0.8 from the fused all-reduce step against the PS step, and predicts both."""
+def test_the_all_reduce_factor_is_read_again_from_the_fused_all_reduce_step(clusters, inventories):
+    """The bare probe says half the link (0.5); anchor steps generated with 0.8: the conversion reads 0.8 from the
+    fused all-reduce step (after the per-collective cost, which it depends on) and predicts that step."""
     import dataclasses
 
     from runners.calibrate import anchor_strategies
@@ -147,15 +147,20 @@ def test_the_all_reduce_factor_is_read_again_from_the_model_step_against_the_ps_
     spec, inv = clusters["localhost"], inventories("mlp")
     m = _measurements({(n.address, o.address): 2.0 for n in spec.nodes for o in spec.nodes if n is not o}, 2)
     assert to_calibration(m, spec, inv).collective_bandwidth_factor == pytest.approx(0.5)
-    true = to_calibration(m, spec, inv).replace(collective_bandwidth_factor=0.8)
+    true = to_calibration(m, spec, inv).replace(collective_bandwidth_factor=0.8, collective_overhead_s=1.5e-3)
     strategies = anchor_strategies(inv, spec)
-    anchors = {k: Scorer(inv, spec, true).predict(strategies[k]).raw_step_time_s + 0.004 for k in ("all_reduce", "ps")}
+    anchors = {"all_reduce": Scorer(inv, spec, true).predict(strategies["all_reduce"]).raw_step_time_s}
+    anchors["ar_groups"] = anchors["all_reduce"] + 5 * 1.5e-3  # the mlp's 6 collectives against 1
     cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
+    assert cal.collective_overhead_s == pytest.approx(1.5e-3)
     assert cal.collective_bandwidth_factor == pytest.approx(0.8, rel=1e-4)
-    got = {k: Scorer(inv, spec, cal).predict(strategies[k]).raw_step_time_s for k in anchors}
-    assert got["all_reduce"] - got["ps"] == pytest.approx(anchors["all_reduce"] - anchors["ps"], abs=1e-6)
-    # without the PS step to compare with, the probe's factor stays
-    only = to_calibration(dataclasses.replace(m, anchors_s={"all_reduce": anchors["all_reduce"]}), spec, inv)
+    assert Scorer(inv, spec, cal).predict(strategies["all_reduce"]).raw_step_time_s == pytest.approx(
+        anchors["all_reduce"], abs=1e-6)
+    # a step slower than any factor up to the probe's floor can explain keeps the floor, never a factor <= 0
+    slow = to_calibration(dataclasses.replace(m, anchors_s={"all_reduce": 10.0}), spec, inv)
+    assert slow.collective_bandwidth_factor == pytest.approx(0.05)
+    # without the all-reduce step, the probe's factor stays
+    only = to_calibration(dataclasses.replace(m, anchors_s={"ps": anchors["all_reduce"]}), spec, inv)
     assert only.collective_bandwidth_factor == pytest.approx(0.5)
 
 
