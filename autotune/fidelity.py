@@ -64,6 +64,8 @@ class Report:
     residual_cv: dict[str, float] | None = None  # cross-validated MAPE of each form on the train split
     noise: dict[str, float] | None = None  # one pass's medians against another's (mean over pairs of passes)
     raw_metrics: dict[str, float] | None = None  # without the calibration's residual, when it has one
+    since_calibration: float | None = None  # the machine's speed: steps measured here over the same ones calibrated
+    metrics_at_calibration: dict[str, float] | None = None  # ``metrics`` with that ratio divided out
 
 
 def strategy_key(strategy) -> str:
@@ -175,6 +177,26 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     report.holdout_before = fidelity(raw[mask], meas[mask])
     report.holdout_after = fidelity(corrected[mask], meas[mask])
     return report
+
+
+def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], anchors_s: dict[str, float],
+                      anchor_strategies: dict[str, Any]) -> None:
+    """How much slower the machine ran here than when it was calibrated, from the strategies ``calibrate`` timed as
+    anchors and this run measured too (the ``all_reduce`` builder is the ``all_reduce`` anchor): measured now over
+    then, their geometric mean; and the metrics with that ratio divided out of every measurement. The cost model
+    cannot know that a shared machine sped up or slowed down since its calibration; this tells the two apart."""
+    from simulator import fidelity as score
+
+    names = {strategy_key(s): name for name, s in anchor_strategies.items() if anchors_s.get(name, 0.0) > 0}
+    ratios = [r.measured_s / anchors_s[names[strategy_key(s)]] for (_, s), r in zip(picked, report.rows)
+              if r.ok and strategy_key(s) in names]
+    if not ratios:
+        return
+    speed = float(np.exp(np.mean(np.log(ratios))))
+    good = [r for r in report.rows if r.ok]
+    report.since_calibration = speed
+    report.metrics_at_calibration = score(np.array([r.predicted_s for r in good]),
+                                          np.array([r.measured_s / speed for r in good]))
 
 
 def pass_order(n: int, p: int) -> list[int]:

@@ -35,6 +35,9 @@ def format_report(report: Report) -> str:
     lines += ["", f"all strategies:            {format_metrics(report.metrics)}"]
     if report.raw_metrics is not None:
         lines.append(f"  without the residual:    {format_metrics(report.raw_metrics)}")
+    if report.since_calibration is not None:
+        lines.append(f"  machine since calibrate: {report.since_calibration:.3f}x (the steps it timed, measured "
+                     f"again here); divided out: {format_metrics(report.metrics_at_calibration)}")
     if report.noise is not None:
         n = report.noise
         lines.append(f"measurement noise:         Kendall tau {n['kendall_tau']:.3f}   MAPE {n['mape']:.1%}   "
@@ -116,7 +119,8 @@ def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pa
     summary = {"metrics": report.metrics, "holdout_before": report.holdout_before,
                "holdout_after": report.holdout_after, "residual": report.residual, "noise": report.noise,
                "residual_form": report.residual_form, "residual_cv": report.residual_cv,
-               "raw_metrics": report.raw_metrics,
+               "raw_metrics": report.raw_metrics, "since_calibration": report.since_calibration,
+               "metrics_at_calibration": report.metrics_at_calibration,
                "title": title}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     (out / "table.txt").write_text(format_report(report) + "\n")

@@ -71,7 +71,9 @@ def test_reuse_cli_needs_no_cluster(tmp_path, capsys, inventories, clusters):
 
 def test_reuse_derives_the_anchor_costs_again_from_the_stored_anchor_steps(tmp_path, capsys, inventories, clusters):
     """A calibration keeps its anchor steps, so --reuse after a cost-model change derives the per-collective cost
-    (and the others) as the current model does, instead of trusting the constant stored by an older one."""
+    and the all-reduce factor (and the others) as the current model does, instead of trusting the constants stored
+    by an older one."""
+    from runners.calibrate import anchor_costs
     from simulator import Calibration, Scorer, calibration_path
 
     inv, spec = inventories("mlp"), clusters["localhost"]
@@ -82,7 +84,10 @@ def test_reuse_derives_the_anchor_costs_again_from_the_stored_anchor_steps(tmp_p
     assert main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
                  "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "again")]) == 0
     assert "2.000 ms per collective" in capsys.readouterr().err
-    now = Scorer(inv, spec, stale.replace(collective_overhead_s=0.002))
+    now = Scorer(inv, spec, anchor_costs(stale, inv, spec))
+    assert now.calibration.collective_overhead_s == pytest.approx(0.002)
+    # a 100 ms all-reduce step on loopback is slower than any factor explains: the factor's floor, not the stored 1
+    assert now.calibration.collective_bandwidth_factor == pytest.approx(0.05) != stale.collective_bandwidth_factor
     picked, _ = fidelity_io.load_measured(out)
     rows = {r["label"]: float(r["predicted_s"]) for r in csv.DictReader(open(tmp_path / "again" / "rows.csv"))}
     assert all(rows[label] == pytest.approx(now.predict(s).step_time_s) for label, s in picked)

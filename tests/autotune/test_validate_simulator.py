@@ -172,6 +172,30 @@ def test_run_validation_with_a_fake_profiler(inventories, clusters):
     assert report.holdout_after["mape"] < 0.05
 
 
+def test_the_machine_speed_since_calibration_comes_from_the_anchor_steps_and_is_divided_out(inventories, clusters):
+    """A shared machine 25% slower than when calibrate timed the `all_reduce` anchor: the report reads 1.25 from
+    that strategy measured again, and with it divided out the predictions are exact (MAPE 20% before)."""
+    from runners.calibrate import anchor_strategies
+
+    scorer, picked = mlp_local(inventories, clusters, 8)
+    anchors = anchor_strategies(scorer.inventory, scorer.cluster)
+    then = {"all_reduce": scorer.predict(anchors["all_reduce"]).step_time_s}
+
+    def slower(s):
+        return (1.25 * scorer.predict(s).step_time_s,) * 3
+
+    report = fidelity.run_validation(picked, scorer, slower)
+    assert report.metrics["mape"] == pytest.approx(0.2)
+    fidelity.since_calibration(report, picked, then, anchors)
+    assert report.since_calibration == pytest.approx(1.25)
+    assert report.metrics_at_calibration["mape"] == pytest.approx(0.0, abs=1e-9)
+    assert "machine since calibrate: 1.250x" in fidelity_io.format_report(report)
+    rest = [(label, s) for label, s in picked if label != "all_reduce"]
+    report = fidelity.run_validation(rest, scorer, slower)
+    fidelity.since_calibration(report, rest, then, anchors)  # no strategy calibrate timed: nothing to say
+    assert report.since_calibration is None and "since calibrate" not in fidelity_io.format_report(report)
+
+
 # ---- CLI: calibration lookup ----------------------------------------------------------------------------
 
 def test_missing_calibration_exits_2_and_says_to_calibrate(tmp_path, capsys):
