@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 def _reuse(args, out: pathlib.Path) -> int:
     """Re-predict the dev run (fitting the residual again, in memory) and the fresh run with that residual."""
     from autotune import fidelity, fidelity_io
-    from runners.calibrate import anchor_costs
+    from runners.calibrate import anchor_costs, anchor_strategies
     from simulator import Calibration, Scorer, calibration_path
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -140,6 +140,7 @@ def _reuse(args, out: pathlib.Path) -> int:
         raw = Scorer(inv, spec, cal.replace(residual=None))
         picked, measured = fidelity_io.load_measured(src / name)
         dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
+        fidelity.since_calibration(dev, picked, cal.anchors_s, anchor_strategies(inv, spec))
         fidelity_io.write_outputs(dev, out / name, title=name)
         results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}
         if (src / f"{name}-fresh" / "rows.csv").is_file():
@@ -160,10 +161,15 @@ def _print(results: dict, out: pathlib.Path) -> None:
         regret = f"{m['top1_regret']:>6.1%}" if m.get("top1_regret") is not None else f"{'-':>6}"
         return f"{m['kendall_tau']:>6.3f} {m['mape']:>6.1%} {regret} {int(m['n']):>3}"
 
+    def machine(d):  # the machine's speed against its calibration, and the dev run's MAPE with it divided out
+        if d.get("since_calibration") is None:
+            return f"{'-':>7} {'-':>6}"
+        return f"{d['since_calibration']:>6.3f}x {d['metrics_at_calibration']['mape']:>6.1%}"
+
     head = f"{'tau':>6} {'MAPE':>6} {'regret':>6} {'n':>3}"
     cols = ["dev: raw model", "fresh: raw model", "fresh: with residual", "noise (pass vs pass)"]
-    print("\n" + f"{'model':<12}| " + " | ".join(f"{c:<27}" for c in cols) + " | wall")
-    print(f"{'':<12}| " + " | ".join(f"{head:<27}" for _ in cols) + " |")
+    print("\n" + f"{'model':<12}| " + " | ".join(f"{c:<27}" for c in cols) + " | dev: machine  | wall")
+    print(f"{'':<12}| " + " | ".join(f"{head:<27}" for _ in cols) + f" | {'speed':>7} {'MAPE':>6}|")
     for name, r in results.items():
         dev, fresh = r["dev"], r.get("fresh") or {}
         dev_raw = dev.get("raw_metrics") or dev["metrics"]
@@ -171,8 +177,10 @@ def _print(results: dict, out: pathlib.Path) -> None:
         fresh_res = fresh.get("metrics") if fresh.get("raw_metrics") else None
         noise = fresh.get("noise") or dev.get("noise")
         print(f"{name:<12}| " + " | ".join(f"{fmt(m):<27}" for m in (dev_raw, fresh_raw, fresh_res, noise))
-              + f" | {r['wall_s']:.0f} s")
+              + f" | {machine(dev)}| {r['wall_s']:.0f} s")
     print("\ntargets: Kendall tau >= 0.85, MAPE <= 10% (issue 5); outputs in", out)
+    print("dev: machine = the anchor steps calibrate timed, measured again in the run (now / then), and the MAPE with "
+          "that divided out")
     (out / "fidelity.json").write_text(json.dumps(results, indent=1) + "\n")
 
 
