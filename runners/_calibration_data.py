@@ -287,7 +287,8 @@ def format_table(m: Measurements, cal) -> str:
             ("slower links", ", ".join(f"{k} {g * 1e3:.1f} Mbit/s" for k, g in cal.link_bandwidth_gbit.items())
              or "none"),
             ("latency (alpha)", f"{cal.latency_s * 1e6:.0f} us"),
-            ("all-reduce bandwidth factor", f"{cal.collective_bandwidth_factor:.3f}"),
+            ("all-reduce bandwidth factor", f"{cal.collective_bandwidth_factor:.3f}"
+             + (" (from the all_reduce step below)" if "all_reduce" in m.anchors_s else "")),
             ("all-reduce overhead", f"{cal.collective_overhead_s * 1e3:.3f} ms"),
             ("per-tensor RPC overhead", f"{cal.rpc_overhead_s * 1e6:.1f} us"),
             ("run spanning every node", f"+{cal.step_overhead_s * 1e3:.3f} ms"),
@@ -300,7 +301,8 @@ def format_table(m: Measurements, cal) -> str:
     if m.nosync_step_s is not None:
         rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
                      f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
-    sets = {"all_reduce": "", "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
+    sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
+            "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
             "ps": "", "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
