@@ -140,11 +140,16 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     tail = m.ar_tail_s * np.where(psgd.any(axis=1), 2.0, 1.0) * is_ar.any(axis=1)
     ar_latency = ncoll.sum(axis=1) * m.ar_latency_s + tail
 
-    # parameter servers: push overlaps the backward pass, pull is its own phase before the forward pass
+    # parameter servers: the pushes overlap the backward pass, the pulls the forward pass
     M = b.ps_frac.shape[0]
     ps_any = b.ps_frac.sum(axis=0) > 0
-    t_push = np.tensordot(m.coef_push[:M].T, b.ps_frac * m.push_bytes, 1)  # (R, K, V) seconds per resource
-    t_push += np.tensordot(m.coef_push[M:].T, b.ps_tensors, 1)
+
+    def on_resources(coef: np.ndarray, load: np.ndarray, tensors: np.ndarray) -> np.ndarray:
+        """(R, K, V) seconds on each resource of the (M, K, V) bytes and tensors each server moves."""
+        return np.tensordot(coef[:M].T, load, 1) + np.tensordot(coef[M:].T, tensors, 1)
+
+    push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
+    t_push = on_resources(m.coef_push, push_load, b.ps_tensors)
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
     # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
@@ -162,8 +167,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     # layer's ops run once its variables have arrived), so a later layer's pull hides under the forward work
     # before it. ``cum``: (K, V) when each resource is done with the pulls up to that variable.
     def pulled(parts) -> np.ndarray:
-        t = sum(np.tensordot(coef[:M].T, pull_load * mask, 1)
-                + np.tensordot(coef[M:].T, b.ps_tensors * mask, 1) for mask, coef in parts)
+        t = sum(on_resources(coef, pull_load * mask, b.ps_tensors * mask) for mask, coef in parts)
         return np.cumsum(t, axis=2).max(axis=0) + lat[:, None] if V else np.zeros((K, 1)) + lat[:, None]
 
     rep, px, px_async = live & ~proxy, live & proxy, live & proxy & ~b.sync
@@ -208,8 +212,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     fwd_end_first, fwd_end_all = forward_end(cum_first, fwd), forward_end(cum_all, fwd)
     overlapped = fwd_end_first + serial + np.maximum(finish, bwd) + barrier
     if M and V:
-        t_last = np.tensordot(m.coef_push_last[:M].T, b.ps_frac * m.push_bytes, 1)
-        t_last += np.tensordot(m.coef_push_last[M:].T, b.ps_tensors, 1)
+        t_last = on_resources(m.coef_push_last, push_load, b.ps_tensors)
         cum_last = np.cumsum(t_last, axis=2).max(axis=0)
         finish_last = chain(ready, cum_last).max(axis=1) + tail
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
