@@ -190,9 +190,10 @@ def anchor_costs(cal, inventory, spec):
         return cal
     strategies = anchor_strategies(inventory, spec)
 
-    def predict(calibration, name: str, base: str):
-        scorer = Scorer(inventory, spec, calibration)  # one per calibration: both steps of the pair share it
-        return scorer.predict(strategies[name]), scorer.predict(strategies[base])
+    def predict(calibration, name: str, base: str | None):
+        """The anchor's step and its pair's (None for an absolute anchor), both from one scorer."""
+        scorer = Scorer(inventory, spec, calibration)
+        return scorer.predict(strategies[name]), scorer.predict(strategies[base]) if base is not None else None
 
     for field, name, base in ANCHOR_PAIRS:
         if name not in anchors or (base is not None and base not in anchors):
@@ -208,8 +209,8 @@ def anchor_costs(cal, inventory, spec):
         factor = field == "collective_bandwidth_factor"  # a fraction of the link, not a cost: kept above 0
 
         def gap(x: float, f=field, n=name, b=base, low=MIN_AR_FACTOR if factor else 0.0) -> float:
-            anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b or n)
-            return anchor.raw_step_time_s - (against.raw_step_time_s if b is not None else 0.0)
+            anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b)
+            return anchor.raw_step_time_s - (against.raw_step_time_s if against is not None else 0.0)
 
         x = solve_cost(gap, measured, prior=getattr(cal, field), cap=MAX_AR_FACTOR if factor else 0.1)
         cal = cal.replace(**{field: max(x, MIN_AR_FACTOR) if factor else x})
