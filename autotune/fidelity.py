@@ -179,15 +179,20 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     return report
 
 
-def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], anchors_s: dict[str, float],
-                      anchor_strategies: dict[str, Any]) -> None:
+def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], scorer) -> None:
     """How much slower the machine ran here than when it was calibrated, from the strategies ``calibrate`` timed as
-    anchors and this run measured too (the ``all_reduce`` builder is the ``all_reduce`` anchor): measured now over
-    then, their geometric mean; and the metrics with that ratio divided out of every measurement. The cost model
-    cannot know that a shared machine sped up or slowed down since its calibration; this tells the two apart."""
+    anchors (``scorer.calibration.anchors_s``) and this run measured too (the ``all_reduce`` builder is the
+    ``all_reduce`` anchor): measured now over then, their geometric mean; and the metrics with that ratio divided
+    out of every measurement. The cost model cannot know that a shared machine sped up or slowed down since its
+    calibration; this tells the two apart. Nothing without anchors, or when no pick is one of them."""
+    from runners.calibrate import anchor_strategies
     from simulator import fidelity as score
 
-    names = {strategy_key(s): name for name, s in anchor_strategies.items() if anchors_s.get(name, 0.0) > 0}
+    anchors_s = scorer.calibration.anchors_s
+    if not anchors_s:
+        return
+    names = {strategy_key(s): name for name, s in anchor_strategies(scorer.inventory, scorer.cluster).items()
+             if anchors_s.get(name, 0.0) > 0}
     ratios = [r.measured_s / anchors_s[names[strategy_key(s)]] for (_, s), r in zip(picked, report.rows)
               if r.ok and strategy_key(s) in names]
     if not ratios:

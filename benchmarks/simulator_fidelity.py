@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 def _reuse(args, out: pathlib.Path) -> int:
     """Re-predict the dev run (fitting the residual again, in memory) and the fresh run with that residual."""
     from autotune import fidelity, fidelity_io
-    from runners.calibrate import anchor_costs, anchor_strategies
+    from runners.calibrate import anchor_costs
     from simulator import Calibration, Scorer, calibration_path
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -140,7 +140,7 @@ def _reuse(args, out: pathlib.Path) -> int:
         raw = Scorer(inv, spec, cal.replace(residual=None))
         picked, measured = fidelity_io.load_measured(src / name)
         dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
-        fidelity.since_calibration(dev, picked, cal.anchors_s, anchor_strategies(inv, spec))
+        fidelity.since_calibration(dev, picked, raw)
         fidelity_io.write_outputs(dev, out / name, title=name)
         results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}
         if (src / f"{name}-fresh" / "rows.csv").is_file():

@@ -149,7 +149,7 @@ def run(args) -> int:
                 print(f"validate: the {len(journal)} run(s) measured so far are kept in {journal.path}; the same "
                       "command with --resume goes on from there", file=sys.stderr, flush=True)
             raise
-    _since_calibration(report, picked, scorer)
+    fidelity.since_calibration(report, picked, scorer)
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")
@@ -157,16 +157,6 @@ def run(args) -> int:
     print(fidelity_io.format_report(report))
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
-
-
-def _since_calibration(report, picked, scorer) -> None:
-    """The machine's speed since ``calibrate`` timed the anchor steps, where this run measured one of them."""
-    from autotune import fidelity
-    from runners.calibrate import anchor_strategies
-
-    if scorer.calibration.anchors_s:
-        fidelity.since_calibration(report, picked, scorer.calibration.anchors_s,
-                                   anchor_strategies(scorer.inventory, scorer.cluster))
 
 
 def _reuse(args, scorer, cal_path, say) -> int:
@@ -189,7 +179,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
     say(f"re-predicting {len(picked)} saved strategies of {src}; calibration {cal_path or 'uncalibrated defaults'}")
     report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,
                                 seed=args.seed)
-    _since_calibration(report, picked, scorer)
+    fidelity.since_calibration(report, picked, scorer)
     out = pathlib.Path(args.output) if args.output else src / "reuse"
     if out.resolve() == src.resolve():
         raise BadInput(f"--reuse would overwrite the measurements in {src}", hint="pass another -o DIR")

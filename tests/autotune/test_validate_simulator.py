@@ -176,23 +176,27 @@ def test_the_machine_speed_since_calibration_comes_from_the_anchor_steps_and_is_
     """A shared machine 25% slower than when calibrate timed the `all_reduce` anchor: the report reads 1.25 from
     that strategy measured again, and with it divided out the predictions are exact (MAPE 20% before)."""
     from runners.calibrate import anchor_strategies
+    from simulator import Scorer
 
     scorer, picked = mlp_local(inventories, clusters, 8)
     anchors = anchor_strategies(scorer.inventory, scorer.cluster)
     then = {"all_reduce": scorer.predict(anchors["all_reduce"]).step_time_s}
+    calibrated = Scorer(scorer.inventory, scorer.cluster, scorer.calibration.replace(anchors_s=then))
 
     def slower(s):
         return (1.25 * scorer.predict(s).step_time_s,) * 3
 
     report = fidelity.run_validation(picked, scorer, slower)
     assert report.metrics["mape"] == pytest.approx(0.2)
-    fidelity.since_calibration(report, picked, then, anchors)
+    fidelity.since_calibration(report, picked, scorer)  # a calibration without anchor steps: nothing to say
+    assert report.since_calibration is None
+    fidelity.since_calibration(report, picked, calibrated)
     assert report.since_calibration == pytest.approx(1.25)
     assert report.metrics_at_calibration["mape"] == pytest.approx(0.0, abs=1e-9)
     assert "machine since calibrate: 1.250x" in fidelity_io.format_report(report)
     rest = [(label, s) for label, s in picked if label != "all_reduce"]
     report = fidelity.run_validation(rest, scorer, slower)
-    fidelity.since_calibration(report, rest, then, anchors)  # no strategy calibrate timed: nothing to say
+    fidelity.since_calibration(report, rest, calibrated)  # no strategy calibrate timed: nothing to say
     assert report.since_calibration is None and "since calibrate" not in fidelity_io.format_report(report)
 
 
