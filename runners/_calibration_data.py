@@ -159,6 +159,7 @@ MIN_AR_FACTOR, MAX_AR_FACTOR = 0.05, 2.0  # bounds of the all-reduce bandwidth f
 # per-collective cost (a plain difference) and before the per-piece costs, whose pairs depend on it.
 ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
                 ("collective_bandwidth_factor", "all_reduce", None),
+                ("ps_serial_fraction", "ps", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
 
 
@@ -174,6 +175,12 @@ def anchor_costs(cal, inventory, spec):
     ms vs 71.4, transformer 103.6 vs 113.5); read from the step, the factor is 1.10 and 1.22 (more than the link:
     the real step's gradient phase is shorter than compute-then-ring). Solving it against the ``ps`` step instead
     moved the PS steps' own error into it (mlp: 1.70, all-reduce strategies 26% too fast).
+
+    The ``ps`` step is the other: how much of the staggering a synchronous PS step loses (``ps_serial_fraction``,
+    0 to 1), the share of the way from the staggered step to every-pull-then-every-push at which the cost model
+    predicts it. A model with many tensors pipelines them and measured as staggered (transformer: 0.01); the
+    mlp, 0.8 of its bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered
+    164: 0.42.
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals
     the measured one (solved for: the prediction is piecewise linear in x). Per collective: the measured
@@ -212,7 +219,8 @@ def anchor_costs(cal, inventory, spec):
             anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b)
             return anchor.raw_step_time_s - (against.raw_step_time_s if against is not None else 0.0)
 
-        x = solve_cost(gap, measured, prior=getattr(cal, field), cap=MAX_AR_FACTOR if factor else 0.1)
+        cap = MAX_AR_FACTOR if factor else 1.0 if field == "ps_serial_fraction" else 0.1
+        x = solve_cost(gap, measured, prior=getattr(cal, field), cap=cap)
         cal = cal.replace(**{field: max(x, MIN_AR_FACTOR) if factor else x})
     if "powersgd" in anchors:
         cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
@@ -305,7 +313,8 @@ def format_table(m: Measurements, cal) -> str:
     sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
             "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
-            "ps": "", "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
+            "ps": f"-> PS steps lose {cal.ps_serial_fraction:.2f} of their staggering",
+            "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
     for name, t in m.anchors_s.items():
         rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms {sets.get(name, '')}".rstrip()))

@@ -57,6 +57,9 @@ class Calibration:
     powersgd_matrix_s: float = 0.0  # fixed cost of one PowerSGD round on one matrix (small ops, QR) per replica
     ar_piece_s: float = 0.0  # what one all-reduced shard beyond one piece per variable adds to a step (CPU work)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard
+    # how much of the replicas' staggering a synchronous PS step loses (0: every pull and push served in turn, one
+    # replica's push under the next one's pull; 1: all pulls, then all pushes, as if the NIC were fair-shared)
+    ps_serial_fraction: float = 0.0
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
     step_time_s: float | None = None  # measured compute of a replica's step, all replicas at once (needs model_hash)
@@ -99,6 +102,9 @@ class Calibration:
         if self.powersgd_s_per_flop is not None and not (math.isfinite(self.powersgd_s_per_flop)
                                                          and self.powersgd_s_per_flop >= 0):
             raise CalibrationError(f"`powersgd_s_per_flop >= 0` must hold, but got {self.powersgd_s_per_flop!r}", where)
+        if not 0 <= self.ps_serial_fraction <= 1:
+            raise CalibrationError(f"`0 <= ps_serial_fraction <= 1` must hold, but got {self.ps_serial_fraction!r}",
+                                   where)
         if not 0 < self.backward_fraction < 1:
             raise CalibrationError(f"`0 < backward_fraction < 1` must hold, but got {self.backward_fraction!r}",
                                    where)

@@ -9,7 +9,9 @@ so one replica's push overlaps the next one's pull: a lockstep step is the later
 every push) and (every pull, then the last replica's push); all-async towers step on their own (their own pull
 and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
 computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
-compute of a replica alone, bounded below by (first pull, lockstep compute, last push). Each NIC direction (and
+compute of a replica alone, bounded below by (first pull, lockstep compute, last push). A calibrated share
+(``ps_serial``, from the model's ``ps`` step) of the way from that staggered step to the unstaggered one (every
+pull, the lockstep compute, every push) is added back. Each NIC direction (and
 each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the
 last layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no
 earlier than u). Collectives cost a serialised fixed cost each, which runs while the NICs carry PS pushes but
@@ -95,6 +97,7 @@ class Model:
     residual: tuple[float, float, float, float, float, float] | None  # see Calibration.residual
     ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
+    ps_serial: float = 0.0  # Calibration.ps_serial_fraction
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
 
@@ -232,6 +235,11 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         else:
             last = fwd_end_all + serial + np.maximum(finish_last, bwd) + barrier
             overlapped = np.maximum(overlapped, last)
+        if m.ps_serial > 0:
+            # every pull, the lockstep compute, then every push: the step with no staggering at all
+            unstaggered = fwd_end_all + serial + np.maximum(chain(ready, cum_push.max(axis=0)).max(axis=1) + tail,
+                                                            bwd) + barrier
+            overlapped = overlapped + m.ps_serial * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)

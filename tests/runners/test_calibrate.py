@@ -164,6 +164,29 @@ def test_the_all_reduce_factor_is_read_again_from_the_fused_all_reduce_step(clus
     assert only.collective_bandwidth_factor == pytest.approx(0.5)
 
 
+def test_the_ps_step_sets_how_much_staggering_ps_steps_lose(clusters, inventories):
+    """Anchor steps generated with ps_serial_fraction 0.4 on the 3-node spec: the conversion reads 0.4 from the
+    `ps` step and predicts it; a `ps` step faster than the staggered model keeps 0, a slower one than the
+    unstaggered keeps 1 (a share, never beyond)."""
+    import dataclasses
+
+    from runners.calibrate import anchor_strategies
+    from simulator import Scorer
+
+    spec, inv = clusters["heterogeneous"], inventories("mlp")
+    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
+    base = to_calibration(m, spec, inv)
+    assert base.ps_serial_fraction == 0.0
+    ps = anchor_strategies(inv, spec)["ps"]
+    step = lambda share: Scorer(inv, spec, base.replace(ps_serial_fraction=share)).predict(ps).raw_step_time_s  # noqa: E731
+    assert step(1.0) > step(0.0) * 1.05  # the spec's links make the difference visible
+    for measured, share in ((step(0.4), 0.4), (step(0.0) * 0.9, 0.0), (step(1.0) * 1.1, 1.0)):
+        cal = to_calibration(dataclasses.replace(m, anchors_s={"ps": measured}), spec, inv)
+        assert cal.ps_serial_fraction == pytest.approx(share, abs=1e-4), measured
+    cal = to_calibration(dataclasses.replace(m, anchors_s={"ps": step(0.4)}), spec, inv)
+    assert Scorer(inv, spec, cal).predict(ps).raw_step_time_s == pytest.approx(step(0.4), rel=1e-6)
+
+
 def test_solve_cost_crossing_flat_and_unreachable():
     from runners._calibration_data import solve_cost
 

@@ -59,6 +59,22 @@ def test_pull_hides_under_the_forward_work_before_its_layer(shapes, exposed):
     assert p.step_time_s == pytest.approx(exposed + 0.5 + 0.5 + push_v0, rel=1e-3)
 
 
+@pytest.mark.parametrize("share", [0.0, 0.25, 1.0])
+def test_ps_serial_fraction_moves_a_ps_step_toward_every_pull_then_every_push(share):
+    """``ps_serial_fraction`` adds back that share of the way from the staggered step (3 L/B: the first pull,
+    then both pushes) to the unstaggered one (both pulls, then both pushes: 4 L/B); all-reduce is untouched."""
+    spec = cluster(3)
+    inv = inventory((1000, 1000))
+    lb = 4e6 / BW
+    cal = zero_cal(spec, ps_serial_fraction=share)
+    assert predict(inv, spec, [ps_node("v0", dev(0))], cal).step_time_s == pytest.approx((3 + share) * lb)
+    assert predict(inv, spec, [ar_node("v0")], cal).step_time_s == pytest.approx(4 / 3 * lb)
+    # with shared CPUs the unstaggered step computes in lockstep: 1.0 + 4 L/B at share 1
+    shared = zero_cal(spec, step_time_s=1.0, alone_step_s=0.4, model_hash="test-model", ps_serial_fraction=share)
+    step = predict(inv, spec, [ps_node("v0", dev(0))], shared).step_time_s
+    assert step == pytest.approx(1.0 + 2 * lb + share * 2 * lb)
+
+
 def test_proxy_refresh_is_not_pipelined():
     """Proxies are refreshed after the aggregated update (runners/transform/_graph.py), so nothing overlaps:
     pull 2L/B after the pushes 2L/B (mlp `ps_proxy` measured 146 ms vs `ps` 133 ms on the testbed)."""
