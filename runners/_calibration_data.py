@@ -22,8 +22,7 @@ def anchor_strategies(inventory, spec) -> dict:
 
     ``all_reduce`` (every variable in one fused group) against ``ar_split`` (each variable split into
     ``ANCHOR_SHARDS`` shards, same group: extra pieces) and ``ar_groups`` (a group per variable: extra
-    collectives), which is against ``ar_groups_fp16`` (the same sent in fp16: what an fp16 collective adds);
-    ``ps`` (every variable on the chief) against ``ps_split`` (the same, split); and the
+    collectives); ``ps`` (every variable on the chief) against ``ps_split`` (the same, split); and the
     ``all_reduce_powersgd`` builder, for the per-matrix cost of a PowerSGD round.
     """
     from space.builders import build_strategy
@@ -46,14 +45,10 @@ def anchor_strategies(inventory, spec) -> dict:
     def ar_own(v, i):
         return ar_node(v.name, group=i)
 
-    def ar_own_fp16(v, i):
-        return ar_node(v.name, group=i, compressor="HorovodCompressor")
-
     def ps(v, _i):
         return ps_node(v.name, chief)
 
     return {"all_reduce": nodes(ar, False), "ar_split": nodes(ar, True), "ar_groups": nodes(ar_own, False),
-            "ar_groups_fp16": nodes(ar_own_fp16, False),
             "ps": nodes(ps, False), "ps_split": nodes(ps, True),
             "powersgd": build_strategy("all_reduce_powersgd", inventory, spec)}
 
@@ -164,7 +159,6 @@ MIN_AR_FACTOR, MAX_AR_FACTOR = 0.05, 2.0  # bounds of the all-reduce bandwidth f
 # per-collective cost (a plain difference) and before the per-piece costs, whose pairs depend on it.
 ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
                 ("collective_bandwidth_factor", "all_reduce", None),
-                ("fp16_collective_s", "ar_groups_fp16", "ar_groups"),
                 ("ps_serial_fraction", "ps", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
 
@@ -319,7 +313,6 @@ def format_table(m: Measurements, cal) -> str:
     sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
             "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
-            "ar_groups_fp16": f"-> {cal.fp16_collective_s * 1e3:.3f} ms more per fp16 collective",
             "ps": f"-> PS steps lose {cal.ps_serial_fraction:.2f} of their staggering",
             "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}

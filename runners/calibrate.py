@@ -19,7 +19,6 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
   with nothing synchronized (each tower trains its own copy: the compute a synchronous step waits for when
   replicas share CPUs, less ``step_overhead_s``); and the :func:`anchor_strategies`, pairs of real steps that
   differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
-  ``fp16_collective_s`` (a group per variable in fp16 vs in fp32),
   ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the
   ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost comes from
   the measured difference of its pair (``anchor_costs``), so what both steps share cancels; the fused

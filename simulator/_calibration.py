@@ -48,7 +48,6 @@ class Calibration:
     intra_node_bandwidth_gbit: float = 80.0  # between replicas of one node (memory copies)
     collective_bandwidth_factor: float = 1.0  # fraction of the link bandwidth a ring all-reduce attains
     collective_overhead_s: float = 1e-3  # what one more collective adds to a step (launch, CPU), serialised
-    fp16_collective_s: float = 0.0  # what a collective sent in fp16 (with or without error feedback) adds beyond that
     rpc_overhead_s: float = 1e-4  # per tensor per PS RPC, paid at each end
     barrier_overhead_s: float = 0.0  # once per step with a synchronous PS variable
     step_overhead_s: float = 0.0  # once per step spanning several nodes, beyond a one-node step (session, RPCs)
@@ -91,7 +90,6 @@ class Calibration:
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
                 raise CalibrationError(f"`{name} > 0` must hold, but got {value!r}", where)
         non_negative = {"latency_s": self.latency_s, "collective_overhead_s": self.collective_overhead_s,
-                        "fp16_collective_s": self.fp16_collective_s,
                         "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
                         "step_overhead_s": self.step_overhead_s, "powersgd_matrix_s": self.powersgd_matrix_s,
                         "ar_piece_s": self.ar_piece_s, "ps_piece_s": self.ps_piece_s,

@@ -98,7 +98,6 @@ class Model:
     ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
-    fp16_collective_s: float = 0.0  # added to ar_latency_s for a collective sent in fp16
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
 
@@ -138,12 +137,11 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     head = np.where(is_ar, table[slot], V)
     is_head = is_ar & (head == vv)
     ncoll = np.where(kind == 2, 2.0, 1.0) * is_head
-    per_coll = m.ar_latency_s + m.fp16_collective_s * fp16  # (K, V) fixed cost of each collective of a head
     flat = (kk * (V + 1) + head)[is_ar]
     unit_bytes = np.bincount(flat, weights=wire[is_ar], minlength=K * (V + 1)).reshape(K, V + 1)[:, :V]
-    ar_time = unit_bytes * m.ar_s_per_byte + ncoll * per_coll
+    ar_time = unit_bytes * m.ar_s_per_byte + ncoll * m.ar_latency_s
     tail = m.ar_tail_s * np.where(psgd.any(axis=1), 2.0, 1.0) * is_ar.any(axis=1)
-    ar_latency = (ncoll * per_coll).sum(axis=1) + tail
+    ar_latency = ncoll.sum(axis=1) * m.ar_latency_s + tail
 
     # parameter servers: the pushes overlap the backward pass, the pulls the forward pass
     M = b.ps_frac.shape[0]
@@ -206,7 +204,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     # the all-reduces' bytes share the NICs with the pushes; a collective's fixed cost (launch, CPU side,
     # handshakes) runs while the NICs carry parameter-server pushes, not under other collectives' bytes
     cum_ar_bytes = np.cumsum(unit_bytes * m.ar_s_per_byte, axis=1)
-    cum_ar_fixed = np.cumsum(ncoll * per_coll, axis=1)
+    cum_ar_fixed = np.cumsum(ncoll * m.ar_latency_s, axis=1)
 
     def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
         return rdy + cum_ar_bytes + np.maximum(cum_ps, cum_ar_fixed)
@@ -271,7 +269,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         x_pull = np.concatenate([pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
         t_pull_var = np.where(proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
         out.update(ps_var=(t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
-                   ar_var=wire * m.ar_s_per_byte + np.where(is_ar, np.where(kind == 2, 2.0, 1.0), 0) * per_coll,
+                   ar_var=wire * m.ar_s_per_byte + np.where(is_ar, np.where(kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
                    ar_unit=ar_time, is_head=is_head, group=b.group, server_load=load_push,
                    resource_total=resource_total)
     return out

@@ -173,8 +173,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
         cal = anchor_costs(cal, scorer.inventory, scorer.cluster)
         scorer = Scorer(scorer.inventory, scorer.cluster, cal, scorer.replicas)
         say("re-derived the anchor costs from the calibration's anchor steps: "
-            f"{cal.collective_overhead_s * 1e3:.3f} ms per collective (+{cal.fp16_collective_s * 1e3:.3f} in fp16), "
-            f"{cal.ar_piece_s * 1e3:.3f} / "
+            f"{cal.collective_overhead_s * 1e3:.3f} ms per collective, {cal.ar_piece_s * 1e3:.3f} / "
             f"{cal.ps_piece_s * 1e3:.3f} ms per all-reduced / PS piece, "
             f"{cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix, PS staggering lost "
             f"{cal.ps_serial_fraction:.2f}")

@@ -121,16 +121,13 @@ def test_anchor_pairs_recover_the_piece_and_collective_costs(clusters, inventori
     spec, inv = clusters["localhost"], inventories("mlp")
     m = _measurements({(n.address, o.address): 2.0 for n in spec.nodes for o in spec.nodes if n is not o}, 2)
     base = to_calibration(m, spec, inv)
-    true = base.replace(collective_overhead_s=1.2e-3, ar_piece_s=1e-3, ps_piece_s=5e-4, powersgd_matrix_s=1.5e-3,
-                        fp16_collective_s=7e-4)
+    true = base.replace(collective_overhead_s=1.2e-3, ar_piece_s=1e-3, ps_piece_s=5e-4, powersgd_matrix_s=1.5e-3)
     strategies = anchor_strategies(inv, spec)
-    assert set(strategies) == {"all_reduce", "ar_split", "ar_groups", "ar_groups_fp16", "ps", "ps_split", "powersgd"}
+    assert set(strategies) == {"all_reduce", "ar_split", "ar_groups", "ps", "ps_split", "powersgd"}
     anchors = {k: Scorer(inv, spec, true).predict(s).raw_step_time_s for k, s in strategies.items()}
-    fp16_gap = anchors["ar_groups_fp16"] - anchors["ar_groups"]
     anchors["ar_groups"] = anchors["all_reduce"] + 5 * 1.2e-3
-    anchors["ar_groups_fp16"] = anchors["ar_groups"] + fp16_gap
     cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    for field in ("ar_piece_s", "ps_piece_s", "powersgd_matrix_s", "fp16_collective_s"):
+    for field in ("ar_piece_s", "ps_piece_s", "powersgd_matrix_s"):
         assert getattr(cal, field) == pytest.approx(getattr(true, field), rel=1e-4), field
     assert cal.collective_overhead_s == pytest.approx(1.2e-3)
     # a pair measured faster than predicted with no cost charges nothing (never negative)

@@ -24,20 +24,6 @@ def test_single_all_reduce_alpha_beta():
     assert p.wire_bytes == pytest.approx(2 * 40e6)  # two nodes each send S
 
 
-def test_a_collective_sent_in_fp16_pays_its_own_fixed_cost_on_top():
-    """fp16 halves the bytes; each fp16 (or fp16 + error feedback) collective also pays ``fp16_collective_s``
-    beyond ``collective_overhead_s`` (calibrate's `ar_groups_fp16` step against `ar_groups`); others do not."""
-    spec = cluster(2)
-    cal = zero_cal(spec, collective_overhead_s=2e-3, fp16_collective_s=3e-3)
-    inv = inventory(MB40, (10,))
-    for comp in ("HorovodCompressor", "HorovodCompressorEF"):
-        p = predict(inv, spec, [ar_node("v0", compressor=comp), ar_node("v1", group=1)], cal)
-        assert p.collectives == 2
-        assert p.step_time_s == pytest.approx((20e6 + 40) / BW + 2 * 2e-3 + 3e-3), comp
-    plain = predict(inv, spec, [ar_node("v0"), ar_node("v1", group=1)], cal)
-    assert plain.step_time_s == pytest.approx((40e6 + 40) / BW + 2 * 2e-3)
-
-
 def test_ring_reduction_cost_gamma():
     spec = cluster(2)
     p = predict(inventory(MB40), spec, [ar_node("v0")], zero_cal(spec, reduce_s_per_byte=1e-9))
