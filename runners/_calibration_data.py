@@ -179,7 +179,7 @@ def anchor_costs(cal, inventory, spec):
     The ``ps`` step is the other: how much of the staggering a synchronous PS step loses (``ps_serial_fraction``,
     0 to 1), the share of the way from the staggered step to every-pull-then-every-push at which the cost model
     predicts it. A model with many tensors pipelines them and measured as staggered (transformer: 0.01); the
-    mlp, 0.8 of its bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered
+    mlp, 85% of its bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered
     164: 0.42.
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals

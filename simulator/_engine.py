@@ -209,7 +209,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
         return rdy + cum_ar_bytes + np.maximum(cum_ps, cum_ar_fixed)
     ready = bwd[:, None] * m.ready_frac
-    finish = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
+    finish = finish_lockstep = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
     fwd_end_first, fwd_end_all = forward_end(cum_first, fwd), forward_end(cum_all, fwd)
@@ -237,8 +237,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             overlapped = np.maximum(overlapped, last)
         if m.ps_serial > 0:
             # every pull, the lockstep compute, then every push: the step with no staggering at all
-            unstaggered = fwd_end_all + serial + np.maximum(chain(ready, cum_push.max(axis=0)).max(axis=1) + tail,
-                                                            bwd) + barrier
+            unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
             overlapped = overlapped + m.ps_serial * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
