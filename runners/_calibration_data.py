@@ -161,6 +161,9 @@ ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
                 ("collective_bandwidth_factor", "all_reduce", None),
                 ("ps_serial_fraction", "ps", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
+# the range each anchor-solved field is kept in: the factor is a fraction of the link (kept above 0), the PS
+# staggering lost a share; every other field is a cost in seconds up to 0.1
+ANCHOR_BOUNDS = {"collective_bandwidth_factor": (MIN_AR_FACTOR, MAX_AR_FACTOR), "ps_serial_fraction": (0.0, 1.0)}
 
 
 def anchor_costs(cal, inventory, spec):
@@ -213,15 +216,14 @@ def anchor_costs(cal, inventory, spec):
                 cal = cal.replace(collective_overhead_s=max(measured, 0.0) / extra)
             continue
 
-        factor = field == "collective_bandwidth_factor"  # a fraction of the link, not a cost: kept above 0
+        low, cap = ANCHOR_BOUNDS.get(field, (0.0, 0.1))
 
-        def gap(x: float, f=field, n=name, b=base, low=MIN_AR_FACTOR if factor else 0.0) -> float:
+        def gap(x: float, f=field, n=name, b=base, low=low) -> float:
             anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b)
             return anchor.raw_step_time_s - (against.raw_step_time_s if against is not None else 0.0)
 
-        cap = MAX_AR_FACTOR if factor else 1.0 if field == "ps_serial_fraction" else 0.1
         x = solve_cost(gap, measured, prior=getattr(cal, field), cap=cap)
-        cal = cal.replace(**{field: max(x, MIN_AR_FACTOR) if factor else x})
+        cal = cal.replace(**{field: max(x, low)})
     if "powersgd" in anchors:
         cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
     return cal
