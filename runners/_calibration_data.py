@@ -181,9 +181,12 @@ def anchor_costs(cal, inventory, spec):
 
     The ``ps`` step is the other: how much of the staggering a synchronous PS step loses (``ps_serial_fraction``,
     0 to 1), the share of the way from the staggered step to every-pull-then-every-push at which the cost model
-    predicts it. A model with many tensors pipelines them and measured as staggered (transformer: 0.01); the
-    mlp, 85% of its bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered
-    164: 0.42.
+    predicts it. A server staggers its replicas tensor by tensor, so the cost model charges a step that share
+    times its largest tensor's share of the PS bytes, and the solved value is per tensor holding every byte. A
+    model with many tensors pipelines them and measured as staggered (transformer: 0.01); the mlp, 85% of its
+    bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered 164: 0.42 of the
+    way, 0.49 per whole tensor. Its kernel split in three shards on one server measured 108.5 ms, close to
+    staggered (runs/x16), where a share for every step alike predicted 134.
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals
     the measured one (solved for: the prediction is piecewise linear in x). Per collective: the measured

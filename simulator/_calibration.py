@@ -57,8 +57,9 @@ class Calibration:
     powersgd_matrix_s: float = 0.0  # fixed cost of one PowerSGD round on one matrix (small ops, QR) per replica
     ar_piece_s: float = 0.0  # what one all-reduced shard beyond one piece per variable adds to a step (CPU work)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard
-    # how much of the replicas' staggering a synchronous PS step loses (0: every pull and push served in turn, one
-    # replica's push under the next one's pull; 1: all pulls, then all pushes, as if the NIC were fair-shared)
+    # how much of the replicas' staggering a synchronous PS step loses when one tensor holds all its PS bytes (0:
+    # every pull and push served in turn, one replica's push under the next one's pull; 1: all pulls, then all
+    # pushes, as if the NIC were fair-shared); a step loses it times its largest tensor's share of the PS bytes
     ps_serial_fraction: float = 0.0
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref

@@ -9,13 +9,14 @@ so one replica's push overlaps the next one's pull: a lockstep step is the later
 every push) and (every pull, then the last replica's push); all-async towers step on their own (their own pull
 and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
 computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
-compute of a replica alone, bounded below by (first pull, lockstep compute, last push). A calibrated share
-(``ps_serial``, from the model's ``ps`` step) of the way from that staggered step to the unstaggered one (every
-pull, the lockstep compute, every push) is added back. Each NIC direction (and
-each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the
-last layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no
-earlier than u). Collectives cost a serialised fixed cost each, which runs while the NICs carry PS pushes but
-not under all-reduced bytes, and the ring latency once.
+compute of a replica alone, bounded below by (first pull, lockstep compute, last push). A server staggers its
+replicas tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the
+PS bytes in the one largest tensor, of the way from that staggered step to the unstaggered one (every pull, the
+lockstep compute, every push), is added back. Each NIC direction (and each link slower than its NICs) is a
+resource serving the units in the order their gradients become ready (the last layer first); for one resource
+the finish time is max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow
+alongside the PS pushes (the busiest resource bounds what they share); collectives cost a serialised fixed cost
+each on top, and the ring latency once.
 """
 from __future__ import annotations
 
@@ -201,13 +202,13 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     fwd = compute - bwd
     cum_push = np.cumsum(t_push, axis=2)
     push_total = cum_push[:, :, -1].T if V else np.zeros((K, t_push.shape[0]))
-    # the all-reduces' bytes share the NICs with the pushes; a collective's fixed cost (launch, CPU side,
-    # handshakes) runs while the NICs carry parameter-server pushes, not under other collectives' bytes
+    # the all-reduces' bytes flow alongside the pushes (what they share of a NIC, ``busiest`` bounds); a
+    # collective's fixed cost (launch, CPU side, handshakes) comes on top, one collective after another
     cum_ar_bytes = np.cumsum(unit_bytes * m.ar_s_per_byte, axis=1)
     cum_ar_fixed = np.cumsum(ncoll * m.ar_latency_s, axis=1)
 
     def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
-        return rdy + cum_ar_bytes + np.maximum(cum_ps, cum_ar_fixed)
+        return rdy + np.maximum(cum_ar_bytes, cum_ps) + cum_ar_fixed
     ready = bwd[:, None] * m.ready_frac
     finish = finish_lockstep = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
@@ -236,9 +237,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             last = fwd_end_all + serial + np.maximum(finish_last, bwd) + barrier
             overlapped = np.maximum(overlapped, last)
         if m.ps_serial > 0:
-            # every pull, the lockstep compute, then every push: the step with no staggering at all
+            # every pull, the lockstep compute, then every push: the step with no staggering at all. A server
+            # staggers its replicas tensor by tensor, so what is lost scales with the share of the PS bytes in
+            # the one largest tensor (a shard is a tensor of its own)
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
-            overlapped = overlapped + m.ps_serial * np.maximum(unstaggered - overlapped, 0.0)
+            per_tensor = np.divide(push_load, b.ps_tensors, out=np.zeros_like(push_load), where=b.ps_tensors > 0)
+            total = push_load.sum(axis=(0, 2))
+            largest = np.divide(per_tensor.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
+            overlapped = overlapped + m.ps_serial * largest * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, alone)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)

@@ -75,6 +75,28 @@ def test_ps_serial_fraction_moves_a_ps_step_toward_every_pull_then_every_push(sh
     assert step == pytest.approx(1.0 + 2 * lb + share * 2 * lb)
 
 
+@pytest.mark.parametrize("layout", ["whole", "two_shards", "one_to_three"])
+def test_staggering_lost_scales_with_the_largest_tensors_share_of_the_ps_bytes(layout):
+    """A server staggers its replicas tensor by tensor, so ``ps_serial_fraction`` is the share lost when one
+    tensor holds every PS byte; a step loses it times the largest tensor's share. One variable whole: all of it,
+    3 L/B -> 4 L/B at share 1; split in two shards on the same server: half; two variables of 1 and 3 units: 3/4
+    of the way from 12 to 16 units."""
+    spec = cluster(3)
+    lb = 4e6 / BW
+    inv, nodes, largest, units = {
+        "whole": (inventory((1000, 1000)), [ps_node("v0", dev(0))], 1.0, 1),
+        "two_shards": (inventory((1000, 1000)), [partitioned_node("v0", (1000, 1000), 0, [ps_node("v0", dev(0)),
+                                                                                          ps_node("v0", dev(0))])],
+                       0.5, 1),
+        "one_to_three": (inventory((1000, 1000), (1000, 3000)), [ps_node("v0", dev(0)), ps_node("v1", dev(0))],
+                         0.75, 4),
+    }[layout]
+    steps = [predict(inv, spec, nodes, zero_cal(spec, ps_serial_fraction=s)).step_time_s for s in (0.0, 0.5, 1.0)]
+    assert steps[0] == pytest.approx(3 * units * lb)
+    assert steps[1] == pytest.approx((3 + 0.5 * largest) * units * lb)
+    assert steps[2] == pytest.approx((3 + largest) * units * lb)
+
+
 def test_proxy_refresh_is_not_pipelined():
     """Proxies are refreshed after the aggregated update (runners/transform/_graph.py), so nothing overlaps:
     pull 2L/B after the pushes 2L/B (mlp `ps_proxy` measured 146 ms vs `ps` 133 ms on the testbed)."""
@@ -376,19 +398,33 @@ def test_collective_overhead_per_collective_ring_latency_once():
 
 
 @pytest.mark.parametrize("first", ["ps", "all_reduce"])
-def test_collective_fixed_cost_runs_under_ps_pushes_not_under_all_reduced_bytes(first):
-    """Two tiny all-reduces in their own groups cost 0.05 s of fixed cost each. Beside a 0.16 s PS push they run
-    while the NIC carries it; beside a 0.16 s all-reduce (a third collective) they add to its bytes."""
+def test_collective_fixed_cost_adds_to_ps_pushes_and_to_all_reduced_bytes(first):
+    """Two tiny all-reduces in their own groups cost 0.05 s of fixed cost each. Beside a 0.16 s PS push their bytes
+    flow alongside it and both fixed costs come after; beside a 0.16 s all-reduce (a third collective) the bytes
+    add up, then three fixed costs."""
     spec = cluster(2)
     cal = zero_cal(spec, collective_overhead_s=0.05)
     big = ps_node("v0", dev(0)) if first == "ps" else ar_node("v0", group=2)
     p = predict(inventory((1000, 1000), (10,), (10,)), spec, [big, ar_node("v1", group=0), ar_node("v2", group=1)],
                 cal)
     tiny = 2 * 40 / BW  # the two small all-reduces' bytes
-    if first == "ps":  # pull 0.16, then the push 0.16 with both fixed costs (0.1) under it
-        assert p.step_time_s == pytest.approx(0.16 + tiny + 0.16)
+    if first == "ps":  # pull 0.16, then the push 0.16 (the tiny bytes beside it), then both fixed costs (0.1)
+        assert p.step_time_s == pytest.approx(0.16 + 0.16 + 2 * 0.05)
     else:  # no pull; bytes 0.16 + tiny, then three fixed costs
         assert p.step_time_s == pytest.approx(0.16 + tiny + 3 * 0.05)
+
+
+def test_all_reduced_bytes_flow_alongside_ps_pushes_bounded_by_the_shared_nic():
+    """A 0.16 s PS push and a 0.08 s all-reduce: the gradient phase is the longer of the two plus the collective's
+    fixed cost, not their sum (0.37 s, not 0.45). With 0.2 s of ring bytes the ring is the longer one; the
+    NIC both cross carries the pull, the ring and its fixed cost: the same 0.41 s."""
+    spec = cluster(2)
+    cal = zero_cal(spec, collective_overhead_s=0.05)
+    p = predict(inventory((1000, 1000), (500, 1000)), spec, [ps_node("v0", dev(0)), ar_node("v1")], cal)
+    assert p.step_time_s == pytest.approx(0.16 + 0.16 + 0.05)
+    big = predict(inventory((1000, 1000), (1250, 1000)), spec, [ps_node("v0", dev(0)), ar_node("v1")], cal)
+    assert big.step_time_s == pytest.approx(0.16 + 0.2 + 0.05)
+    assert big.busiest_resource_s == pytest.approx(0.16 + 0.2 + 0.05)
 
 
 def test_step_overhead_once_per_step_spanning_nodes():
