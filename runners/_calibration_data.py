@@ -318,7 +318,7 @@ def format_table(m: Measurements, cal) -> str:
     sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
             "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
-            "ps": f"-> PS steps lose {cal.ps_serial_fraction:.2f} of their staggering",
+            "ps": f"-> a PS step loses {cal.ps_serial_fraction:.2f} of its staggering per whole tensor",
             "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
     for name, t in m.anchors_s.items():
