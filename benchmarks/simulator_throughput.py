@@ -96,8 +96,7 @@ def main(argv=None) -> None:
     rows.append(("  the same, replicas sharing CPUs", rate(lambda: shared.score_choices(choices), args.batch)))
     # and PS steps losing part of their staggering (the mlp's and dlrm's calibrations): the unstaggered step and
     # each strategy's largest PS tensor as well
-    serial = simulator.Scorer(inv, cluster, simulator.Calibration.from_spec(
-        cluster, step_time_s=0.05, alone_step_s=0.01, model_hash=inv.model_hash, ps_serial_fraction=0.5))
+    serial = simulator.Scorer(inv, cluster, shared.calibration.replace(ps_serial_fraction=0.5))
     rows.append(("  the same, PS steps losing staggering", rate(lambda: serial.score_choices(choices), args.batch)))
     print(f"model: {len(inv.variables)} variables, {inv.total_bytes / 1e6:.1f} MB; cluster: {args.nodes} nodes; "
           f"batch {args.batch}")
