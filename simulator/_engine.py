@@ -16,7 +16,7 @@ lockstep compute, every push), is added back. Each NIC direction (and each link 
 resource serving the units in the order their gradients become ready (the last layer first); for one resource
 the finish time is max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow
 alongside the PS pushes (the busiest resource bounds what they share); collectives cost a serialised fixed cost
-each on top, and the ring latency once.
+each on top, never hidden under the backward pass, and the ring latency once.
 """
 from __future__ import annotations
 
@@ -202,13 +202,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     fwd = compute - bwd
     cum_push = np.cumsum(t_push, axis=2)
     push_total = cum_push[:, :, -1].T if V else np.zeros((K, t_push.shape[0]))
-    # the all-reduces' bytes flow alongside the pushes (what they share of a NIC, ``busiest`` bounds); a
-    # collective's fixed cost (launch, CPU side, handshakes) comes on top, one collective after another
+    # the all-reduces' bytes flow alongside the pushes (what they share of a NIC, ``busiest`` bounds); every
+    # collective's fixed cost (launch, CPU side, handshakes) comes on top, one after another, none of it hidden
+    # under the backward pass: a collective launched early is not free on hosts whose cores are busy computing
     cum_ar_bytes = np.cumsum(unit_bytes * m.ar_s_per_byte, axis=1)
-    cum_ar_fixed = np.cumsum(ncoll * m.ar_latency_s, axis=1)
+    ar_fixed = (ncoll * m.ar_latency_s).sum(axis=1, keepdims=True)
 
     def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
-        return rdy + np.maximum(cum_ar_bytes, cum_ps) + cum_ar_fixed
+        return rdy + np.maximum(cum_ar_bytes, cum_ps) + ar_fixed
     ready = bwd[:, None] * m.ready_frac
     finish = finish_lockstep = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
