@@ -190,11 +190,12 @@ def anchor_costs(cal, inventory, spec):
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals
     the measured one (solved for: the prediction is piecewise linear in x). Per collective: the measured
-    difference over the extra collectives, as if none were hidden. The cost model lets a group whose gradients
-    are ready early run under the backward pass; on hosts whose cores are busy computing, a collective's launch
-    and its CPU side are not free there, and solving against that overlap charged 2-3 ms per collective where the
-    plain difference says 1.1-1.4 ms (mlp, cnn on the 3-host testbed; the plain value predicted 30 strategies of
-    each with MAPE 13% / 9% instead of 25% / 20%).
+    difference over the extra collectives, as if none were hidden. The cost model charges every collective's
+    fixed cost in full but lets the bytes of a group whose gradients are ready early run under the backward pass,
+    more of them than the testbed does (the mlp with its first kernel in a group of its own: 5 ms of the others'
+    ring hidden in the model, 2 ms measured); solved against the model's prediction of the pair, the collectives
+    would carry those bytes too (mlp: 1.7-2.9 ms per collective instead of 0.5-1.6; five mlp runs of 30 strategies
+    predicted with MAPE 17-44% instead of 6-29%).
     """
     from simulator import Scorer
 
