@@ -15,6 +15,12 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
     n = nodes holding replicas, k = nodes without replicas, B = the slowest of those n NICs, S = gradient bytes
     (rows touched for sparse variables). Bandwidths come
     from ``calibration`` when given, else from the spec; T_compute is 0 without a calibration.
+
+    T_compute is the calibrated step of every replica computing at once, without synchronization, except where the
+    replicas share CPUs (a replica alone is faster than that lockstep step, as on an emulated cluster): there the
+    lockstep step includes every replica's optimizer update of every variable, which a parameter server does once
+    (on the testbed, `ps` on the recommender measured 13 ms against a 17 ms lockstep step), so the floor is the step
+    of one replica alone.
     """
     if calibration is not None:
         calibration.check(cluster, inventory.model_hash)
@@ -30,6 +36,9 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
     if calibration is not None:
         base = (calibration.step_time_s if calibration.step_time_s is not None
                 else inventory.flops_per_step / calibration.compute_flops_per_s)
+        alone = calibration.alone_step_s
+        if alone is not None and calibration.step_time_s is not None and alone < calibration.step_time_s:
+            base = alone  # replicas sharing CPUs: see the docstring
         compute = max(base / calibration.speed_of(r) for r in reps) if reps else base
     comm = factor * size
     return Bound(compute_s=compute, comm_s=comm, comm_wire_s=factor * (size if wire_bytes is None else wire_bytes),

@@ -35,6 +35,17 @@ def test_sparse_gradient_counts_rows_touched():
     assert b.comm_s == pytest.approx(32 * 256 / BW)
 
 
+def test_replicas_sharing_cpus_bound_the_step_by_one_replica_alone():
+    # their lockstep step holds every replica's optimizer update, which a parameter server does once
+    spec = cluster(2)
+    inv = inventory((10_000, 1000))
+    cal = Calibration.from_spec(spec, step_time_s=0.017, model_hash=inv.model_hash)
+    assert lower_bound(inv, spec, cal).compute_s == pytest.approx(0.017)
+    shared = cal.replace(alone_step_s=0.0055)
+    assert lower_bound(inv, spec, shared).compute_s == pytest.approx(0.0055)
+    assert lower_bound(inv, spec, cal.replace(alone_step_s=0.02)).compute_s == pytest.approx(0.017)
+
+
 def test_roofline_with_compute_and_wire_bytes():
     spec = cluster(2)
     inv = inventory((10_000, 1000), flops=2e9)
