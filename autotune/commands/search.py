@@ -26,6 +26,8 @@ def register(sub) -> None:
     p.add_argument("--confirm", type=int, default=3, metavar="N",
                    help="re-measure up to N candidates measured within --confirm-within of the best (the best "
                         "builder among them), head to head, and choose the fastest there; 0 turns it off (3)")
+    p.add_argument("--confirm-steps", type=int, default=None, metavar="N",
+                   help="timed steps of each contender in the head-to-head, in 10 turns (default 3 x --steps)")
     p.add_argument("--confirm-within", type=float, default=0.25, metavar="F",
                    help="relative distance to the best measured that counts as a tie worth re-measuring (0.25)")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
@@ -61,6 +63,7 @@ def run(args) -> int:
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
                        builders_to_profile=args.profile_builders, builder_band=args.builder_band,
                        max_profiles=args.max_profiles, confirm=args.confirm, confirm_within=args.confirm_within,
+                       confirm_steps=args.confirm_steps,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,

@@ -64,6 +64,7 @@ class SearchConfig:
     cache_dir: str | None = None
     steps: int = 20
     warmup: int = 5
+    confirm_steps: int | None = None  # steps of each contender in the head-to-head (None: 3 x steps)
     accept_unknown_hosts: bool = False
 
     def __post_init__(self) -> None:
@@ -71,11 +72,15 @@ class SearchConfig:
         checks = {"trials": self.trials >= 1, "top_k": self.top_k >= 0, "prune_ratio": self.prune_ratio > 1,
                   "builders_to_profile": self.builders_to_profile >= 0, "builder_band": self.builder_band >= 1,
                   "steps": self.steps >= 1, "warmup": self.warmup >= 0, "max_profiles": self.max_profiles >= 0,
-                  "confirm": self.confirm >= 0, "confirm_within": self.confirm_within >= 0}
+                  "confirm": self.confirm >= 0, "confirm_within": self.confirm_within >= 0,
+                  "confirm_steps": self.confirm_steps is None or self.confirm_steps >= 1}
         for name, ok in checks.items():
             if not ok:
                 raise BadInput(f"--{name.replace('_', '-')} is out of range: {getattr(self, name)!r}",
-                               hint="trials/steps >= 1, top-k/warmup/max-profiles/confirm >= 0, prune-ratio > 1")
+                               hint="trials/steps/confirm-steps >= 1, top-k/warmup/max-profiles/confirm >= 0, "
+                                    "prune-ratio > 1")
+        if self.confirm_steps is None:
+            self.confirm_steps = 3 * self.steps
         if self.time_budget_s is not None and self.time_budget_s <= 0:
             raise BadInput(f"--time-budget must be > 0 seconds, got {self.time_budget_s!r}")
 

@@ -19,6 +19,8 @@ from autotune.search import _study
 
 log = logging.getLogger(__name__)
 
+CONFIRM_ROUNDS = 10  # turns of the confirmation's head-to-head (each a chunk of confirm_steps / 10 steps)
+
 
 @dataclasses.dataclass(frozen=True)
 class Measurement:
@@ -71,7 +73,10 @@ class ClusterProfiler:
     def profile_together(self, strategies) -> list[Measurement]:
         from runners.profile import profile_together
 
-        rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup)
+        # the contenders are within one run's noise of each other: more steps, in more turns, than a first run
+        steps = self.cfg.confirm_steps or self.cfg.steps
+        rs = profile_together(self._traced, strategies, self._running, steps=steps, warmup=self.cfg.warmup,
+                              rounds=min(CONFIRM_ROUNDS, steps))
         return [_from_result(r) for r in rs]
 
     def __exit__(self, *exc) -> None:

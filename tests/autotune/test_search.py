@@ -341,10 +341,12 @@ def test_first_round_takes_trials_and_builders_in_turn_and_leaves_room_to_confir
     assert confirm_reserve(cfg) == 3 and cfg.max_profiles - confirm_reserve(cfg) == 7
     assert confirm_reserve(SearchConfig(model=MODEL, spec=SPEC, output="o", max_profiles=3)) == 0
     assert confirm_reserve(SearchConfig(model=MODEL, spec=SPEC, output="o", confirm=1)) == 0
+    assert cfg.confirm_steps == 3 * cfg.steps  # the head-to-head decides within noise: more steps than a first run
+    assert SearchConfig(model=MODEL, spec=SPEC, output="o", steps=4, confirm_steps=7).confirm_steps == 7
 
 
 @pytest.mark.parametrize("flag,value", [("--max-profiles", "-1"), ("--confirm", "-2"), ("--confirm-within", "-0.1"),
-                                        ("--steps", "0")])
+                                        ("--steps", "0"), ("--confirm-steps", "0")])
 def test_profiling_options_out_of_range_are_one_line(tmp_path, cache_dir, capsys, flag, value):
     assert _search(tmp_path / "o", cache_dir, "--trials", "5", flag, value) == 2
     err = capsys.readouterr().err

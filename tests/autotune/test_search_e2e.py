@@ -18,7 +18,7 @@ def test_search_profiles_and_the_winner_trains(tmp_path, cache_dir, capsys):
     out = tmp_path / "run"
     code = main(["search", "--model", str(MODELS / "mlp.py"), "--spec", str(CLUSTERS / "localhost.yml"),
                  "-o", str(out), "--cache-dir", str(cache_dir), "--trials", "40", "--top-k", "2", "--steps", "4",
-                 "--warmup", "1", "--quiet", "--profile-builders", "1"])
+                 "--confirm-steps", "6", "--warmup", "1", "--quiet", "--profile-builders", "1"])
     text = capsys.readouterr().out
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
@@ -30,7 +30,8 @@ def test_search_profiles_and_the_winner_trains(tmp_path, cache_dir, capsys):
     runs = [t.user_attrs for t in study.trials if t.user_attrs.get("stage") in ("profiled", "confirmed")]
     assert len(runs) == summary["profiling_runs"]
     assert summary["winner_measured_s"] in [a["measured_s"] for a in runs]
-    assert all(len(a["step_times_s"]) == 4 * a["runs"] for a in runs)  # the steps kept, pooled when confirmed
+    # every timed step kept: 4 of the first run, pooled with the head-to-head's 6 when confirmed
+    assert all(len(a["step_times_s"]) == 4 + 6 * (a["runs"] - 1) for a in runs)
 
     train = next(line.strip() for line in text.splitlines() if line.strip().startswith("autotune train"))
     argv = shlex.split(train)[1:]
