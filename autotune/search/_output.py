@@ -71,7 +71,8 @@ def write_outputs(result, cfg, sim, say) -> None:
                "winner_measured_s": w.measured.median_s if w.measured else None,
                "lower_bound_s": result.lower_bound_s, "simulated_trials": result.simulated, "pruned": result.pruned,
                "profiling_runs": result.profiled, "calibrated": result.calibrated, "wall_s": round(result.wall_s, 2),
-               "interrupted": result.interrupted, "study_name": result.study_name, "storage": result.storage,
+               "interrupted": result.interrupted, "kept_builder": result.kept_builder,
+               "study_name": result.study_name, "storage": result.storage,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:

@@ -122,6 +122,7 @@ class SearchResult:
     study_name: str
     storage: str
     interrupted: bool = False
+    kept_builder: str = ""  # the noise rule's line when it kept the best builder over a faster-looking mix
 
 
 def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None]):
@@ -269,10 +270,13 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     pool = measured or sim.candidates()[:1] or builders
     if not pool:
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
+    kept = ""
     if measured:
-        from autotune.search._profiling import choose
+        from autotune.search._profiling import decide
 
-        winner = choose(measured, cfg.confirm_within)
+        winner, kept = decide(measured, cfg.confirm_within)
+        if kept:
+            say(kept)
         # the rule's outcome, for a report read from the study alone
         persistent.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash})
     else:
@@ -281,7 +285,8 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     result = SearchResult(inventory=inventory, cluster=cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
                           lower_bound_s=bound.step_s, calibrated=calibrated, wall_s=time.monotonic() - started,
-                          output=cfg.output, study_name=name, storage=url, interrupted=interrupted)
+                          output=cfg.output, study_name=name, storage=url, interrupted=interrupted,
+                          kept_builder=kept)
     from autotune.search._output import write_outputs
 
     write_outputs(result, cfg, sim, say)

@@ -20,6 +20,16 @@ from autotune.search import _study
 log = logging.getLogger(__name__)
 
 CONFIRM_ROUNDS = 10  # turns of the confirmation's head-to-head (each a chunk of confirm_steps / 10 steps)
+NOISE_Z = 2.0  # a mix displaces the best builder only when faster head to head by this many standard errors
+
+
+def median_se(times) -> float:
+    """Standard error of the median of ``times``: 1.2533 sigma / sqrt(n), sigma from the interquartile range (robust
+    to the odd slow step); 0 with fewer than 4 steps."""
+    if len(times) < 4:
+        return 0.0
+    q25, q75 = np.percentile(np.asarray(times, float), [25, 75])
+    return float(1.2533 * (q75 - q25) / 1.349 / np.sqrt(len(times)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +42,7 @@ class Measurement:
     step_times_s: tuple[float, ...] = ()
     runs: int = 1  # profiling runs pooled into this measurement
     head_to_head_s: float = 0.0  # median in the confirmation's head-to-head comparison (0: not confirmed)
+    head_to_head_se_s: float = 0.0  # standard error of that median, from its steps' spread (0: unknown)
 
 
 def pooled(a: Measurement, b: Measurement) -> Measurement:
@@ -94,7 +105,7 @@ def _measurement(attrs: dict) -> Measurement:
     m = attrs["measured_s"]
     return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
                        attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
-                       attrs.get("head_to_head_s", 0.0))
+                       attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0))
 
 
 def _already_measured(study) -> dict[str, Measurement]:
@@ -130,11 +141,34 @@ def _confirmed_time(c) -> float:
 
 def choose(measured: list, within: float):
     """The winner among measured candidates: the fastest, except that a single measurement within ``within``
-    of a confirmed one does not displace it; then the fastest in the confirmation's head-to-head wins."""
+    of a confirmed one does not displace it; then the fastest in the confirmation's head-to-head wins, except
+    that a mix faster than the best builder there by less than the comparison's noise does not displace it."""
+    return decide(measured, within)[0]
+
+
+def decide(measured: list, within: float):
+    """``choose``'s winner and, when the noise rule kept a builder, a line saying so (else "").
+
+    The noise rule: the difference of two head-to-head medians has a standard error of sqrt(se_a^2 + se_b^2)
+    (each from its own steps); a mix must be faster than the best builder by ``NOISE_Z`` of them, else the
+    builder, as fast as far as the comparison can tell and a known quantity, is kept.
+    """
     best = min(measured, key=lambda c: c.measured.median_s)
     confirmed = [c for c in measured
                  if c.measured.runs >= 2 and c.measured.median_s <= best.measured.median_s * (1 + within)]
-    return min(confirmed, key=_confirmed_time) if confirmed else best
+    if not confirmed:
+        return best, ""
+    winner = min(confirmed, key=_confirmed_time)
+    builder = min((c for c in confirmed if c.builders), key=_confirmed_time, default=None)
+    if builder is None or winner.builders:
+        return winner, ""
+    w, b = winner.measured, builder.measured
+    margin = NOISE_Z * float(np.hypot(w.head_to_head_se_s, b.head_to_head_se_s))
+    if w.head_to_head_s and b.head_to_head_s and b.head_to_head_s - w.head_to_head_s <= margin:
+        return builder, (f"kept {builder.label}: {winner.label} was {1 - w.head_to_head_s / b.head_to_head_s:.1%} "
+                         f"faster head to head, within the comparison's noise ({NOISE_Z:g} standard errors: "
+                         f"{margin / b.head_to_head_s:.1%})")
+    return winner, ""
 
 
 def _record(study, dists, c, multi, sim, stage: str) -> None:
@@ -144,7 +178,7 @@ def _record(study, dists, c, multi, sim, stage: str) -> None:
                   {"stage": stage, "predicted_s": c.predicted_s, "measured_s": m.median_s, "p10_s": m.p10_s,
                    "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
                    "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
-                   "head_to_head_s": m.head_to_head_s,
+                   "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
                    "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
 
 
@@ -185,7 +219,8 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
                     again_measured = [profiler.profile(c.strategy) for c in reversed(again)][::-1]
                 for c, m in zip(again, again_measured):
                     first = c.measured
-                    c.measured = dataclasses.replace(pooled(first, m), head_to_head_s=m.median_s)
+                    c.measured = dataclasses.replace(pooled(first, m), head_to_head_s=m.median_s,
+                                                     head_to_head_se_s=median_se(m.step_times_s))
                     runs += 1
                     _record(study, dists, c, multi, sim, "confirmed")
                     progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{m.median_s * 1e3:.1f}ms")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import optuna
 import pandas as pd
 import pytest
@@ -210,7 +211,7 @@ def test_choose_keeps_a_confirmed_winner_against_a_single_lucky_run():
 
     class C:
         def __init__(self, name, *medians):
-            self.name = name
+            self.name, self.builders = name, []
             m = [Measurement(x, x, x, 1 / x) for x in medians]
             self.measured = m[0] if len(m) == 1 else pooled(*m)
 
@@ -224,6 +225,35 @@ def test_choose_keeps_a_confirmed_winner_against_a_single_lucky_run():
     x.measured = dataclasses.replace(x.measured, head_to_head_s=0.013)
     y.measured = dataclasses.replace(y.measured, head_to_head_s=0.0125)
     assert x.measured.median_s < y.measured.median_s and choose([x, y], 0.25).name == "y"
+
+
+def test_median_se_from_the_spread_of_the_steps():
+    from autotune.search._profiling import median_se
+
+    rng = np.random.default_rng(0)
+    times = 0.020 + 0.002 * rng.standard_normal(400)
+    assert median_se(times) == pytest.approx(1.2533 * 0.002 / 20, rel=0.15)
+    assert median_se(list(times[:100]) + [5.0] * 3) < 2 * median_se(times[:100])  # a few very slow steps barely count
+    assert median_se([0.01, 0.02, 0.03]) == 0.0
+
+
+def test_a_mix_displaces_the_best_builder_only_beyond_the_head_to_heads_noise():
+    from autotune.search._profiling import choose, decide
+
+    class C:
+        def __init__(self, label, builders, h2h, se):
+            self.label, self.builders = label, builders
+            self.measured = Measurement(h2h, h2h, h2h, 1 / h2h, runs=2, head_to_head_s=h2h, head_to_head_se_s=se)
+
+    builder = C("all_reduce_powersgd", ["all_reduce_powersgd"], 0.0240, 0.0004)
+    close, clear = C("trial 444", [], 0.0232, 0.0004), C("trial 9", [], 0.0200, 0.0004)
+    # 3.3% faster, two standard errors of the difference are 2 x 0.57 ms = 4.7%: the builder stays
+    winner, line = decide([close, builder], 0.25)
+    assert winner is builder and "kept all_reduce_powersgd" in line and "trial 444 was 3.3% faster" in line
+    assert choose([close, builder, clear], 0.25) is clear  # 17% faster: beyond the noise
+    exact = C("trial 7", [], 0.0232, 0.0)
+    assert choose([exact, C("b", ["ps"], 0.0240, 0.0)], 0.25) is exact  # steps' spread unknown: the fastest wins
+    assert decide([builder, C("slower", [], 0.0250, 0.0004)], 0.25) == (builder, "")
 
 
 def test_contenders_put_the_best_builder_right_after_the_best():
