@@ -28,6 +28,10 @@ def register(sub) -> None:
                         "builder among them), head to head, and choose the fastest there; 0 turns it off (3)")
     p.add_argument("--confirm-steps", type=int, default=None, metavar="N",
                    help="timed steps of each contender in the head-to-head, in 10 turns (default 3 x --steps)")
+    p.add_argument("--run-noise", type=float, default=0.02, metavar="F",
+                   help="how much one job's head-to-head median moves from one comparison to the next, beyond its "
+                        "steps' spread; a mix must beat the best builder by twice the resulting standard error "
+                        "(0.02)")
     p.add_argument("--confirm-within", type=float, default=0.25, metavar="F",
                    help="relative distance to the best measured that counts as a tie worth re-measuring (0.25)")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
@@ -63,7 +67,7 @@ def run(args) -> int:
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
                        builders_to_profile=args.profile_builders, builder_band=args.builder_band,
                        max_profiles=args.max_profiles, confirm=args.confirm, confirm_within=args.confirm_within,
-                       confirm_steps=args.confirm_steps,
+                       confirm_steps=args.confirm_steps, run_noise=args.run_noise,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,

@@ -139,19 +139,21 @@ def _confirmed_time(c) -> float:
     return c.measured.head_to_head_s or c.measured.median_s
 
 
-def choose(measured: list, within: float):
+def choose(measured: list, within: float, run_noise: float = 0.0):
     """The winner among measured candidates: the fastest, except that a single measurement within ``within``
     of a confirmed one does not displace it; then the fastest in the confirmation's head-to-head wins, except
     that a mix faster than the best builder there by less than the comparison's noise does not displace it."""
-    return decide(measured, within)[0]
+    return decide(measured, within, run_noise)[0]
 
 
-def decide(measured: list, within: float):
+def decide(measured: list, within: float, run_noise: float = 0.0):
     """``choose``'s winner and, when the noise rule kept a builder, a line saying so (else "").
 
-    The noise rule: the difference of two head-to-head medians has a standard error of sqrt(se_a^2 + se_b^2)
-    (each from its own steps); a mix must be faster than the best builder by ``NOISE_Z`` of them, else the
-    builder, as fast as far as the comparison can tell and a known quantity, is kept.
+    The noise rule: each head-to-head median has a standard error from its own steps' spread and, beyond that,
+    ``run_noise`` (relative): one job's median moves that much from one comparison to the next (the order the
+    jobs were built in, where their memory landed, the moments its turns saw). The difference of two medians
+    has the root sum of squares of both; a mix must be faster than the best builder by ``NOISE_Z`` of those,
+    else the builder, as fast as far as the comparison can tell and a known quantity, is kept.
     """
     best = min(measured, key=lambda c: c.measured.median_s)
     confirmed = [c for c in measured
@@ -163,7 +165,8 @@ def decide(measured: list, within: float):
     if builder is None or winner.builders:
         return winner, ""
     w, b = winner.measured, builder.measured
-    margin = NOISE_Z * float(np.hypot(w.head_to_head_se_s, b.head_to_head_se_s))
+    margin = NOISE_Z * float(np.hypot(np.hypot(w.head_to_head_se_s, run_noise * w.head_to_head_s),
+                                      np.hypot(b.head_to_head_se_s, run_noise * b.head_to_head_s)))
     if w.head_to_head_s and b.head_to_head_s and b.head_to_head_s - w.head_to_head_s <= margin:
         return builder, (f"kept {builder.label}: {winner.label} was {1 - w.head_to_head_s / b.head_to_head_s:.1%} "
                          f"faster head to head, within the comparison's noise ({NOISE_Z:g} standard errors: "
