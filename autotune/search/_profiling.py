@@ -85,9 +85,9 @@ class ClusterProfiler:
         from runners.profile import profile_together
 
         # the contenders are within one run's noise of each other: more steps, in more turns, than a first run
-        steps = self.cfg.confirm_steps or self.cfg.steps
-        rs = profile_together(self._traced, strategies, self._running, steps=steps, warmup=self.cfg.warmup,
-                              rounds=min(CONFIRM_ROUNDS, steps))
+        # (SearchConfig resolves confirm_steps; take_turns caps the turns at the steps)
+        rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.confirm_steps,
+                              warmup=self.cfg.warmup, rounds=CONFIRM_ROUNDS)
         return [_from_result(r) for r in rs]
 
     def __exit__(self, *exc) -> None:
