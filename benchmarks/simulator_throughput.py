@@ -98,6 +98,9 @@ def main(argv=None) -> None:
     # each strategy's largest PS tensor as well
     serial = simulator.Scorer(inv, cluster, shared.calibration.replace(ps_serial_fraction=0.5))
     rows.append(("  the same, PS steps losing staggering", rate(lambda: serial.score_choices(choices), args.batch)))
+    # and the optimizer update measured (every calibration with --model since it exists): each strategy's work
+    update = simulator.Scorer(inv, cluster, serial.calibration.replace(update_s=0.004))
+    rows.append(("  the same, updates per copy", rate(lambda: update.score_choices(choices), args.batch)))
     print(f"model: {len(inv.variables)} variables, {inv.total_bytes / 1e6:.1f} MB; cluster: {args.nodes} nodes; "
           f"batch {args.batch}")
     print(f"{'path':44s} {'strategies/s (wall)':>20s} {'per CPU s':>12s}")

@@ -66,6 +66,9 @@ class Calibration:
     step_time_s: float | None = None  # measured compute of a replica's step, all replicas at once (needs model_hash)
     # the same for one replica alone (calibrate's "one replica alone"); below step_time_s where nodes share CPUs
     alone_step_s: float | None = None
+    # the model's optimizer applied to every variable once, on one node (calibrate's update probe). Every replica
+    # updates its own copy of an all-reduced variable; a synchronous PS variable is updated once, on its server
+    update_s: float | None = None
     model_hash: str | None = None
     backward_fraction: float = 2 / 3  # share of the step spent in the backward pass
     sparse_remote_gather: bool = True  # PS tables pulled by rows touched (else the whole shard)
@@ -115,6 +118,10 @@ class Calibration:
         if self.alone_step_s is not None and not (self.alone_step_s >= 0 and self.model_hash):
             raise CalibrationError("`alone_step_s` needs a non-negative value and the `model_hash` it was "
                                    f"measured for, but got ({self.alone_step_s=}, {self.model_hash=})", where)
+        if self.update_s is not None and not (isinstance(self.update_s, (int, float)) and math.isfinite(self.update_s)
+                                              and self.update_s >= 0 and self.model_hash):
+            raise CalibrationError("`update_s` needs a non-negative value and the `model_hash` it was measured for, "
+                                   f"but got ({self.update_s=}, {self.model_hash=})", where)
         if self.residual is not None and not set(LEGACY_RESIDUAL_KEYS) <= set(self.residual) <= set(RESIDUAL_KEYS):
             raise CalibrationError(f"`residual` must have the keys {list(RESIDUAL_KEYS)}, but got "
                                    f"{sorted(self.residual)}", where)

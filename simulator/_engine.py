@@ -1,22 +1,24 @@
 """The vectorised cost model: K strategies at once as per-column arrays (a column is a variable, or one shard of
 it with its own synchronizer when the strategy partitions it).
 
-Step = end of the forward pass + compression + end of the gradient phase + barrier + step overhead. The forward
-pass overlaps the pulls: they are served in the order it reads the variables (the first layer first) and a layer
-waits for its own, so a later layer's pull hides under the forward work before it. The gradient phase (PS pushes
-and fused all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another,
-so one replica's push overlaps the next one's pull: a lockstep step is the later of (first replica's pull, then
-every push) and (every pull, then the last replica's push); all-async towers step on their own (their own pull
-and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
-computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
-compute of a replica alone, bounded below by (first pull, lockstep compute, last push). A server staggers its
-replicas tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the
-PS bytes in the one largest tensor, of the way from that staggered step to the unstaggered one (every pull, the
-lockstep compute, every push), is added back. Each NIC direction (and each link slower than its NICs) is a
-resource serving the units in the order their gradients become ready (the last layer first); for one resource
-the finish time is max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow
-alongside the PS pushes (the busiest resource bounds what they share); collectives cost a serialised fixed cost
-each on top, never hidden under the backward pass, and the ring latency once.
+Step = end of the forward pass + compression + end of the gradient phase + barrier + step overhead. The forward pass
+overlaps the pulls: they are served in the order it reads the variables (the first layer first) and a layer waits
+for its own, so a later layer's pull hides under the forward work before it. The gradient phase (PS pushes and fused
+all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another, so one
+replica's push overlaps the next one's pull: a lockstep step is the later of (first replica's pull, then every push)
+and (every pull, then the last replica's push); all-async towers step on their own (their own pull and push). Where
+the replicas share CPUs (nodes emulated on one machine), a replica computes faster alone than in lockstep with the
+others; the two chains stagger the replicas, so they take the compute of a replica alone, bounded below by (first
+pull, lockstep compute, last push). That lockstep compute has every replica apply the optimizer to its own copy of
+every variable; a synchronous PS variable is updated once, on its server, so with the update measured
+(``Calibration.update_s``) a step computes in proportion to its work. A server staggers its replicas tensor by
+tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the PS bytes in the one
+largest tensor, of the way from that staggered step to the unstaggered one (every pull, the lockstep compute, every
+push), is added back. Each NIC direction (and each link slower than its NICs) is a resource serving the units in the
+order their gradients become ready (the last layer first); for one resource the finish time is max_u(ready_u + sum
+of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes (the busiest resource
+bounds what they share); collectives cost a serialised fixed cost each on top, never hidden under the backward pass,
+and the ring latency once.
 """
 from __future__ import annotations
 
@@ -100,6 +102,9 @@ class Model:
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
+    update_s: float = 0.0  # the optimizer applied to every variable once, on one node (Calibration.update_s)
+    update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
+    replicas: int = 1
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
 
 
@@ -198,6 +203,15 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     any_sync_ps = (ps_any & b.sync).any(axis=1)
     synchronous = any_sync_ps | is_ar.any(axis=1)
     compute = np.where(synchronous, m.compute_sync_s, m.compute_async_s)
+    if m.update_w is not None and m.update_s > 0 and m.compute_alone_s < m.compute_sync_s:
+        # replicas sharing CPUs: the lockstep compute is every replica's step, each applying the optimizer to its
+        # own copy of every variable (N updates). A synchronous PS variable is updated once, on its server (an
+        # asynchronous one once per replica's gradient): the step computes in proportion to the work it has
+        n = float(m.replicas)
+        alone, update = m.compute_alone_s, min(m.update_s, m.compute_alone_s)
+        copies = n * b.ar_frac + (b.ps_frac * np.where(b.sync, 1.0, n)).sum(axis=0)  # (K, C) updates per step
+        work = (copies * m.update_w).sum(axis=1) * update  # (K,) seconds of updates, all nodes together
+        compute = np.where(synchronous, m.compute_sync_s * (alone - update + work / n) / alone, compute)
     bwd = compute * m.backward_fraction
     fwd = compute - bwd
     cum_push = np.cumsum(t_push, axis=2)

@@ -151,7 +151,8 @@ class Scorer:
             hit = self._layout_models[layout] = dataclasses.replace(
                 base, nbytes=nbytes, numel=base.numel[c] * f, itemsize=base.itemsize[c], pn=pn, pm=pm,
                 matrix=base.matrix[c] & (np.minimum(pn, pm) > 1), push_bytes=push, pull_bytes=pull,
-                ready_frac=base.ready_frac[c], col_onehot=(c[:, None] == np.arange(len(base.nbytes))).astype(float))
+                ready_frac=base.ready_frac[c], update_w=None if base.update_w is None else base.update_w[c] * f,
+                col_onehot=(c[:, None] == np.arange(len(base.nbytes))).astype(float))
         return hit
 
     def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
@@ -308,11 +309,17 @@ class Scorer:
         pm = np.array([math.prod(v.shape[1:]) if len(v.shape) >= 2 else 1 for v in vs], float)
         self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
         push, pull, work = nbytes.copy(), nbytes.copy(), numel.copy()
+        # the update's work per variable: every element (momentum and Adam densify a sparse gradient, as Keras
+        # does), only the rows touched where plain SGD scatters a sparse one
+        update = numel.copy()
+        scatter = (inv.optimizer or {}).get("name", "sgd") == "sgd"
         for i, v in enumerate(vs):
             if v.sparse and v.gather_rows is not None and v.shape:
                 rows = min(v.gather_rows, v.shape[0])
                 push[i] = rows * (v.row_bytes + INDEX_BYTES)
                 work[i] = rows * (v.num_elements // max(v.shape[0], 1))
+                if scatter:
+                    update[i] = work[i]
                 if cal.sparse_remote_gather:
                     pull[i] = rows * v.row_bytes
         suffix = np.cumsum(work[::-1])[::-1]
@@ -326,6 +333,7 @@ class Scorer:
             max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
         net = network_coefficients(self.addresses, counts, cal)
         res = cal.residual
+        update_w = update / update.sum() if cal.update_s and update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,
                      push_bytes=push, pull_bytes=pull, ready_frac=ready, **net,
                      compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
@@ -335,7 +343,8 @@ class Scorer:
                      psgd_matrix_s=cal.powersgd_matrix_s, barrier_s=cal.barrier_overhead_s,
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
                      compute_alone_s=alone, variables=len(vs), ar_piece_s=cal.ar_piece_s, ps_piece_s=cal.ps_piece_s,
-                     ps_serial=cal.ps_serial_fraction,
+                     ps_serial=cal.ps_serial_fraction, update_s=cal.update_s or 0.0, update_w=update_w,
+                     replicas=max(len(self.replicas), 1),
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:

@@ -8,7 +8,7 @@ from sim_helpers import BW, cluster, dev, inventory, zero_cal
 from simulator import Calibration, Scorer, distance, lower_bound
 from space.builders import aliases, build_strategy
 from space.inventory import Inventory
-from space.strategy import Strategy, ar_node
+from space.strategy import Strategy, ar_node, ps_node
 
 
 @pytest.mark.parametrize("nodes,factor", [(2, 1.0), (3, 4 / 3)], ids=["two", "three"])
@@ -44,6 +44,23 @@ def test_replicas_sharing_cpus_bound_the_step_by_one_replica_alone():
     shared = cal.replace(alone_step_s=0.0055)
     assert lower_bound(inv, spec, shared).compute_s == pytest.approx(0.0055)
     assert lower_bound(inv, spec, cal.replace(alone_step_s=0.02)).compute_s == pytest.approx(0.017)
+
+
+def test_with_the_update_measured_the_bound_stays_below_an_all_ps_step():
+    """Lockstep 17 ms, one replica alone 5.5 ms of which 3.4 ms is the optimizer update (the recommender's
+    calibration): with every variable updated once, on servers, two replicas compute 17 * (5.5 - 1.7) / 5.5 =
+    11.7 ms in lockstep, above one replica alone, which stays the floor. Where the lockstep step is only 1.2x
+    one replica alone, the all-PS step computes below it (1.2 * 3.8 / 5.5 of it), and that is the floor."""
+    spec = cluster(2)
+    inv = inventory((10_000, 1000))
+    cal = Calibration.from_spec(spec, step_time_s=0.017, alone_step_s=0.0055, update_s=0.0034,
+                                model_hash=inv.model_hash)
+    assert lower_bound(inv, spec, cal).compute_s == pytest.approx(0.0055)
+    close = cal.replace(step_time_s=1.2 * 0.0055)
+    bound = lower_bound(inv, spec, close)
+    assert bound.compute_s == pytest.approx(1.2 * (0.0055 - 0.0017))
+    step = Scorer(inv, spec, close).predict(Strategy.build([ps_node("v0", dev(0))], spec.replicas))
+    assert step.compute_s >= bound.compute_s - 1e-12 and step.step_time_s >= bound.step_s
 
 
 def test_roofline_with_compute_and_wire_bytes():

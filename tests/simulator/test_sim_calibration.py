@@ -14,7 +14,8 @@ from space.strategy import Strategy, ar_node
 def test_round_trip_keeps_every_field(tmp_path):
     spec = cluster(2)
     cal = Calibration.from_spec(spec, latency_s=2e-4, link_latency_s={"198.18.0.1|198.18.0.2": 3e-4},
-                                step_time_s=0.5, alone_step_s=0.2, anchors_s={"ps": 0.3}, model_hash="abc",
+                                step_time_s=0.5, alone_step_s=0.2, update_s=0.05, anchors_s={"ps": 0.3},
+                                model_hash="abc",
                                 device_speed={"198.18.0.2": 0.5},
                                 residual={"intercept": 0.01, "compute": 1.0, "comm": 1.1, "latency": 0.0})
     path = cal.save(tmp_path / "cal.json")
@@ -76,8 +77,10 @@ def test_other_json_is_not_a_calibration(tmp_path):
     ("alone_step_s", 0.2, "alone_step_s.*model_hash"),
     ("residual", {"compute": 1.0}, "residual"),
     ("ps_serial_fraction", 1.5, "0 <= ps_serial_fraction <= 1"),
+    ("update_s", 0.01, "update_s.*model_hash"),
+    ("update_s", "fast", "update_s.*non-negative"),
 ], ids=["negative-latency", "zero-bandwidth", "backward-fraction", "step-without-model", "alone-without-model",
-        "partial-residual", "ps-serial-above-one"])
+        "partial-residual", "ps-serial-above-one", "update-without-model", "update-not-a-number"])
 def test_impossible_values_are_rejected(field, value, rule):
     with pytest.raises(CalibrationError, match=rule.replace("(", r"\(").replace("[", r"\[")):
         Calibration.from_spec(cluster(2), **{field: value})
