@@ -91,6 +91,7 @@ class Measurements:
     powersgd_small_s: float | None = None  # PSGD_SMALL_COUNT PowerSGD rounds of PSGD_SMALL matrices
     powersgd_large_s: float | None = None  # PSGD_LARGE_COUNT rounds of PSGD_LARGE matrices
     nosync_step_s: float | None = None  # the lockstep step of every replica with nothing synchronized
+    update_s: float | None = None  # the model's optimizer applied to every variable once, on one node
     anchors_s: dict[str, float] = dataclasses.field(default_factory=dict)  # anchor_strategies name -> median step
 
 
@@ -147,6 +148,8 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
             step = max(m.nosync_step_s - fields.get("step_overhead_s", 0.0), m.step_single_s)
         fields |= dict(step_time_s=step, alone_step_s=m.step_single_s, model_hash=inventory.model_hash,
                        compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s, 1e-9), 1.0))
+        if m.update_s is not None:  # part of every replica's step: no more than one replica alone
+            fields["update_s"] = min(m.update_s, m.step_single_s)
     if inventory is not None:
         fields["anchors_s"] = dict(m.anchors_s)
     cal = Calibration.from_spec(spec, **fields)
@@ -313,6 +316,8 @@ def format_table(m: Measurements, cal) -> str:
             ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
     if m.step_single_s is not None:
         rows.append(("model step, one replica alone", f"{m.step_single_s * 1e3:.2f} ms"))
+    if cal.update_s is not None:
+        rows.append(("optimizer update, every variable once", f"{cal.update_s * 1e3:.2f} ms (one node)"))
     if m.nosync_step_s is not None:
         rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
                      f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))

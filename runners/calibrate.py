@@ -15,6 +15,8 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
 - a tiny run touching every task vs one task -> ``step_overhead_s``, what a step spanning every node pays once
   beyond the one-task runs that measure the model's step;
 - adds and fp16 round trips on one task -> ``reduce_s_per_byte`` and ``cast_s_per_byte``;
+- with a model: its optimizer applied once to every variable on one task -> ``update_s`` (every replica updates its
+  own copy of an all-reduced variable, a server a synchronous PS variable once);
 - with a traced model: its training step on one replica alone (the compute, and the flop rate); on every replica
   with nothing synchronized (each tower trains its own copy: the compute a synchronous step waits for when
   replicas share CPUs, less ``step_overhead_s``); and the :func:`anchor_strategies`, pairs of real steps that
@@ -45,6 +47,7 @@ WARMUP_RUNS = 2
 CONTAINER = "autotune-calibrate"
 CHAIN_EXTRA = 10  # round trips the long latency chain adds to the short one
 COLLECTIVES = 16  # independent tiny all-reduces of the per-collective overhead probe
+UPDATE_REPEATS = 20  # runs of the optimizer-update probe (its median moved 25% over 5 runs on a busy machine)
 
 
 class Prober:
@@ -70,8 +73,8 @@ class Prober:
         with tf.compat.v1.device(self._device(task)), tf.compat.v1.container(CONTAINER):
             return tf.compat.v1.Variable(tf.random.uniform([n]), name=f"probe{next(self._names)}", use_resource=True)
 
-    def _timed(self, graph, fetches: dict) -> dict:
-        """Median seconds of each fetch (run one at a time, interleaved over the repeats)."""
+    def _timed(self, graph, fetches: dict, repeats: int | None = None) -> dict:
+        """Median seconds of each fetch (run one at a time, interleaved over ``repeats``, default the prober's)."""
         import tensorflow as tf
 
         from runners.cluster import run_with_timeout
@@ -81,7 +84,7 @@ class Prober:
         times: dict = {k: [] for k in fetches}
         with tf.compat.v1.Session(self.cluster.target, graph=graph, config=self.cluster.session_config()) as sess:
             run_with_timeout(sess, init, self.timeout_s, cluster=self.cluster)
-            for r in range(WARMUP_RUNS + self.repeats):
+            for r in range(WARMUP_RUNS + (repeats or self.repeats)):
                 for k, f in fetches.items():
                     t0 = time.perf_counter()
                     run_with_timeout(sess, f, self.timeout_s, cluster=self.cluster)
@@ -256,6 +259,33 @@ class Prober:
         cast = max(0.0, (t["cast"] - t["one"]) / (2 * size))  # two passes: to fp16 and back
         return gamma, cast
 
+    def update(self, inventory) -> float:
+        """Seconds of the model's optimizer applied once to every variable on task 0 (each variable's size, its
+        slots, a gradient held in a variable), minus a run that only reads the gradients. Where plain SGD scatters
+        a sparse gradient, only the rows a step touches are updated, as the backend does."""
+        import tensorflow as tf
+
+        from runners.transform._optimizer import Optimizer
+
+        opt = Optimizer(inventory.optimizer or {})
+        g = tf.Graph()
+        with g.as_default():
+            applies, reads = [], []
+            for v in inventory.variables:
+                elements = v.num_elements
+                if opt.name == "sgd" and v.sparse and v.gather_rows is not None and v.shape:
+                    elements = min(v.gather_rows, v.shape[0]) * (v.num_elements // max(v.shape[0], 1))
+                var, grad = self._variable(0, 4 * elements), self._variable(0, 4 * elements)
+                with tf.compat.v1.device(self._device(0)), tf.compat.v1.container(CONTAINER):
+                    slots = opt.create_slots(var, lambda name, value: tf.compat.v1.Variable(
+                        value, name=f"probe{next(self._names)}_{name}", use_resource=True))
+                    applies.append(opt.apply(var, slots, grad.read_value()))
+                    reads.append(tf.reduce_sum(grad.read_value()))
+            with tf.compat.v1.device(self._device(0)):
+                fetches = {"update": tf.group(applies), "base": tf.group(reads)}
+        t = self._timed(g, fetches, repeats=max(self.repeats, UPDATE_REPEATS))  # a few ms each: cheap to repeat
+        return max(0.0, t["update"] - t["base"])
+
     def single_step(self, traced, inventory, steps: int, warmup: int) -> float:
         """Median training step of the model on one replica alone: its compute as a server runs it."""
         from runners.transform import TrainingJob
@@ -367,6 +397,13 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
             m.run_all_tasks_s, m.run_one_task_s = run_all, run_one
     finally:
         p.reset()
+    if inventory is not None:
+        progress(f"optimizer update on one node: {(inventory.optimizer or {}).get('name', 'sgd')} on "
+                 f"{len(inventory.variables)} variable(s)")
+        try:
+            m.update_s = p.update(inventory)
+        finally:
+            p.reset()
     if traced is not None:
         if len(cluster.spec.replicas) >= 2:
             m.step_single_s, m.nosync_step_s, m.anchors_s = p.model_steps(traced, inventory, steps, warmup)
