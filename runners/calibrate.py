@@ -272,9 +272,7 @@ class Prober:
         with g.as_default():
             applies, reads = [], []
             for v in inventory.variables:
-                elements = v.num_elements
-                if opt.name == "sgd" and v.sparse and v.gather_rows is not None and v.shape:
-                    elements = min(v.gather_rows, v.shape[0]) * (v.num_elements // max(v.shape[0], 1))
+                elements = v.updated_elements(opt.name)
                 var, grad = self._variable(0, 4 * elements), self._variable(0, 4 * elements)
                 with tf.compat.v1.device(self._device(0)), tf.compat.v1.container(CONTAINER):
                     slots = opt.create_slots(var, lambda name, value: tf.compat.v1.Variable(
@@ -398,7 +396,7 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     finally:
         p.reset()
     if inventory is not None:
-        progress(f"optimizer update on one node: {(inventory.optimizer or {}).get('name', 'sgd')} on "
+        progress(f"optimizer update on one node: {inventory.optimizer_name} on "
                  f"{len(inventory.variables)} variable(s)")
         try:
             m.update_s = p.update(inventory)

@@ -52,9 +52,8 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
 
 def gradient_bytes(var) -> float:
     """Bytes of one replica's gradient: rows touched (not the table) for a sparse variable."""
-    if var.sparse and var.gather_rows is not None and var.shape:
-        return min(var.gather_rows, var.shape[0]) * var.row_bytes
-    return float(var.bytes)
+    rows = var.rows_touched
+    return float(var.bytes) if rows is None else rows * var.row_bytes
 
 
 def distance(step: Prediction | float, bound: Bound) -> Distance:

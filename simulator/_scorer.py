@@ -308,18 +308,13 @@ class Scorer:
         pn = np.array([v.shape[0] if len(v.shape) >= 2 else v.num_elements for v in vs], float)
         pm = np.array([math.prod(v.shape[1:]) if len(v.shape) >= 2 else 1 for v in vs], float)
         self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
-        push, pull, work = nbytes.copy(), nbytes.copy(), numel.copy()
-        # the update's work per variable: every element (momentum and Adam densify a sparse gradient, as Keras
-        # does), only the rows touched where plain SGD scatters a sparse one
-        update = numel.copy()
-        scatter = (inv.optimizer or {}).get("name", "sgd") == "sgd"
+        push, pull = nbytes.copy(), nbytes.copy()
+        work = np.array([v.touched_elements for v in vs], float)  # a sparse gradient: the rows touched
+        update = np.array([v.updated_elements(inv.optimizer_name) for v in vs], float)  # the optimizer's writes
         for i, v in enumerate(vs):
-            if v.sparse and v.gather_rows is not None and v.shape:
-                rows = min(v.gather_rows, v.shape[0])
+            rows = v.rows_touched
+            if rows is not None:
                 push[i] = rows * (v.row_bytes + INDEX_BYTES)
-                work[i] = rows * (v.num_elements // max(v.shape[0], 1))
-                if scatter:
-                    update[i] = work[i]
                 if cal.sparse_remote_gather:
                     pull[i] = rows * v.row_bytes
         suffix = np.cumsum(work[::-1])[::-1]

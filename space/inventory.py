@@ -47,6 +47,24 @@ class VariableInfo:
         """Bytes of one slice along axis 0 (a row of an embedding table)."""
         return self.bytes // self.shape[0] if self.shape and self.shape[0] else self.bytes
 
+    @property
+    def rows_touched(self) -> int | None:
+        """Rows one step's sparse gradient covers (``gather_rows``, at most the table's); ``None`` when dense."""
+        if self.sparse and self.gather_rows is not None and self.shape:
+            return min(self.gather_rows, self.shape[0])
+        return None
+
+    @property
+    def touched_elements(self) -> int:
+        """Elements of the rows one step's gradient covers: every element of a dense variable."""
+        rows = self.rows_touched
+        return self.num_elements if rows is None else rows * (self.num_elements // max(self.shape[0], 1))
+
+    def updated_elements(self, optimizer_name: str) -> int:
+        """Elements the optimizer writes in one step: the rows touched where plain SGD scatters a sparse gradient,
+        every element otherwise (momentum and Adam densify it, as Keras does)."""
+        return self.touched_elements if optimizer_name == "sgd" else self.num_elements
+
 
 _ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int32": 4, "int64": 8,
              "int8": 1, "uint8": 1, "bool": 1, "complex64": 8, "complex128": 16}
@@ -78,6 +96,10 @@ class Inventory:
     @property
     def total_bytes(self) -> int:
         return sum(v.bytes for v in self.variables)
+
+    @property
+    def optimizer_name(self) -> str:
+        return (self.optimizer or {}).get("name", "sgd")
 
     def variable(self, name: str) -> VariableInfo:
         for v in self.variables:

@@ -26,5 +26,5 @@ def run(args) -> int:
         print("\nnon-trainable state: " + ", ".join(f"{v.name} {list(v.shape)}" for v in inv.state))
     print(f"\n{len(inv.variables)} trainable variables, {inv.total_bytes / 1e6:.3f} MB; "
           f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step; "
-          f"optimizer {inv.optimizer.get('name', 'sgd')}")
+          f"optimizer {inv.optimizer_name}")
     return 0

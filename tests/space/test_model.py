@@ -1,10 +1,13 @@
 """The model contract: inventories of the examples, the cache, and one clear error per broken model file."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from testpaths import MODELS
 from space.errors import ModelError
+from space.inventory import Inventory, VariableInfo
 from space.model import load_inventory
 
 GOOD_TAIL = '''
@@ -35,6 +38,20 @@ def test_recommender_tables_are_sparse(inventories):
     tables = {v.name: v for v in inv.variables if v.sparse}
     assert set(tables) == {"recommender/user_embedding/embeddings:0", "recommender/item_embedding/embeddings:0"}
     assert all(v.shape[0] >= 10_000 and v.gather_rows == 64 for v in tables.values())
+
+
+def test_rows_touched_and_the_elements_an_optimizer_updates():
+    """A sparse gradient covers the rows gathered (no more than the table has); plain SGD scatters it into those
+    rows, momentum and Adam densify it and write every element. A dense variable is touched whole."""
+    table = VariableInfo("t", (1000, 64), "float32", sparse=True, gather_rows=100)
+    assert (table.rows_touched, table.touched_elements) == (100, 6400)
+    assert table.updated_elements("sgd") == 6400 and table.updated_elements("adam") == 64_000
+    small = VariableInfo("s", (50, 64), "float32", sparse=True, gather_rows=100)
+    assert small.rows_touched == 50 and small.updated_elements("sgd") == small.num_elements == 3200
+    dense = VariableInfo("d", (100, 64), "float32")
+    assert dense.rows_touched is None and dense.updated_elements("sgd") == dense.touched_elements == 6400
+    inv = Inventory("m.py", "h", (table,))
+    assert inv.optimizer_name == "sgd" and dataclasses.replace(inv, optimizer={"name": "adam"}).optimizer_name == "adam"
 
 
 def test_cnn_has_batchnorm_state(inventories):
