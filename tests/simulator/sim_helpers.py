@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from space.cluster import ClusterSpec
 from space.inventory import Inventory, VariableInfo
-from simulator import Calibration
+from simulator import Calibration, Scorer
+from space.strategy import Strategy
 
 BW = 200e6 / 8  # 200 Mbit/s in bytes per second
 ADDR = ["198.18.0.1", "198.18.0.2", "198.18.0.3"]
@@ -35,3 +36,9 @@ def inventory(*shapes, sparse=(), flops: float = 0.0, gather_rows: int = 32) -> 
 
 def dev(i: int, cpu: int = 0) -> str:
     return f"{ADDR[i]}:CPU:{cpu}"
+
+
+def predict(inv, spec, nodes, cal=None, replicas=None):
+    """The scorer's prediction of the strategy ``nodes`` (every replica of ``spec`` unless given)."""
+    strategy = Strategy.build(nodes, replicas or spec.replicas)
+    return Scorer(inv, spec, cal or zero_cal(spec)).predict(strategy)
