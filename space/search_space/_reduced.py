@@ -19,6 +19,7 @@ from space.search_space._plan import BALANCED, CHUNK, SlotPlan, VarPlan
 from space.search_space._slot import Ask, SlotChoices
 
 _KB, _MB = 1 << 10, 1 << 20
+MAX_ENCODE_TRIES = 4096  # decodes ``params`` tries: two forms for each of 12 ambiguous classes
 _BUCKETS = ((64 * _KB, "s"), (_MB, "m"), (16 * _MB, "l"))
 
 
@@ -84,21 +85,33 @@ class ClassSpace:
         return plans
 
     def params(self, plans: Sequence[VarPlan], matches: Callable[[dict], bool]) -> dict[str, Any]:
-        """Parameters that decode to ``plans``: tries fixed vs balanced placement and fixed vs chunked groups."""
-        error = StrategyError("the strategy places or groups the variables of a class in a way the reduced space "
-                              "cannot express (neither one device/group per class nor balanced/chunked)",
-                              "reduced search space", hint="use the per-variable space (reduced=False)")
-        for spread_ps, chunk in itertools.product((False, True), (False, True)):
-            try:
-                out: dict[str, Any] = {}
-                for c in self.classes:
-                    out |= self._class_params(c, plans, spread_ps, chunk)
-            except StrategyError as e:
-                error = e
-                continue
+        """Parameters that decode to ``plans``. A class on one server (in one group) may have got there by fixed
+        or by balanced placement (chunked groups), and balancing depends on the other balanced classes, so each
+        such class's two forms are tried alongside every other's, the fixed forms first."""
+        forms = []
+        for c in self.classes:
+            error: StrategyError | None = None
+            found: list[dict] = []
+            for spread_ps, chunk in itertools.product((False, True), (False, True)):
+                try:
+                    out = self._class_params(c, plans, spread_ps, chunk)
+                except StrategyError as e:
+                    error = e
+                    continue
+                if out not in found:
+                    found.append(out)
+            if not found:
+                raise error
+            forms.append(found)
+        for tries, combination in enumerate(itertools.product(*forms)):
+            if tries == MAX_ENCODE_TRIES:
+                break
+            out = {k: v for part in combination for k, v in part.items()}
             if matches(out):
                 return out
-        raise error
+        raise StrategyError("the strategy places or groups the variables of a class in a way the reduced space "
+                            "cannot express (neither one device/group per class nor balanced/chunked)",
+                            "reduced search space", hint="use the per-variable space (reduced=False)")
 
     def _class_params(self, c: ClassChoices, plans: Sequence[VarPlan], spread_ps: bool, chunk: bool) -> dict:
         where = f"reduced search space, class {c.key!r}"
