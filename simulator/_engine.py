@@ -106,6 +106,27 @@ class Model:
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
     replicas: int = 1
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
+    coef_push_chains: np.ndarray = dataclasses.field(init=False, repr=False)  # see ``chain_coefficients``
+    coef_pull_chains: np.ndarray = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.coef_push_chains, self.coef_pull_chains = chain_coefficients(self)
+
+
+def chain_coefficients(m: Model) -> tuple[np.ndarray, np.ndarray]:
+    """Seconds on each resource of four chains, two of pushes ((2R, 2M): every replica's push, the last remote
+    replica's push, per unit of push bytes and tensors on each node) and two of pulls ((2R, 6M): every live pull,
+    the live pulls until the first remote replica is served, per byte and tensor pulled on each node without a
+    proxy, refreshing synchronous proxies, refreshing asynchronous proxies)."""
+    M = m.coef_push.shape[0] // 2
+    halves = (slice(0, M), slice(M, None))  # a load's bytes use the first M rows of its (2M, R), its tensors the rest
+
+    def stack(inputs):  # per input, (2M, R) per chain -> (chains R, inputs 2M)
+        return np.concatenate([np.concatenate([c[h] for c in chains], 1) for chains in inputs for h in halves]).T
+
+    return (stack([[m.coef_push, m.coef_push_last]]),
+            stack([[m.coef_pull, m.coef_pull_first], [m.coef_pull_proxy, m.coef_pull_proxy],
+                   [m.coef_pull_proxy, m.coef_pull_proxy_first]]))
 
 
 def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
@@ -138,8 +159,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     width = int(key.max()) + 1 if key.size else 1
     table = np.full(K * width, V, dtype=np.int64)
     slot = kk * width + key
-    for v in range(V - 1, -1, -1):  # descending: the lowest index of each unit is written last
-        table[slot[is_ar[:, v], v]] = v
+    np.minimum.at(table, slot[is_ar], np.broadcast_to(vv, (K, V))[is_ar])  # each unit's lowest index
     head = np.where(is_ar, table[slot], V)
     is_head = is_ar & (head == vv)
     ncoll = np.where(kind == 2, 2.0, 1.0) * is_head
@@ -153,12 +173,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     M = b.ps_frac.shape[0]
     ps_any = b.ps_frac.sum(axis=0) > 0
 
-    def on_resources(coef: np.ndarray, load: np.ndarray, tensors: np.ndarray) -> np.ndarray:
-        """(R, K, V) seconds on each resource of the (M, K, V) bytes and tensors each server moves."""
-        return np.tensordot(coef[:M].T, load, 1) + np.tensordot(coef[M:].T, tensors, 1)
-
     push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
-    t_push = on_resources(m.coef_push, push_load, b.ps_tensors)
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
     # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
@@ -172,19 +187,28 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
 
-    # the live pulls variable by variable, served in the order the forward pass reads them (inventory order: a
-    # layer's ops run once its variables have arrived), so a later layer's pull hides under the forward work
-    # before it. ``cum``: (K, V) when each resource is done with the pulls up to that variable.
-    def pulled(parts) -> np.ndarray:
-        t = sum(on_resources(coef, pull_load * mask, b.ps_tensors * mask) for mask, coef in parts)
-        return np.cumsum(t, axis=2).max(axis=0) + lat[:, None] if V else np.zeros((K, 1)) + lat[:, None]
-
-    rep, px, px_async = live & ~proxy, live & proxy, live & proxy & ~b.sync
-    cum_all = pulled([(rep, m.coef_pull), (px, m.coef_pull_proxy)])
-    # a synchronous unit's proxies are refreshed after the one aggregated update (no pipelining); an async unit
-    # refreshes a node's proxy right after that node's replica's update, one node after another like pulls
-    cum_first = pulled([(rep, m.coef_pull_first), (px & b.sync, m.coef_pull_proxy),
-                        (px_async, m.coef_pull_proxy_first)])
+    # seconds on each resource, variable by variable, of four chains (two matrix products, ``chain_coefficients``):
+    # every replica's push, the last remote replica's push, every live pull and the pulls until the first remote
+    # replica is served; ``cum_*``: (K, V) when the busiest resource is done up to that variable. The pulls are
+    # served in the order the forward pass reads them (inventory order: a layer's ops run once its variables have
+    # arrived), so a later layer's pull hides under the forward work before it. A synchronous unit's proxies are
+    # refreshed after the one aggregated update (no pipelining); an asynchronous unit refreshes a node's proxy
+    # right after that node's replica's update, one node after another like pulls.
+    rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
+    x_push, x_pull = np.empty((2, M, K, V)), np.empty((6, M, K, V))
+    x_push[0], x_push[1] = push_load, b.ps_tensors
+    for i, mask in enumerate((rep, px_sync, px_async)):
+        np.multiply(pull_load, mask, out=x_pull[2 * i])
+        np.multiply(b.ps_tensors, mask, out=x_pull[2 * i + 1])
+    R = m.coef_pull.shape[1]
+    t_push = (m.coef_push_chains @ x_push.reshape(2 * M, K * V)).reshape(2, R, K, V)
+    t_pull = (m.coef_pull_chains @ x_pull.reshape(6 * M, K * V)).reshape(2, R, K, V)
+    cum_p, cum_l = np.cumsum(t_push, axis=3), np.cumsum(t_pull, axis=3)
+    t_push, cum_push = t_push[0], cum_p[0]  # (R, K, V) every replica's push, per resource
+    cum_push_max, cum_last = cum_p.max(axis=1)
+    cum_all, cum_first = cum_l.max(axis=1) + lat[:, None]
+    if not V:
+        cum_all = cum_first = np.zeros((K, 1)) + lat[:, None]
 
     def forward_end(cum: np.ndarray, f: np.ndarray) -> np.ndarray:
         """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
@@ -214,8 +238,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         compute = np.where(synchronous, m.compute_sync_s * (alone - update + work / n) / alone, compute)
     bwd = compute * m.backward_fraction
     fwd = compute - bwd
-    cum_push = np.cumsum(t_push, axis=2)
-    push_total = cum_push[:, :, -1].T if V else np.zeros((K, t_push.shape[0]))
+    push_total = cum_push[:, :, -1].T if V else np.zeros((K, R))
     # the all-reduces' bytes flow alongside the pushes (what they share of a NIC, ``busiest`` bounds); every
     # collective's fixed cost (launch, CPU side, handshakes) comes on top, one after another, none of it hidden
     # under the backward pass: a collective launched early is not free on hosts whose cores are busy computing
@@ -225,14 +248,12 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
         return rdy + np.maximum(cum_ar_bytes, cum_ps) + ar_fixed
     ready = bwd[:, None] * m.ready_frac
-    finish = finish_lockstep = chain(ready, cum_push.max(axis=0)).max(axis=1) + tail if V else bwd
+    finish = finish_lockstep = chain(ready, cum_push_max).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
     fwd_end_first, fwd_end_all = forward_end(cum_first, fwd), forward_end(cum_all, fwd)
     overlapped = fwd_end_first + serial + np.maximum(finish, bwd) + barrier
     if M and V:
-        t_last = on_resources(m.coef_push_last, push_load, b.ps_tensors)
-        cum_last = np.cumsum(t_last, axis=2).max(axis=0)
         finish_last = chain(ready, cum_last).max(axis=1) + tail
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
         alone = fwd_end_first + serial + np.maximum(finish_last, bwd) + barrier
@@ -243,7 +264,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
             fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
             ready_a = bwd_a[:, None] * m.ready_frac
-            finish = chain(ready_a, cum_push.max(axis=0)).max(axis=1) + tail
+            finish = chain(ready_a, cum_push_max).max(axis=1) + tail
             overlapped = forward_end(cum_first, fwd_a) + serial + np.maximum(finish, bwd_a) + barrier
             finish_last = chain(ready_a, cum_last).max(axis=1) + tail
             last = forward_end(cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
@@ -256,7 +277,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             # staggers its replicas tensor by tensor, so what is lost scales with the share of the PS bytes in
             # the one largest tensor (a shard is a tensor of its own)
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
-            per_tensor = np.divide(push_load, b.ps_tensors, out=np.zeros_like(push_load), where=b.ps_tensors > 0)
+            per_tensor = push_load / np.maximum(b.ps_tensors, 1.0)  # no tensors on a node: no load there
             total = push_load.sum(axis=(0, 2))
             largest = np.divide(per_tensor.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
             overlapped = overlapped + m.ps_serial * largest * np.maximum(unstaggered - overlapped, 0.0)
