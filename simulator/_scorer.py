@@ -1,7 +1,9 @@
 """``Scorer``: indexes an inventory and a cluster once, then predicts strategies one at a time or in batches."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import math
 from typing import Sequence
 
@@ -16,7 +18,9 @@ from simulator._engine import Batch, Model, evaluate
 from simulator._prediction import Prediction
 
 LAYOUT_CACHE = 256  # shard layouts whose per-shard model is kept
-CHUNK = 128  # strategies per vectorised pass: keeps the (R, K, V) arrays in cache (2.5x faster than 1024)
+# (node, strategy, column) cells per vectorised pass, so that its arrays stay in cache: 64 strategies of 200
+# variables on 3 nodes, 1.4x the rate of 128 per pass and 1.2x that of 32 (simulator_throughput.py's model)
+CHUNK_CELLS = 38_400
 INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
 
 
@@ -79,11 +83,13 @@ class Scorer:
             sc = self._for_replicas(s)
             layout = sc._layout(s)
             groups.setdefault((id(sc), layout), (sc, layout, []))[2].append(i)
-        for sc, layout, idx in groups.values():
-            model = sc._model_for(layout)
-            for start in range(0, len(idx), CHUNK):
-                part = idx[start:start + CHUNK]
-                result[part] = evaluate(model, sc.encode([strategies[i] for i in part], layout))["step"]
+        with _one_blas_thread():
+            for sc, layout, idx in groups.values():
+                model = sc._model_for(layout)
+                chunk = _chunk(model)
+                for start in range(0, len(idx), chunk):
+                    part = idx[start:start + chunk]
+                    result[part] = evaluate(model, sc.encode([strategies[i] for i in part], layout))["step"]
         return result
 
     def score_choices(self, choices: Choices, parts: bool = False) -> np.ndarray | dict[str, np.ndarray]:
@@ -91,8 +97,12 @@ class Scorer:
 
         With ``parts`` a dict of (K,) arrays: step, raw, compute, comm, latency, pull, finish, wire_bytes, ...
         """
-        full = self.choices_batch(choices)
-        outs = [evaluate(self.model, full.rows(slice(s, s + CHUNK))) for s in range(0, max(full.size, 1), CHUNK)]
+        ps = self._check_choices(choices)
+        K = ps.shape[0]
+        chunk = _chunk(self.model)
+        with _one_blas_thread():
+            outs = [evaluate(self.model, self._batch(_rows(choices, slice(s, s + chunk), K)))
+                    for s in range(0, max(K, 1), chunk)]
         merged = {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
         return merged if parts else merged["step"]
 
@@ -254,22 +264,35 @@ class Scorer:
             ix = self._device_ix[device] = self._node_ix[address]
         return ix
 
-    def choices_batch(self, c: Choices) -> Batch:
-        """Choice arrays -> the engine's batch (PS shards spread over consecutive nodes)."""
+    def _check_choices(self, c: Choices) -> np.ndarray:
+        """``c.ps`` as a bool array, once the choices are known to fit the model and the cluster."""
         ps = np.asarray(c.ps, bool)
         if ps.ndim != 2 or ps.shape[1] != len(self._var_ix):
             raise BadInput(f"`choices.ps` must have shape (K, {len(self._var_ix)}), but got {ps.shape}")
+        M = len(self.addresses)
+        if c.server is not None and ps.any():
+            server = np.broadcast_to(np.asarray(c.server, np.int64), ps.shape)
+            low, high = np.where(ps, server, 0).min(), np.where(ps, server, 0).max()
+            if low < 0 or high >= M:
+                on_ps = server[ps]
+                raise BadInput(f"`0 <= server < {M}` must hold for PS variables, but got values in "
+                               f"[{on_ps.min()}, {on_ps.max()}]")
+        return ps
+
+    def choices_batch(self, c: Choices) -> Batch:
+        """Choice arrays -> the engine's batch (PS shards spread over consecutive nodes)."""
+        self._check_choices(c)
+        return self._batch(c)
+
+    def _batch(self, c: Choices) -> Batch:
+        ps = np.asarray(c.ps, bool)
         K, V = ps.shape
         M = len(self.addresses)
 
         def arr(x, default, dtype):
             return np.broadcast_to(np.asarray(default if x is None else x, dtype), (K, V))
 
-        server = arr(c.server, 0, np.int64)
-        if ps.any() and (server[ps].min() < 0 or server[ps].max() >= M):
-            raise BadInput(f"`0 <= server < {M}` must hold for PS variables, but got values in "
-                           f"[{server[ps].min()}, {server[ps].max()}]")
-        dim0 = self._dim0
+        server, dim0 = arr(c.server, 0, np.int64), self._dim0
         shards = np.where(ps, np.clip(arr(c.shards, 1, np.int64), 1, dim0), 1)
         b = self._empty(K)
         b.ar_frac[:] = ~ps
@@ -278,13 +301,18 @@ class Scorer:
         b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
             arr(c.proxy, False, bool)
         # shard i of a PS variable sits on node (server + i) % M: count the shards and rows landing on node m
-        d = (np.arange(M)[:, None, None] - server) % M  # (M, K, V): first shard index that lands on m
+        d = np.arange(M)[:, None, None] - server  # (M, K, V): first shard index that lands on m
+        d += M * (d < 0)
         q, r = dim0 // shards, dim0 % shards
-        count = np.maximum(0, (shards - d + M - 1) // M)
-        extra = np.maximum(0, (r - d + M - 1) // M)  # shards among them with one extra row (TF's rule)
-        b.ps_frac[:] = (count * q + extra) / dim0 * ps
-        b.ps_tensors[:] = count * ps
+        if shards.max() <= M:  # at most one shard per node (the usual case): no division over (M, K, V)
+            count, extra = d < shards, d < r
+        else:
+            count = np.maximum(0, (shards - d + M - 1) // M)
+            extra = np.maximum(0, (r - d + M - 1) // M)  # shards among them with one extra row (TF's rule)
+        np.multiply(count, ps, out=b.ps_tensors)
+        np.multiply(b.ps_tensors * q + extra * ps, 1.0 / dim0, out=b.ps_frac)
         return b
+
 
     # ---- model constants -----------------------------------------------------------------------------
     def _for_replicas(self, strategy: Strategy) -> "Scorer":
@@ -371,3 +399,30 @@ class Scorer:
             busiest_server=None if busiest is None else self.addresses[busiest],
             busiest_server_s=0.0 if busiest is None else float(server_s[busiest]),
             pieces=int(round(f["pieces"])), collectives=int(round(f["collectives"])))
+
+
+def _rows(c: Choices, sl: slice, K: int) -> Choices:
+    """The strategies ``sl`` of ``c`` (fields given per strategy are sliced, broadcast ones kept)."""
+    return Choices(**{f.name: x[sl] if np.ndim(x) == 2 and np.shape(x)[0] == K else x
+                      for f in dataclasses.fields(c) for x in [getattr(c, f.name)]})
+
+
+def _chunk(model: Model) -> int:
+    """Strategies per vectorised pass for ``model``."""
+    return max(8, CHUNK_CELLS // max(len(model.nbytes) * len(model.wire_push), 1))
+
+
+@functools.cache
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+@contextlib.contextmanager
+def _one_blas_thread():
+    """The engine's matrix products are thin (a few rows per node by many columns): left to its own threads, BLAS
+    takes twice the CPU time for the same wall time (2 cores, benchmarks/simulator_throughput.py), so it gets one
+    while a batch is scored."""
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        yield

@@ -118,6 +118,36 @@ def test_choices_shards_match_partitioned_strategy():
                                                        .step_time_s)
 
 
+def test_choices_with_more_shards_than_nodes_match_partitioned_strategy():
+    from space.strategy import partitioned_node
+
+    spec = cluster(3)
+    scorer = Scorer(INV, spec, Calibration.from_spec(spec))
+    V = len(INV.variables)
+    c = Choices(ps=np.ones((1, V), bool), server=np.full((1, V), 1), shards=np.full((1, V), 5))
+    nodes = [partitioned_node(v.name, v.shape, 0, [ps_node(v.name, dev((1 + i) % 3)) for i in range(5)])
+             if v.shape[0] >= 5 else ps_node(v.name, dev(1)) for v in INV.variables]  # b3 has 10 rows
+    assert scorer.score_choices(c)[0] == pytest.approx(scorer.predict(Strategy.build(nodes, spec.replicas))
+                                                       .step_time_s)
+
+
+def test_choices_scored_in_chunks_match_one_pass(monkeypatch):
+    import simulator._scorer as scorer_module
+
+    spec = cluster(3)
+    cal = Calibration.from_spec(spec, step_time_s=0.05, alone_step_s=0.01, model_hash=INV.model_hash)
+    scorer = Scorer(INV, spec, cal.replace(ps_serial_fraction=0.5, update_s=0.004))
+    c = random_choices(50, 3, seed=4)
+    c.shards = np.random.default_rng(5).integers(1, 7, c.ps.shape)  # more shards than nodes too
+    c.server, c.staleness = c.server[0], 1  # given once for every strategy
+    one = scorer.score_choices(c, parts=True)
+    monkeypatch.setattr(scorer_module, "CHUNK_CELLS", 1)  # 8 strategies per pass: 7 passes, the last one short
+    chunked = scorer.score_choices(c, parts=True)
+    assert one.keys() == chunked.keys() and one["step"].shape == (50,)
+    for key in one:
+        np.testing.assert_allclose(chunked[key], one[key], rtol=1e-12, err_msg=key)
+
+
 def test_unknown_variable_is_a_strategy_error():
     spec = cluster(2)
     s = Strategy.build([ar_node("nope")], spec.replicas)
