@@ -5,15 +5,18 @@ Run: python3 benchmarks/simulator_throughput.py [--variables 200] [--batch 5000]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import pathlib
 import sys
 import time
+from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import simulator  # noqa: E402
+import simulator._scorer  # noqa: E402
 from space.cluster import ClusterSpec  # noqa: E402
 from space.inventory import Inventory  # noqa: E402
 from space.strategy import Strategy, ar_node, partitioned_node, ps_node  # noqa: E402
@@ -101,6 +104,11 @@ def main(argv=None) -> None:
     # and the optimizer update measured (every calibration with --model since it exists): each strategy's work
     update = simulator.Scorer(inv, cluster, serial.calibration.replace(update_s=0.004))
     rows.append(("  the same, updates per copy", rate(lambda: update.score_choices(choices), args.batch)))
+    # side by side: the vectorised path with BLAS free to use its own threads (what it did before it held them to
+    # one: on 2 cores the engine's small matrix products spend more time synchronising threads than computing)
+    with mock.patch.object(simulator._scorer, "_one_blas_thread", contextlib.nullcontext):
+        rows.append(("  the first row, BLAS on its own threads", rate(lambda: scorer.score_choices(choices),
+                                                                     args.batch)))
     print(f"model: {len(inv.variables)} variables, {inv.total_bytes / 1e6:.1f} MB; cluster: {args.nodes} nodes; "
           f"batch {args.batch}")
     print(f"{'path':44s} {'strategies/s (wall)':>20s} {'per CPU s':>12s}")
