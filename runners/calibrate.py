@@ -47,6 +47,7 @@ WARMUP_RUNS = 2
 CONTAINER = "autotune-calibrate"
 CHAIN_EXTRA = 10  # round trips the long latency chain adds to the short one
 COLLECTIVES = 16  # independent tiny all-reduces of the per-collective overhead probe
+LINK_RETRY_FACTOR = 4  # a link whose time does not grow with message size is timed again with this many times the runs
 UPDATE_REPEATS = 20  # runs of the optimizer-update probe (its median moved 25% over 5 runs on a busy machine)
 
 
@@ -112,11 +113,33 @@ class Prober:
                 fetches["base"] = tf.reduce_sum(local.read_value())
         t = self._timed(g, fetches)
         secs = [t[s] for s in sizes]
-        _, gbit = fit_alpha_beta(sizes, secs)
+        try:
+            _, gbit = fit_alpha_beta(sizes, secs)
+        except ValueError:  # the largest message took no longer than the smallest: the link is fast for these sizes
+            repeats = LINK_RETRY_FACTOR * self.repeats
+            self.say(f"link {self.addresses[src]} -> {self.addresses[dst]}: time did not grow with message size "
+                     f"({_ms(secs)}); again with {repeats} runs")
+            t = self._timed(g, fetches, repeats)
+            secs = [t[s] for s in sizes]
+            try:
+                _, gbit = fit_alpha_beta(sizes, secs)
+            except ValueError:
+                gbit = self._link_floor(src, dst, max(sizes), t[max(sizes)] - t["tiny"])
         # latency from a 4-byte message, not the fit's intercept: a shaper's burst allowance (tbf) lets the
         # first bytes of every message through at once, which lowers the intercept below the real latency
         return LinkFit(self.addresses[src], self.addresses[dst], list(sizes), secs, t["base"],
                        latency_s=max(0.0, t["tiny"] - t["base"]), bandwidth_gbit=gbit)
+
+    def _link_floor(self, src: int, dst: int, size: int, transfer_s: float) -> float:
+        """Gbit/s of a link whose time does not grow with the message sizes measured: the largest message over
+        what it took beyond a 4-byte one (the link is no slower than that), or what the cluster spec declares for
+        the pair where even that difference is lost in the noise."""
+        declared = self.cluster.spec.bandwidth_gbit(self.addresses[src], self.addresses[dst])
+        gbit = size * 8 / transfer_s / 1e9 if transfer_s > 0 else declared
+        how = "its largest message" if transfer_s > 0 else "the cluster spec"
+        self.say(f"link {self.addresses[src]} -> {self.addresses[dst]}: still flat; bandwidth taken from {how}: "
+                 f"{gbit:.3g} Gbit/s (measure larger messages with --sizes to resolve it)")
+        return gbit
 
     def allreduce(self, sizes: list[int]) -> tuple[list[float], float, float]:
         """Median seconds of one ring all-reduce over every task per size, of a 4-byte one, of a run without."""
@@ -431,3 +454,7 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
     if not m.links and len(spec.nodes) >= 2:
         raise RunError("no link was measured")
     return m, inventory
+
+
+def _ms(seconds: list[float]) -> str:
+    return ", ".join(f"{x * 1e3:.2f}" for x in seconds) + " ms"

@@ -297,3 +297,55 @@ def test_shaped_link_bandwidth_is_near_the_tc_rate(tmp_path, capsys):
     cal = Calibration.load(out)
     for address, gbit in cal.node_bandwidth_gbit.items():
         assert gbit == pytest.approx(0.2, rel=0.15), address  # TCP/IP headers cost ~4% of the tc rate
+
+
+class _FlatTimes:
+    """Stands in for the probe's timing (``Prober._timed``) to test what link() does with what it measures."""
+
+    def __init__(self, *answers: dict):
+        self.answers, self.repeats = list(answers), []
+
+    def __call__(self, graph, fetches, repeats=None):
+        self.repeats.append(repeats)
+        return self.answers.pop(0)
+
+
+def _prober(monkeypatch, timer, said):
+    from runners.calibrate import Prober
+    from space.cluster import load_cluster
+
+    cluster = types.SimpleNamespace(spec=load_cluster(LOCAL))
+    p = Prober(cluster, repeats=2, progress=said.append)
+    monkeypatch.setattr(p, "_timed", timer)
+    return p
+
+
+def _declared_bandwidth() -> float:
+    from space.cluster import load_cluster
+
+    spec = load_cluster(LOCAL)
+    return spec.bandwidth_gbit(spec.nodes[0].address, spec.nodes[1].address)
+
+
+@pytest.mark.parametrize("second, source, expect_gbit", [
+    ({65536: 4.0e-3, 1048576: 4.8e-3, "tiny": 3.9e-3, "base": 3.8e-3}, None, 8 * (1048576 - 65536) / 0.8e-3 / 1e9),
+    ({65536: 4.3e-3, 1048576: 4.2e-3, "tiny": 4.0e-3, "base": 3.8e-3}, "its largest message",
+     8 * 1048576 / 0.2e-3 / 1e9),
+    ({65536: 4.3e-3, 1048576: 4.2e-3, "tiny": 4.5e-3, "base": 3.8e-3}, "the cluster spec", None),
+], ids=["resolved-with-more-runs", "lower-bound-from-largest", "declared-in-spec"])
+def test_link_whose_time_does_not_grow_with_size_is_timed_again_then_bounded(monkeypatch, second, source,
+                                                                             expect_gbit):
+    """On a fast link (loopback) a noisy 1 MiB message can come back faster than a 64 KiB one: calibrate times
+    it again with more runs, and if it is still flat takes a stated bound instead of stopping with a traceback."""
+    flat = {65536: 4.35e-3, 1048576: 4.02e-3, "tiny": 3.9e-3, "base": 3.8e-3}  # as measured when this failed
+    timer, said = _FlatTimes(flat, second), []
+    fit = _prober(monkeypatch, timer, said).link(0, 1, [65536, 1048576])
+    assert timer.repeats == [None, 8]  # the prober's own runs, then four times as many
+    assert "time did not grow with message size (4.35, 4.02 ms); again with 8 runs" in said[0]
+    assert fit.seconds == [second[65536], second[1048576]]
+    expected = _declared_bandwidth() if expect_gbit is None else expect_gbit
+    assert fit.bandwidth_gbit == pytest.approx(expected, rel=1e-6)
+    if source is None:
+        assert len(said) == 1
+    else:
+        assert len(said) == 2 and f"still flat; bandwidth taken from {source}" in said[1]
