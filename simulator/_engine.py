@@ -74,8 +74,7 @@ class Model:
     coef_push: np.ndarray  # (2M, R): [load bytes on m, tensors on m] -> seconds on each resource
     coef_pull: np.ndarray  # (2M, R) same for the pull, one pull per replica
     coef_pull_proxy: np.ndarray  # (2M, R) one pull per node
-    coef_pull_first: np.ndarray  # (2M, R) coef_pull until the first remote replica is served
-    coef_pull_proxy_first: np.ndarray  # (2M, R) coef_pull_proxy until the first remote node is served
+    coef_pull_node_first: np.ndarray  # (Mr, 2M, R) per node holding replicas, one of them served first everywhere
     coef_push_last: np.ndarray  # (2M, R) coef_push of the last remote replica alone
     wire_push: np.ndarray  # (M,) bytes crossing the network per byte of load on m
     wire_pull: np.ndarray
@@ -114,19 +113,37 @@ class Model:
 
 
 def chain_coefficients(m: Model) -> tuple[np.ndarray, np.ndarray]:
-    """Seconds on each resource of four chains, two of pushes ((2R, 2M): every replica's push, the last remote
-    replica's push, per unit of push bytes and tensors on each node) and two of pulls ((2R, 6M): every live pull,
-    the live pulls until the first remote replica is served, per byte and tensor pulled on each node without a
-    proxy, refreshing synchronous proxies, refreshing asynchronous proxies)."""
+    """Seconds on each resource of the chains, two of pushes ((2R, 2M): every replica's push, the last remote
+    replica's push, per unit of push bytes and tensors on each node) and 1 + Mr of pulls (((1 + Mr) R, 6M): every
+    live pull, then per node holding replicas the live pulls until its first replica has its own, per byte and
+    tensor pulled on each node without a proxy, refreshing synchronous proxies, refreshing asynchronous proxies)."""
     M = m.coef_push.shape[0] // 2
     halves = (slice(0, M), slice(M, None))  # a load's bytes use the first M rows of its (2M, R), its tensors the rest
 
     def stack(inputs):  # per input, (2M, R) per chain -> (chains R, inputs 2M)
         return np.concatenate([np.concatenate([c[h] for c in chains], 1) for chains in inputs for h in halves]).T
 
+    # a synchronous unit's proxies are refreshed after the one aggregated update (no pipelining): every node's
+    # refresh comes before any replica's; an asynchronous unit refreshes a node's proxy right after that node's
+    # replica's update, like a pull
+    own = list(m.coef_pull_node_first)
     return (stack([[m.coef_push, m.coef_push_last]]),
-            stack([[m.coef_pull, m.coef_pull_first], [m.coef_pull_proxy, m.coef_pull_proxy],
-                   [m.coef_pull_proxy, m.coef_pull_proxy_first]]))
+            stack([[m.coef_pull] + own, [m.coef_pull_proxy] * (1 + len(own)), [m.coef_pull_proxy] + own]))
+
+
+MATMUL_ROWS = 16  # rows per block of a thin matrix product (see _thin_matmul)
+
+
+def _thin_matmul(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``w @ x`` for a few rows ``w`` and many columns ``x``, in blocks of ``MATMUL_ROWS`` rows: OpenBLAS (numpy's
+    wheels) takes 2.5x as long for 24 rows by 18 as for 22, and 3x as long as for two blocks of 12 (12,800
+    columns, one thread, this project's 2-core machine)."""
+    if w.shape[0] <= MATMUL_ROWS:
+        return w @ x
+    out = np.empty((w.shape[0], x.shape[1]))
+    for i in range(0, w.shape[0], MATMUL_ROWS):
+        np.matmul(w[i:i + MATMUL_ROWS], x, out=out[i:i + MATMUL_ROWS])
+    return out
 
 
 def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
@@ -187,13 +204,12 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
 
-    # seconds on each resource, variable by variable, of four chains (two matrix products, ``chain_coefficients``):
-    # every replica's push, the last remote replica's push, every live pull and the pulls until the first remote
-    # replica is served; ``cum_*``: (K, V) when the busiest resource is done up to that variable. The pulls are
+    # seconds on each resource, variable by variable, of the chains (two matrix products, ``chain_coefficients``):
+    # every replica's push, the last remote replica's push, every live pull and, per node holding replicas, the
+    # pulls of its replica served first (its own node's variables it reads in place: the replica beside a server
+    # starts at once); ``cum_*``: (K, V) when the busiest resource is done up to that variable. The pulls are
     # served in the order the forward pass reads them (inventory order: a layer's ops run once its variables have
-    # arrived), so a later layer's pull hides under the forward work before it. A synchronous unit's proxies are
-    # refreshed after the one aggregated update (no pipelining); an asynchronous unit refreshes a node's proxy
-    # right after that node's replica's update, one node after another like pulls.
+    # arrived), so a later layer's pull hides under the forward work before it.
     rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
     x_push, x_pull = np.empty((2, M, K, V)), np.empty((6, M, K, V))
     x_push[0], x_push[1] = push_load, b.ps_tensors
@@ -201,18 +217,24 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         np.multiply(pull_load, mask, out=x_pull[2 * i])
         np.multiply(b.ps_tensors, mask, out=x_pull[2 * i + 1])
     R = m.coef_pull.shape[1]
-    t_push = (m.coef_push_chains @ x_push.reshape(2 * M, K * V)).reshape(2, R, K, V)
-    t_pull = (m.coef_pull_chains @ x_pull.reshape(6 * M, K * V)).reshape(2, R, K, V)
+    t_push = _thin_matmul(m.coef_push_chains, x_push.reshape(2 * M, K * V)).reshape(2, R, K, V)
+    t_pull = _thin_matmul(m.coef_pull_chains, x_pull.reshape(6 * M, K * V)).reshape(-1, R, K, V)
     cum_p, cum_l = np.cumsum(t_push, axis=3), np.cumsum(t_pull, axis=3)
     t_push, cum_push = t_push[0], cum_p[0]  # (R, K, V) every replica's push, per resource
     cum_push_max, cum_last = cum_p.max(axis=1)
-    cum_all, cum_first = cum_l.max(axis=1) + lat[:, None]
+    cum_all, *cum_firsts = cum_l.max(axis=1) + lat[:, None]  # every pull; each node's first replica's own
     if not V:
-        cum_all = cum_first = np.zeros((K, 1)) + lat[:, None]
+        cum_all = np.zeros((K, 1)) + lat[:, None]
 
     def forward_end(cum: np.ndarray, f: np.ndarray) -> np.ndarray:
         """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
         return np.maximum(f, (cum + f[:, None] * m.ready_frac).max(axis=1)) if V else f + cum[:, -1]
+
+    def node_forward_ends(f: np.ndarray) -> np.ndarray:
+        """(Mr, K) end of the forward pass ``f`` of the replica served first on each node holding replicas."""
+        if not V:
+            return (f + lat)[None]
+        return np.array([forward_end(c, f) for c in cum_firsts or [cum_all]])
 
     # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own
     n_ps, n_ar = b.ps_tensors.sum(axis=0), is_ar.astype(float)  # (K, C) pieces per column
@@ -251,11 +273,17 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     finish = finish_lockstep = chain(ready, cum_push_max).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
-    fwd_end_first, fwd_end_all = forward_end(cum_first, fwd), forward_end(cum_all, fwd)
+    # the first replica to start (the one beside a server reads that server's variables in place), and the one
+    # that waits longest for its own pulls
+    ends = node_forward_ends(fwd)
+    fwd_end_first, fwd_end_tower, fwd_end_all = ends.min(axis=0), ends.max(axis=0), forward_end(cum_all, fwd)
     overlapped = fwd_end_first + serial + np.maximum(finish, bwd) + barrier
     if M and V:
         finish_last = chain(ready, cum_last).max(axis=1) + tail
-        # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push
+        # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push (the
+        # slowest tower's: one that pulls over the network); ``alone`` also bounds a synchronous step from below
+        # where replicas share CPUs (the first replica's start, every replica's compute, the last push)
+        tower = fwd_end_tower + serial + np.maximum(finish_last, bwd) + barrier
         alone = fwd_end_first + serial + np.maximum(finish_last, bwd) + barrier
         if m.compute_alone_s < m.compute_sync_s:
             # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
@@ -265,7 +293,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
             ready_a = bwd_a[:, None] * m.ready_frac
             finish = chain(ready_a, cum_push_max).max(axis=1) + tail
-            overlapped = forward_end(cum_first, fwd_a) + serial + np.maximum(finish, bwd_a) + barrier
+            overlapped = node_forward_ends(fwd_a).min(axis=0) + serial + np.maximum(finish, bwd_a) + barrier
             finish_last = chain(ready_a, cum_last).max(axis=1) + tail
             last = forward_end(cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
             overlapped = np.maximum(np.maximum(overlapped, last), alone)
@@ -281,7 +309,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             total = push_load.sum(axis=(0, 2))
             largest = np.divide(per_tensor.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
             overlapped = overlapped + m.ps_serial * largest * np.maximum(unstaggered - overlapped, 0.0)
-        overlapped = np.where(synchronous, overlapped, alone)
+        overlapped = np.where(synchronous, overlapped, tower)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(overlapped, busiest)

@@ -4,7 +4,8 @@ Resources: one per NIC direction (send of node n = n, receive of node n = M + n)
 every link measured slower than both its NICs. Replicas on the PS's own node exchange nothing over the wire.
 
 A server answers its remote replicas' pulls one after another, so the first replica served starts computing
-after 1/k of the server's pull work (``coef_pull_first``) and only the last replica's push is left once the
+once its own pulls are done (``coef_pull_node_first``, per node holding replicas: one replica's pull from every
+server but its own node's, whose variables it reads in place) and only the last replica's push is left once the
 last pull is served (``coef_push_last``): k = remote replicas of that server.
 """
 from __future__ import annotations
@@ -32,14 +33,12 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     coef_push = np.zeros((2 * M, R))
     pulls = {"coef_pull": counts, "coef_pull_proxy": nodes_present}
     out = {name: np.zeros((2 * M, R)) for name in pulls}
-    server_share = np.ones((2 * M, R))  # 1/k on the server's own NIC entries (its pull send, its push receive)
-    node_share = np.ones((2 * M, R))  # the same per remote node (proxy refreshes)
+    server_share = np.ones((2 * M, R))  # 1/k on the server's own NIC entries (its push receive)
     for m in range(M):
         remote = [n for n in range(M) if n != m and counts[n] > 0]
         k = sum(counts[n] for n in remote)
         if k:
             server_share[[m, M + m], m] = server_share[[m, M + m], M + m] = 1.0 / k
-            node_share[[m, M + m], m] = node_share[[m, M + m], M + m] = 1.0 / len(remote)
         coef_push[m, M + m] += k / nic[m] + N * gamma
         coef_push[M + m, M + m] += k * rpc
         for n in remote:
@@ -74,8 +73,19 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
         ar_latency = cal.collective_overhead_s  # serialised per collective; the ring's latency is paid once
         ar_tail = 2 * (N - 1) * alpha
     pairs = [cal.link_latency(a, b) for a in addresses for b in addresses if a != b]
-    out["coef_pull_first"] = out["coef_pull"] * server_share
-    out["coef_pull_proxy_first"] = out["coef_pull_proxy"] * node_share
+    first = []  # per node holding replicas, its first replica served first by every other node's server
+    for n in np.flatnonzero(counts > 0):
+        c = np.zeros((2 * M, R))
+        for m in range(M):
+            if m != n:
+                c[m, m] += 1 / nic[m]
+                c[m, M + n] += 1 / nic[n]
+                c[M + m, m] += rpc
+                c[M + m, M + n] += rpc
+                if (m, n) in res_of:
+                    c[m, res_of[m, n]] += 1 / link[m, n]
+        first.append(c)
+    out["coef_pull_node_first"] = np.array(first).reshape(-1, 2 * M, R)
     out["coef_push_last"] = coef_push * server_share
     return dict(coef_push=coef_push, **out, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
                 ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail), spans_nodes=bool(len(ring) > 1),

@@ -55,8 +55,9 @@ def test_one_slower_link_never_faster():
 @pytest.mark.parametrize("nodes", [2, 3])
 def test_faster_alone_compute_never_slower_and_never_below_lockstep_compute(nodes):
     """Replicas that compute faster alone (shared CPUs) never make a step slower, and the step never drops below
-    the lockstep compute that every synchronous step contains. Only a server with two or more remote replicas
-    staggers them: with two nodes (one remote replica per server) nothing changes; with three some steps shorten."""
+    the lockstep compute that every synchronous step contains. A server staggers its replicas: the one beside it
+    reads its variables in place and starts first, then the remote ones one after another, so with two nodes as
+    with three some steps shorten."""
     spec = cluster(nodes)
     c = random_choices(400, nodes, seed=11 + nodes)
     cal = Calibration.from_spec(spec, step_time_s=0.05, model_hash=INV.model_hash)
@@ -64,7 +65,7 @@ def test_faster_alone_compute_never_slower_and_never_below_lockstep_compute(node
     shared = Scorer(INV, spec, cal.replace(alone_step_s=0.01)).score_choices(c, parts=True)
     assert np.all(shared["step"] <= lockstep["step"] + 1e-12)
     faster = np.sum(shared["step"] < lockstep["step"] - 1e-6)
-    assert faster == 0 if nodes == 2 else faster > 0
+    assert faster > 0
     assert np.all(shared["step"] >= shared["compute"] - 1e-12)
 
 

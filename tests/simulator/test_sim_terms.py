@@ -55,18 +55,19 @@ def test_pull_hides_under_the_forward_work_before_its_layer(shapes, exposed):
 
 @pytest.mark.parametrize("share", [0.0, 0.25, 1.0])
 def test_ps_serial_fraction_moves_a_ps_step_toward_every_pull_then_every_push(share):
-    """``ps_serial_fraction`` adds back that share of the way from the staggered step (3 L/B: the first pull,
-    then both pushes) to the unstaggered one (both pulls, then both pushes: 4 L/B); all-reduce is untouched."""
+    """``ps_serial_fraction`` adds back that share of the way from the staggered step (3 L/B: both pulls, then
+    the last push) to the unstaggered one (both pulls, then both pushes: 4 L/B); all-reduce is untouched."""
     spec = cluster(3)
     inv = inventory((1000, 1000))
     lb = 4e6 / BW
     cal = zero_cal(spec, ps_serial_fraction=share)
     assert predict(inv, spec, [ps_node("v0", dev(0))], cal).step_time_s == pytest.approx((3 + share) * lb)
     assert predict(inv, spec, [ar_node("v0")], cal).step_time_s == pytest.approx(4 / 3 * lb)
-    # with shared CPUs the unstaggered step computes in lockstep: 1.0 + 4 L/B at share 1
+    # with shared CPUs the staggered step is the lockstep compute from the first start (the replica beside the
+    # server, at once) to the last push, 1.0 + L/B; the unstaggered one computes in lockstep: 1.0 + 4 L/B
     shared = zero_cal(spec, step_time_s=1.0, alone_step_s=0.4, model_hash="test-model", ps_serial_fraction=share)
     step = predict(inv, spec, [ps_node("v0", dev(0))], shared).step_time_s
-    assert step == pytest.approx(1.0 + 2 * lb + share * 2 * lb)
+    assert step == pytest.approx(1.0 + lb + share * 3 * lb)
 
 
 @pytest.mark.parametrize("layout", ["whole", "two_shards", "one_to_three"])
@@ -358,10 +359,11 @@ def test_each_shard_keeps_its_own_server_and_proxy_flag():
     parts = partitioned_node("v0", (1000, 1000), 0, [ps_node("v0", dev(0), local_replication=True),
                                                      ps_node("v0", dev(0))])
     p = predict(inventory((1000, 1000)), spec, [parts])
-    # half the bytes behave like test_proxy_refresh_is_not_pipelined (4 x 2 MB), half pipelined (3 x 2 MB) on
-    # the same NICs: the server sends 2 x 2 MB for each, receives 2 x 2 x 2 MB
-    proxy_first = 2 * 2e6 + 2e6 / 2 * 2  # proxy pulls whole, plain pull of the first replica
-    assert p.step_time_s == pytest.approx((proxy_first + 2 * 4e6) / BW)
+    # half the bytes behave like test_proxy_refresh_is_not_pipelined, half pipelined, on the same NICs: the server
+    # sends 2 x 2 MB for each, receives 2 x 2 x 2 MB. The replica beside the server reads the plain shard in
+    # place but starts after both proxy refreshes (no pipelining), then every push: 2 x 2 MB + 2 x 4 MB; every
+    # pull (2 x 2 MB each) then the last push (4 MB) is as long
+    assert p.step_time_s == pytest.approx((2 * 2e6 + 2 * 4e6) / BW)
     assert p.per_variable_s.keys() == {"v0"}
 
 
