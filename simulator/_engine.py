@@ -4,12 +4,12 @@ it with its own synchronizer when the strategy partitions it).
 Step = end of the forward pass + compression + end of the gradient phase + barrier + step overhead. The forward pass
 overlaps the pulls: they are served in the order it reads the variables (the first layer first) and a layer waits
 for its own, so a later layer's pull hides under the forward work before it. The gradient phase (PS pushes and fused
-all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another, so one
-replica's push overlaps the next one's pull: a lockstep step is the later of (first replica's pull, then every push)
+all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another (the replica
+beside it reads in place), so one replica's push overlaps the next one's pull: a lockstep step is the later of (first replica's pull, then every push)
 and (every pull, then the last replica's push); all-async towers step on their own (their own pull and push). Where
 the replicas share CPUs (nodes emulated on one machine), a replica computes faster alone than in lockstep with the
 others; the two chains stagger the replicas, so they take the compute of a replica alone, bounded below by (first
-pull, lockstep compute, last push). That lockstep compute has every replica apply the optimizer to its own copy of
+start, lockstep compute, last push). That lockstep compute has every replica apply the optimizer to its own copy of
 every variable; a synchronous PS variable is updated once, on its server, so with the update measured
 (``Calibration.update_s``) a step computes in proportion to its work. A server staggers its replicas tensor by
 tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the PS bytes in the one
@@ -288,7 +288,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         if m.compute_alone_s < m.compute_sync_s:
             # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
             # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
-            # the step from below (``alone``: first pull, every replica's compute, last push)
+            # the step from below (``alone``: first start, every replica's compute, last push)
             alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
             fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
             ready_a = bwd_a[:, None] * m.ready_frac
