@@ -5,21 +5,20 @@ Step = end of the forward pass + compression + end of the gradient phase + barri
 overlaps the pulls: they are served in the order it reads the variables (the first layer first) and a layer waits
 for its own, so a later layer's pull hides under the forward work before it. The gradient phase (PS pushes and fused
 all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another (the replica
-beside it reads in place), so one replica's push overlaps the next one's pull: a lockstep step is the later of (first replica's pull, then every push)
-and (every pull, then the last replica's push); all-async towers step on their own (their own pull and push). Where
-the replicas share CPUs (nodes emulated on one machine), a replica computes faster alone than in lockstep with the
-others; the two chains stagger the replicas, so they take the compute of a replica alone, bounded below by (first
-start, lockstep compute, last push). That lockstep compute has every replica apply the optimizer to its own copy of
-every variable; a synchronous PS variable is updated once, on its server, so with the update measured
-(``Calibration.update_s``) a step computes in proportion to its work. A server staggers its replicas tensor by
-tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the PS bytes in the one
-largest tensor, of the way from that staggered step to the unstaggered one (every pull, the lockstep compute, every
-push), is added back. Each NIC direction (and each link slower than its NICs) is a resource serving the units in the
-order their gradients become ready (the last layer first); for one resource the finish time is max_u(ready_u + sum
-of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes (the busiest resource
-bounds what they share); collectives cost a serialised fixed cost each on top, never hidden under the backward pass,
-and the ring latency once.
-"""
+beside it reads in place), so one replica's push overlaps the next one's pull: a lockstep step is the later of
+(first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
+their own (their own pull and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
+computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
+compute of a replica alone, bounded below by (first start, lockstep compute, last push). That lockstep compute has
+every replica apply the optimizer to its own copy of every variable; a synchronous PS variable is updated once, on
+its server, so with the update measured (``Calibration.update_s``) a step computes in proportion to its work. A
+server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step)
+times the share of the PS bytes in the one largest tensor, of the way from that staggered step to the unstaggered
+one (every pull, the lockstep compute, every push), is added back. Each NIC direction (and each link slower than its
+NICs) is a resource serving the units in the order their gradients become ready (the last layer first); for one
+resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes
+flow alongside the PS pushes (the busiest resource bounds what they share); collectives cost a serialised fixed cost
+each on top, never hidden under the backward pass, and the ring latency once."""
 from __future__ import annotations
 
 import dataclasses
