@@ -272,8 +272,8 @@ class Scorer:
         M = len(self.addresses)
         if c.server is not None and ps.any():
             server = np.broadcast_to(np.asarray(c.server, np.int64), ps.shape)
-            low, high = np.where(ps, server, 0).min(), np.where(ps, server, 0).max()
-            if low < 0 or high >= M:
+            on_any = np.where(ps, server, 0)  # non-PS entries read 0, inside the range
+            if on_any.min() < 0 or on_any.max() >= M:
                 on_ps = server[ps]
                 raise BadInput(f"`0 <= server < {M}` must hold for PS variables, but got values in "
                                f"[{on_ps.min()}, {on_ps.max()}]")
@@ -312,7 +312,6 @@ class Scorer:
         np.multiply(count, ps, out=b.ps_tensors)
         np.multiply(b.ps_tensors * q + extra * ps, 1.0 / dim0, out=b.ps_frac)
         return b
-
 
     # ---- model constants -----------------------------------------------------------------------------
     def _for_replicas(self, strategy: Strategy) -> "Scorer":
