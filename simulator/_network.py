@@ -17,8 +17,17 @@ from simulator._calibration import Calibration
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 
 
-def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibration) -> dict:
-    """Coefficient matrices and all-reduce constants for replicas ``counts[n]`` on each node ``n``."""
+SHARED_CPUS_RPC_SHARE = 0.5  # of the probe's per-tensor time, what one end's resource carries on shared CPUs
+
+
+def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibration,
+                         shared_cpus: bool = False) -> dict:
+    """Coefficient matrices and all-reduce constants for replicas ``counts[n]`` on each node ``n``.
+
+    ``cal.rpc_overhead_s`` is the probe's time per tiny tensor moved between two tasks: on separate machines the
+    two ends work in parallel and each end's resource carries all of it; where the nodes share CPUs
+    (``shared_cpus``) the sender and the receiver work one after the other on the same cores, so the probe's time
+    is both ends' work and each end carries ``SHARED_CPUS_RPC_SHARE`` of it."""
     M = len(addresses)
     nic = np.array([cal.node_bandwidth(a) for a in addresses]) * GBIT
     link = np.array([[cal.link_bandwidth(a, b) * GBIT if a != b else np.inf for b in addresses] for a in addresses])
@@ -28,7 +37,7 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     counts = np.asarray(counts, float)
     N = counts.sum()
     nodes_present = (counts > 0).astype(float)
-    rpc, gamma = cal.rpc_overhead_s, cal.reduce_s_per_byte
+    rpc, gamma = cal.rpc_overhead_s * (SHARED_CPUS_RPC_SHARE if shared_cpus else 1.0), cal.reduce_s_per_byte
 
     coef_push = np.zeros((2 * M, R))
     pulls = {"coef_pull": counts, "coef_pull_proxy": nodes_present}

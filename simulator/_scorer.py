@@ -353,7 +353,7 @@ class Scorer:
         times = [base / cal.speed_of(r) for r in self.replicas] or [base]
         alone = math.inf if cal.alone_step_s is None or cal.step_time_s is None else \
             max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
-        net = network_coefficients(self.addresses, counts, cal)
+        net = network_coefficients(self.addresses, counts, cal, shared_cpus=alone < max(times))
         res = cal.residual
         update_w = update / update.sum() if cal.update_s and update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,

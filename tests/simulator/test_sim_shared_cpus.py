@@ -35,6 +35,26 @@ def test_replicas_sharing_cpus_hide_the_middle_transfers_under_compute():
     assert predict(inv, spec, nodes, _shared_cpus(spec, 1.0, 1.2)).step_time_s == pytest.approx(1.0 + 3 * lb)
 
 
+def test_replicas_sharing_cpus_charge_each_end_half_the_probes_per_tensor_time():
+    """The probe times tiny tensors moved from one task to another. On separate machines the two ends work in
+    parallel, so each end's resource carries the whole time: three of the four transfers' RPCs on the critical
+    path (test_per_rpc_overhead_paid_per_tensor_at_the_server). Nodes emulated on one machine share its CPUs: the
+    sender's and the receiver's work come one after the other, the probe's time is both, and each end carries
+    half. With the whole time at each end, the calibration's split anchor (every shard on one server) put the
+    shards' cost on that server's chain, where strategies spreading their shards over three servers hid it:
+    the transformer's uneven_ps was predicted 23-27% fast on two testbed runs, though its shards cost as much
+    each as the anchor's (runs/fid17, fid25)."""
+    spec = cluster(3)
+    inv = inventory((1000, 1000))
+    nodes = [ps_node("v0", dev(0))]
+    lb, rpc = 4e6 / BW, 1e-3
+    shared = zero_cal(spec, step_time_s=0.5, alone_step_s=0.4, model_hash="test-model", rpc_overhead_s=rpc)
+    # the network dominates (see the first test): 0.4 + 3 L/B, and three RPCs at half the probe's time each
+    assert predict(inv, spec, nodes, shared).step_time_s == pytest.approx(0.4 + 3 * lb + 3 * rpc / 2)
+    apart = shared.replace(alone_step_s=None)
+    assert predict(inv, spec, nodes, apart).step_time_s == pytest.approx(0.5 + 3 * lb + 3 * rpc)
+
+
 @pytest.mark.parametrize("placement,copies", [("ar", 3), ("ps", 1), ("half", 2)])
 def test_replicas_sharing_cpus_update_a_ps_variable_once_and_an_all_reduced_one_per_replica(placement, copies):
     """The lockstep step (1.0 s) is three replicas each applying the optimizer to its own copy of every variable;
