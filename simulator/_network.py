@@ -18,6 +18,9 @@ GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 
 
 SHARED_CPUS_RPC_SHARE = 0.5  # of the probe's per-tensor time, what one end's resource carries on shared CPUs
+# the replicas are taken to share CPUs where their lockstep step is this many times one replica's alone (the
+# 3-host testbed on one core: 2.5-4.6x); on separate machines the slowest of N replicas is a few percent over
+SHARED_CPUS_LOCKSTEP = 1.5
 
 
 def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibration,

@@ -324,7 +324,7 @@ class Scorer:
 
     def _build_model(self) -> Model:
         """Model constants per variable (``_model_for`` re-indexes them per shard of a layout)."""
-        from simulator._network import network_coefficients
+        from simulator._network import SHARED_CPUS_LOCKSTEP, network_coefficients
 
         inv, cal = self.inventory, self.calibration
         vs = inv.variables
@@ -353,7 +353,7 @@ class Scorer:
         times = [base / cal.speed_of(r) for r in self.replicas] or [base]
         alone = math.inf if cal.alone_step_s is None or cal.step_time_s is None else \
             max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
-        net = network_coefficients(self.addresses, counts, cal, shared_cpus=alone < max(times))
+        net = network_coefficients(self.addresses, counts, cal, shared_cpus=max(times) >= SHARED_CPUS_LOCKSTEP * alone)
         res = cal.residual
         update_w = update / update.sum() if cal.update_s and update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,

@@ -48,11 +48,14 @@ def test_replicas_sharing_cpus_charge_each_end_half_the_probes_per_tensor_time()
     inv = inventory((1000, 1000))
     nodes = [ps_node("v0", dev(0))]
     lb, rpc = 4e6 / BW, 1e-3
-    shared = zero_cal(spec, step_time_s=0.5, alone_step_s=0.4, model_hash="test-model", rpc_overhead_s=rpc)
-    # the network dominates (see the first test): 0.4 + 3 L/B, and three RPCs at half the probe's time each
-    assert predict(inv, spec, nodes, shared).step_time_s == pytest.approx(0.4 + 3 * lb + 3 * rpc / 2)
+    shared = zero_cal(spec, step_time_s=0.5, alone_step_s=0.2, model_hash="test-model", rpc_overhead_s=rpc)
+    # the network dominates (see the first test): 0.2 + 3 L/B, and three RPCs at half the probe's time each
+    assert predict(inv, spec, nodes, shared).step_time_s == pytest.approx(0.2 + 3 * lb + 3 * rpc / 2)
     apart = shared.replace(alone_step_s=None)
     assert predict(inv, spec, nodes, apart).step_time_s == pytest.approx(0.5 + 3 * lb + 3 * rpc)
+    # separate machines whose slowest replica lags one alone by 10% (not sharing: the whole time at each end)
+    straggler = shared.replace(alone_step_s=0.45)
+    assert predict(inv, spec, nodes, straggler).step_time_s == pytest.approx(0.45 + 3 * lb + 3 * rpc)
 
 
 @pytest.mark.parametrize("placement,copies", [("ar", 3), ("ps", 1), ("half", 2)])
