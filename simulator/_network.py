@@ -42,9 +42,21 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     nodes_present = (counts > 0).astype(float)
     rpc, gamma = cal.rpc_overhead_s * (SHARED_CPUS_RPC_SHARE if shared_cpus else 1.0), cal.reduce_s_per_byte
 
+    def pull_coef(per: np.ndarray) -> np.ndarray:
+        """(2M, R) for ``per[n]`` pulls by node ``n`` from every other node's server."""
+        c = np.zeros((2 * M, R))
+        for m in range(M):
+            remote = [n for n in range(M) if n != m and counts[n] > 0]
+            c[m, m] += sum(per[n] for n in remote) / nic[m]
+            c[M + m, m] += sum(per[n] for n in remote) * rpc
+            for n in remote:
+                c[m, M + n] += per[n] / nic[n]
+                c[M + m, M + n] += per[n] * rpc
+                if (m, n) in res_of:
+                    c[m, res_of[m, n]] += per[n] / link[m, n]
+        return c
+
     coef_push = np.zeros((2 * M, R))
-    pulls = {"coef_pull": counts, "coef_pull_proxy": nodes_present}
-    out = {name: np.zeros((2 * M, R)) for name in pulls}
     server_share = np.ones((2 * M, R))  # 1/k on the server's own NIC entries (its push receive)
     for m in range(M):
         remote = [n for n in range(M) if n != m and counts[n] > 0]
@@ -58,15 +70,6 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
             coef_push[M + m, n] += counts[n] * rpc
             if (n, m) in res_of:
                 coef_push[m, res_of[n, m]] += counts[n] / link[n, m]
-        for name, per in pulls.items():
-            c = out[name]
-            c[m, m] += sum(per[n] for n in remote) / nic[m]
-            c[M + m, m] += sum(per[n] for n in remote) * rpc
-            for n in remote:
-                c[m, M + n] += per[n] / nic[n]
-                c[M + m, M + n] += per[n] * rpc
-                if (m, n) in res_of:
-                    c[m, res_of[m, n]] += per[n] / link[m, n]
     wire = {key: np.array([sum(per[n] for n in range(M) if n != m) for m in range(M)])
             for key, per in (("wire_push", counts), ("wire_pull", counts), ("wire_pull_proxy", nodes_present))}
 
@@ -85,20 +88,10 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
         ar_latency = cal.collective_overhead_s  # serialised per collective; the ring's latency is paid once
         ar_tail = 2 * (N - 1) * alpha
     pairs = [cal.link_latency(a, b) for a in addresses for b in addresses if a != b]
-    first = []  # per node holding replicas, its first replica served first by every other node's server
-    for n in np.flatnonzero(counts > 0):
-        c = np.zeros((2 * M, R))
-        for m in range(M):
-            if m != n:
-                c[m, m] += 1 / nic[m]
-                c[m, M + n] += 1 / nic[n]
-                c[M + m, m] += rpc
-                c[M + m, M + n] += rpc
-                if (m, n) in res_of:
-                    c[m, res_of[m, n]] += 1 / link[m, n]
-        first.append(c)
-    out["coef_pull_node_first"] = np.array(first).reshape(-1, 2 * M, R)
-    out["coef_push_last"] = coef_push * server_share
-    return dict(coef_push=coef_push, **out, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
+    # per node holding replicas, one pull: its first replica, served first by every other node's server
+    first = [pull_coef(np.eye(M)[n]) for n in np.flatnonzero(counts > 0)]
+    return dict(coef_push=coef_push, coef_pull=pull_coef(counts), coef_pull_proxy=pull_coef(nodes_present),
+                coef_pull_node_first=np.array(first).reshape(-1, 2 * M, R),
+                coef_push_last=coef_push * server_share, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
                 ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail), spans_nodes=bool(len(ring) > 1),
                 replica_nodes=counts > 0, pull_latency_s=2 * max(pairs) if pairs else 0.0)
