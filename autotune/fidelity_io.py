@@ -20,7 +20,8 @@ def _ms(x: float) -> str:
 def format_metrics(m: dict[str, float] | None) -> str:
     if not m:
         return "-"
-    return (f"Kendall tau {m['kendall_tau']:.3f}   MAPE {m['mape']:.1%}   top-1 regret {m['top1_regret']:.1%}"
+    top5 = f" (top-5 {m['top5_regret']:.1%})" if m.get("top5_regret") is not None else ""
+    return (f"Kendall tau {m['kendall_tau']:.3f}   MAPE {m['mape']:.1%}   top-1 regret {m['top1_regret']:.1%}{top5}"
             f"   (n={int(m['n'])})")
 
 

@@ -37,14 +37,26 @@ def mape(predicted: Sequence[float], measured: Sequence[float]) -> float:
 
 def top1_regret(predicted: Sequence[float], measured: Sequence[float]) -> float:
     """How much slower the predicted best is than the measured best, as a fraction (0 = picked the best)."""
+    return topk_regret(predicted, measured, 1)
+
+
+def topk_regret(predicted: Sequence[float], measured: Sequence[float], k: int) -> float:
+    """How much slower the measured best of the ``k`` predicted fastest is than the measured best, as a fraction:
+    what a search that profiles its ``k`` best predictions and keeps the fastest would lose (ties in the
+    prediction are taken in the given order)."""
+    if k < 1:
+        raise ValueError(f"`k >= 1` must hold, but got {k}")
     p, m = _pair(predicted, measured)
-    return float(m[int(np.argmin(p))] / m.min() - 1.0)
+    picked = np.argsort(p, kind="stable")[:k]
+    return float(m[picked].min() / m.min() - 1.0)
 
 
 def fidelity(predicted: Sequence[float], measured: Sequence[float]) -> dict[str, float]:
-    """All three metrics at once: ``{"kendall_tau", "mape", "top1_regret", "n"}``."""
+    """Every metric at once: ``{"kendall_tau", "mape", "top1_regret", "top5_regret", "n"}``; ``top5_regret`` is
+    what a search profiling its five best predictions would lose (``autotune search`` profiles ``--top-k 5``)."""
     return {"kendall_tau": kendall_tau(predicted, measured), "mape": mape(predicted, measured),
-            "top1_regret": top1_regret(predicted, measured), "n": float(len(measured))}
+            "top1_regret": top1_regret(predicted, measured),
+            "top5_regret": topk_regret(predicted, measured, 5), "n": float(len(measured))}
 
 
 def features(predictions: Sequence[Prediction] | np.ndarray) -> np.ndarray:

@@ -81,7 +81,7 @@ def test_report_lists_every_row_and_the_metrics(tmp_path):
     with open(tmp_path / "out" / "rows.csv") as fh:
         assert len(list(csv.DictReader(fh))) == 5
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert set(summary["metrics"]) == {"kendall_tau", "mape", "top1_regret", "n"}
+    assert set(summary["metrics"]) == {"kendall_tau", "mape", "top1_regret", "top5_regret", "n"}
 
 
 # ---- strategies and the harness loop (no TensorFlow: a fake profiler) --------------------------------------
@@ -246,6 +246,7 @@ def test_validate_simulator_on_the_local_cluster(tmp_path, capsys, clusters):
     text = capsys.readouterr().out
     assert code == 0
     assert "Kendall tau" in text and "MAPE" in text and "top-1 regret" in text and "measurement noise" in text
+    assert "(top-5 " in text
     with open(out / "rows.csv") as fh:
         assert all(len(r["repeat_medians"].split(";")) == 2 for r in csv.DictReader(fh) if not r["error"])
     assert {p.name for p in out.iterdir()} >= {"rows.csv", "summary.json", "table.txt", "predicted_vs_measured.png"}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from simulator import (apply_residual, choose_residual, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape,
-                       scale_residual, top1_regret)
+                       scale_residual, top1_regret, topk_regret)
 
 
 @pytest.mark.parametrize("a,b,expected", [
@@ -46,10 +46,25 @@ def test_top1_regret(pred, meas, expected):
     assert top1_regret(pred, meas) == pytest.approx(expected)
 
 
-def test_fidelity_bundles_the_three():
+@pytest.mark.parametrize("k,expected", [(1, 1.0), (2, 0.5), (3, 0.0), (9, 0.0)])
+def test_topk_regret_is_the_best_measured_among_the_k_predicted_fastest(k, expected):
+    pred = [1.0, 2.0, 3.0, 4.0]  # predicted order: a, b, c, d
+    meas = [4.0, 3.0, 2.0, 2.5]  # measured best is c (2.0 s), third in the prediction
+    assert topk_regret(pred, meas, k) == pytest.approx(expected)
+    if k == 1:
+        assert top1_regret(pred, meas) == pytest.approx(expected)
+
+
+def test_topk_regret_takes_prediction_ties_in_order_and_rejects_k_below_one():
+    assert topk_regret([1.0, 1.0, 2.0], [3.0, 1.0, 2.0], 1) == pytest.approx(2.0)  # the first of the tie
+    with pytest.raises(ValueError, match="k >= 1"):
+        topk_regret([1.0], [1.0], 0)
+
+
+def test_fidelity_bundles_the_metrics():
     f = fidelity([1, 2, 3], [1.1, 2.2, 2.7])
     assert f == pytest.approx({"kendall_tau": 1.0, "mape": (0.1 / 1.1 + 0.2 / 2.2 + 0.3 / 2.7) / 3,
-                               "top1_regret": 0.0, "n": 3.0})
+                               "top1_regret": 0.0, "top5_regret": 0.0, "n": 3.0})
 
 
 def test_metrics_reject_unequal_lengths():
