@@ -131,6 +131,7 @@ class _Builder:
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
         self.bytes = 0.0
         self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
+        self._read_gates: dict[tuple, list] = {}  # (unit, variable) -> what an update's gradient waits on
 
     # ---- variables -----------------------------------------------------------------------------------
     def var(self, name: str, value: np.ndarray, device: str):
@@ -314,8 +315,35 @@ class _Builder:
                     consumer._update_input(i, rows)  # noqa: SLF001 - graph surgery after import
 
     # ---- synchronization -----------------------------------------------------------------------------
-    def _after_reads(self, u: Unit):
-        return self.tf.control_dependencies(self.reads.get(u.name, []))
+    def _after_reads(self, u: Unit, grad, var=None):
+        """``grad``, made to wait for every read of ``u`` in this step (of ``var`` only, if given: a tower's
+        all-reduce copy is read by that tower alone), so that an update never overtakes a tower's read.
+
+        Only this identity of the gradient, the update's input, waits, and for the reads of each device it waits on
+        one no-op there: a unit read on other nodes (a proxied one) then costs one cross-task control edge per
+        node. Waiting on every read with every op of the update (aggregation, the optimizer's constants) put 6,965
+        cross-task control edges into a transformer strategy with 272 proxied shards, each its own message."""
+        tf = self.tf
+        reads = self.reads.get(u.name, [])
+        if var is not None:
+            reads = [op for op in reads if any(x is var.handle for x in op.inputs)]
+        if not reads:
+            return grad
+        key = (u.name, None if var is None else var.name)
+        gates = self._read_gates.get(key)
+        if gates is None:
+            by_device: dict[str, list] = {}
+            for op in reads:  # a read of a handle runs where the variable is, whatever its own device says
+                by_device.setdefault(op.device or (op.inputs[0].device if op.inputs else ""), []).append(op)
+            gates = by_device.pop("", [])  # no device known to gather them on: waited for one by one
+            for device, ops in by_device.items():
+                with tf.compat.v1.device(device):
+                    gates.append(tf.group(ops) if len(ops) > 1 else ops[0])
+            self._read_gates[key] = gates
+        with tf.control_dependencies(gates):
+            if isinstance(grad, tf.IndexedSlices):
+                return tf.IndexedSlices(tf.identity(grad.values), tf.identity(grad.indices), grad.dense_shape)
+            return tf.identity(grad)
 
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
@@ -346,14 +374,14 @@ class _Builder:
                 v, slots = self.store[u.name]["ps"]
                 self.bytes += sum(self._grad_bytes(g, p, u) for r, g in enumerate(grads) if self._remote(v, r))
                 if u.sync:
-                    with tf.compat.v1.device(v.device), self._after_reads(u):
-                        apply = self.opt.apply(v, slots, _ps.aggregate(grads, self.n))
-                    common.append(self._refresh_proxies(u, apply))
+                    with tf.compat.v1.device(v.device):
+                        apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n)))
+                    common += self._refresh_proxies(u, apply)
                 else:
                     for r, g in enumerate(grads):
-                        with tf.compat.v1.device(v.device), self._after_reads(u):
-                            apply = self.opt.apply(v, slots, g)
-                        per_tower[r].append(self._refresh_proxies(u, apply, only=self.tower_addr[r]))
+                        with tf.compat.v1.device(v.device):
+                            apply = self.opt.apply(v, slots, self._after_reads(u, g))
+                        per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
         if ar_items:
             if self.synchronize:
                 coll = _allreduce.Collectives(self.tower_dev, self.key_base)
@@ -366,8 +394,8 @@ class _Builder:
             for u, _ in ar_items:
                 for r, dev in enumerate(self.tower_dev):
                     v, slots = self.store[u.name]["copies"][r]
-                    with tf.compat.v1.device(dev), self._after_reads(u):
-                        common.append(self.opt.apply(v, slots, reduced[u.name][r]))
+                    with tf.compat.v1.device(dev):
+                        common.append(self.opt.apply(v, slots, self._after_reads(u, reduced[u.name][r], var=v)))
         return common, per_tower
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
@@ -379,11 +407,12 @@ class _Builder:
             return rows * (int(np.prod(p.shape[1:])) * 4 + 4)
         return u.num_elements * 4
 
-    def _refresh_proxies(self, u: Unit, apply, only: str | None = None):
+    def _refresh_proxies(self, u: Unit, apply, only: str | None = None) -> list:
+        """``apply``, and the ops copying its result into the unit's proxies (those of node ``only``, if given)."""
         tf = self.tf
         proxies = self.store[u.name]["proxies"]
         if not proxies:
-            return apply
+            return [apply]
         ps_var = self.store[u.name]["ps"][0]
         ops = [apply]
         with tf.control_dependencies([apply]):
@@ -393,7 +422,7 @@ class _Builder:
                     with tf.compat.v1.device(proxy.device):
                         ops.append(proxy.assign(fresh, read_value=False))
                     self.bytes += u.num_elements * 4
-        return tf.group(ops)
+        return ops
 
     def sync_state(self, tower_effects: list[list]) -> list:
         """Canonical state <- mean of the towers' new values (float), tower 0's value (other dtypes)."""
@@ -410,6 +439,23 @@ class _Builder:
                 new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
                 ops.append(canon.assign(new, read_value=False))
         return ops
+
+
+def _group_by_device(ops: list, name: str):
+    """One op that runs every op of ``ops``: a no-op per device gathers that device's ops, so the step waits on one
+    control edge from each task rather than one from each op on another task (every edge between tasks is a
+    message of its own)."""
+    import tensorflow as tf
+
+    by_device: dict[str, list] = {}
+    for x in ops:
+        op = getattr(x, "op", x)
+        by_device.setdefault(op.device, []).append(op)
+    gathered = []
+    for device, on in by_device.items():
+        with tf.compat.v1.device(device):
+            gathered.append(tf.group(on) if len(on) > 1 else on[0])
+    return tf.group(gathered, name=name)
 
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
@@ -444,10 +490,10 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         state_ops = b.sync_state(effects)
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
-        train_op = tf.group(common + state_ops + [o for ops in per_tower for o in ops] + [e for es in effects for e in es],
-                            name="train_step")
-        tower_ops = [tf.group(per_tower[r] + effects[r] + ([] if b.mode == "threads" else common),
-                              name=f"tower{r}_step") for r in range(b.n)]
+        train_op = _group_by_device(common + state_ops + [o for ops in per_tower for o in ops]
+                                    + [e for es in effects for e in es], name="train_step")
+        tower_ops = [_group_by_device(per_tower[r] + effects[r] + ([] if b.mode == "threads" else common),
+                                      name=f"tower{r}_step") for r in range(b.n)]
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])

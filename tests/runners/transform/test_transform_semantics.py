@@ -140,3 +140,34 @@ def test_unsynchronized_towers_train_alone(cluster, spec, traced):
     for n in alone:
         np.testing.assert_allclose(values[n], alone[n], rtol=1e-5, atol=1e-6 * np.abs(alone[n]).max())
     assert any(not np.allclose(values[n], synced[n], rtol=1e-4) for n in alone)  # not the averaged training
+
+
+def test_proxied_updates_wait_on_one_control_edge_per_node(spec, traced):
+    """An update waits for every read of its unit in the step; for a proxied unit those reads are on other nodes, and
+    each control edge between tasks is a message of its own. The step's graph has one such edge per proxied shard
+    (from the no-op gathering the reads on the one other node), not one per read for every op of the update."""
+    from runners.transform._graph import build_train_graph
+    from space.strategy import partitioned_node
+
+    t, inv = traced("mlp")
+    servers = spec.ps_devices[:2]
+    nodes, shards = [], 0
+    for i, v in enumerate(inv.variables):
+        if v.shape[0] >= 4:
+            parts = [ps_node(v.name, servers[(i + k) % 2], local_replication=True) for k in range(4)]
+            nodes.append(partitioned_node(v.name, v.shape, 0, parts))
+            shards += 4
+        else:
+            nodes.append(ps_node(v.name, servers[i % 2], local_replication=True))
+            shards += 1
+    strategy = Strategy.build(nodes, spec.replicas)
+    validate(strategy, inv, spec)
+    tasks = {d: f"/job:worker/task:{k}/device:CPU:0" for k, d in enumerate(servers)}
+    graph = build_train_graph(t, strategy, lambda d: tasks[d], key_base=1).graph
+
+    def task(op):
+        return op.device.split("/task:")[1].split("/")[0] if "/task:" in op.device else None
+
+    crossing = [(c.name, op.name) for op in graph.get_operations() for c in op.control_inputs
+                if task(c) is not None and task(op) is not None and task(c) != task(op)]
+    assert shards <= len(crossing) <= shards + 2 * len(servers), crossing[:10]
