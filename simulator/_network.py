@@ -92,6 +92,7 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     first = [pull_coef(np.eye(M)[n]) for n in np.flatnonzero(counts > 0)]
     return dict(coef_push=coef_push, coef_pull=pull_coef(counts), coef_pull_proxy=pull_coef(nodes_present),
                 coef_pull_node_first=np.array(first).reshape(-1, 2 * M, R),
-                coef_push_last=coef_push * server_share, **wire, wire_ar=float(wire_ar), ar_s_per_byte=float(ar_s_per_byte),
-                ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail), spans_nodes=bool(len(ring) > 1),
-                replica_nodes=counts > 0, pull_latency_s=2 * max(pairs) if pairs else 0.0)
+                coef_push_last=coef_push * server_share, **wire, wire_ar=float(wire_ar),
+                ar_s_per_byte=float(ar_s_per_byte), ar_latency_s=float(ar_latency), ar_tail_s=float(ar_tail),
+                spans_nodes=bool(len(ring) > 1), replica_nodes=counts > 0,
+                pull_latency_s=2 * max(pairs) if pairs else 0.0)

@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _partition, _ps
+from runners.transform import _allreduce, _control, _partition, _ps
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
 from space.errors import RunError
@@ -323,24 +323,12 @@ class _Builder:
         one no-op there: a unit read on other nodes (a proxied one) then costs one cross-task control edge per
         node. Waiting on every read with every op of the update (aggregation, the optimizer's constants) put 6,965
         cross-task control edges into a transformer strategy with 272 proxied shards, each its own message."""
-        tf = self.tf
         reads = self.reads.get(u.name, [])
         if not reads:
             return grad
-        gates = self._read_gates.get(u.name)
-        if gates is None:
-            by_device: dict[str, list] = {}
-            for op in reads:  # a read of a handle runs where the variable is, whatever its own device says
-                by_device.setdefault(op.device or (op.inputs[0].device if op.inputs else ""), []).append(op)
-            gates = by_device.pop("", [])  # no device known to gather them on: waited for one by one
-            for device, ops in by_device.items():
-                with tf.compat.v1.device(device):
-                    gates.append(tf.group(ops) if len(ops) > 1 else ops[0])
-            self._read_gates[u.name] = gates
-        with tf.control_dependencies(gates):
-            if isinstance(grad, tf.IndexedSlices):
-                return tf.IndexedSlices(tf.identity(grad.values), tf.identity(grad.indices), grad.dense_shape)
-            return tf.identity(grad)
+        if u.name not in self._read_gates:
+            self._read_gates[u.name] = _control.reads_gates(reads)
+        return _control.after(self._read_gates[u.name], grad)
 
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
@@ -442,23 +430,6 @@ class _Builder:
         return ops
 
 
-def _group_by_device(ops: list, name: str):
-    """One op that runs every op of ``ops``: a no-op per device gathers that device's ops, so the step waits on one
-    control edge from each task rather than one from each op on another task (every edge between tasks is a
-    message of its own)."""
-    import tensorflow as tf
-
-    by_device: dict[str, list] = {}
-    for x in ops:
-        op = getattr(x, "op", x)
-        by_device.setdefault(op.device, []).append(op)
-    gathered = []
-    for device, on in by_device.items():
-        with tf.compat.v1.device(device):
-            gathered.append(tf.group(on) if len(on) > 1 else on[0])
-    return tf.group(gathered, name=name)
-
-
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
@@ -491,10 +462,10 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         state_ops = b.sync_state(effects)
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
-        train_op = _group_by_device(common + state_ops + [o for ops in per_tower for o in ops]
-                                    + [e for es in effects for e in es], name="train_step")
-        tower_ops = [_group_by_device(per_tower[r] + effects[r] + ([] if b.mode == "threads" else common),
-                                      name=f"tower{r}_step") for r in range(b.n)]
+        train_op = _control.group_by_device(common + state_ops + [o for ops in per_tower for o in ops]
+                                            + [e for es in effects for e in es], name="train_step")
+        tower_ops = [_control.group_by_device(per_tower[r] + effects[r] + ([] if b.mode == "threads" else common),
+                                              name=f"tower{r}_step") for r in range(b.n)]
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
