@@ -21,6 +21,11 @@ resumed from its ``measurements.jsonl``).
 ``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/`` and
 ``DIR/<model>-fresh/``) again with the current simulator and the calibrations cached in ``DIR/cache``, e.g. after a
 cost-model change (the residual is fitted again on the dev run, in memory, and applied to the fresh one).
+
+``--archive DIR`` copies what ``--reuse`` needs of each model's runs (strategies, rows.csv, the step times, the
+calibration and the inventory: tens of KB) into ``DIR/<model>-s<seed>/``. The runs in ``benchmarks/fidelity_runs/``
+were measured so and are kept in the repository: ``--reuse benchmarks/fidelity_runs/mlp-s111 --models mlp`` predicts
+one again in seconds, and the tests do so for every one of them.
 """
 from __future__ import annotations
 
@@ -67,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="runs/simulator_fidelity", help="output directory")
     p.add_argument("--reuse", default=None, metavar="DIR",
                    help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling)")
+    p.add_argument("--archive", default=None, metavar="DIR",
+                   help="also copy what --reuse needs of each model's runs into DIR/<model>-s<seed>/ (small: to keep "
+                        "in the repository, as benchmarks/fidelity_runs/ is)")
     p.add_argument("--resume", action="store_true",
                    help="go on with an interrupted run in --out: keep its calibrations and finished runs, resume the "
                         "unfinished one from its journal")
@@ -109,12 +117,44 @@ def main(argv: list[str] | None = None) -> int:
                     _cli("validate-simulator", *common, "--seed", str(args.seed + 1), "-o", str(out / f"{name}-fresh"))
                 results[name]["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
             results[name]["wall_s"] = time.monotonic() - t0
+            if args.archive:
+                _archive(out, name, cache, (ROOT / args.archive) / f"{name}-s{args.seed}")
     finally:
         if testbed_dir and not args.keep:
             _cli("testbed", "down", "--dir", testbed_dir)
 
     _print(results, out)
     return 0
+
+
+ARCHIVED = ("rows.csv", "summary.json", "cluster.yml", "measurements.jsonl", "strategies")
+
+
+def _archive(out: pathlib.Path, name: str, cache: pathlib.Path, dest: pathlib.Path) -> None:
+    """Copy the runs of ``name`` (dev and fresh) with their calibration and inventory into ``dest``, laid out as
+    ``--reuse`` reads them: ``dest/<run>/`` and ``dest/cache/``."""
+    from simulator import calibration_path
+    from space.cluster import load_cluster
+
+    runs = [out / r for r in (name, f"{name}-fresh") if (out / r / "rows.csv").is_file()]
+    if not runs:
+        return
+    inventory = json.loads((out / f"{name}-calibration.json").read_text()).get("model_hash", "")
+    for run in runs:
+        for item in ARCHIVED:
+            src, to = run / item, dest / run.name / item
+            if src.is_dir():
+                shutil.copytree(src, to, dirs_exist_ok=True)
+            elif src.is_file():
+                to.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, to)
+    spec = load_cluster(runs[0] / "cluster.yml")
+    cal = calibration_path(cache / "calibration", spec, inventory)
+    for src in (cal, cache / f"inventory-{inventory}.json"):
+        to = dest / "cache" / src.relative_to(cache)
+        to.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, to)
+    print(f"archived {', '.join(r.name for r in runs)} in {dest}", file=sys.stderr, flush=True)
 
 
 def _reuse(args, out: pathlib.Path) -> int:

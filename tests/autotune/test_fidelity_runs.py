@@ -1,0 +1,45 @@
+"""The fidelity runs kept in the repository (``benchmarks/fidelity_runs/<model>-s<seed>/``: strategies, their
+measured step times on the 3-host testbed, the calibration) are predicted again with today's cost model, as
+``benchmarks/simulator_fidelity.py --reuse`` does: no cluster, no TensorFlow. A guard on real measurements: a
+cost-model change that ranks them much worse than issue 5's targets fails here, before anyone profiles again."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from testpaths import ROOT
+
+RUNS = ROOT / "benchmarks" / "fidelity_runs"
+ARCHIVES = sorted(d for d in RUNS.iterdir() if d.is_dir()) if RUNS.is_dir() else []
+# issue 5's targets are tau >= 0.85 and MAPE <= 10%; some measured runs miss them (the README's table), so the guard
+# sits below: a change that falls under it has lost what the model got right
+TAU_FLOOR, MAPE_CEILING = 0.75, 0.15
+
+
+def test_there_are_archived_runs():
+    assert ARCHIVES, f"no fidelity runs in {RUNS}"
+
+
+@pytest.mark.parametrize("archive", ARCHIVES, ids=[d.name for d in ARCHIVES])
+def test_archived_run_is_predicted_again_within_the_guard(archive, tmp_path):
+    model = archive.name.rsplit("-s", 1)[0]
+    rows = (archive / model / "rows.csv").read_text().splitlines()
+    blocker = tmp_path / "no-tf" / "tensorflow"  # the archive holds the inventory: TensorFlow must not be needed
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('re-predicting an archived run imported TensorFlow')\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--reuse",
+                           str(archive), "--models", model, "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
+                          env={**os.environ, "PYTHONPATH": str(blocker.parent)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads((tmp_path / "out" / model / "summary.json").read_text())
+    metrics = summary["raw_metrics"] or summary["metrics"]
+    measured = [line for line in rows[1:] if line.strip()]
+    assert metrics["n"] >= 0.9 * len(measured) >= 27  # every strategy with a measurement was predicted again
+    assert metrics["kendall_tau"] >= TAU_FLOOR, metrics
+    assert metrics["mape"] <= MAPE_CEILING, metrics
+    again = (tmp_path / "out" / model / "rows.csv").read_text().splitlines()
+    assert len(again) == len(rows)
