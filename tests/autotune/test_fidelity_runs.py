@@ -43,3 +43,30 @@ def test_archived_run_is_predicted_again_within_the_guard(archive, tmp_path):
     assert metrics["mape"] <= MAPE_CEILING, metrics
     again = (tmp_path / "out" / model / "rows.csv").read_text().splitlines()
     assert len(again) == len(rows)
+
+
+def test_archive_copies_what_reuse_needs_and_nothing_else(tmp_path):
+    """``--archive`` lays a run out as ``--reuse`` reads it: rebuilt from a kept run's files (as a run leaves them,
+    beside a testbed's directory and the plot), the archive holds the same files, byte for byte."""
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("simulator_fidelity", ROOT / "benchmarks" / "simulator_fidelity.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    kept = RUNS / "mlp-s111"
+    out = tmp_path / "out"
+    shutil.copytree(kept / "mlp", out / "mlp")
+    shutil.copytree(kept / "cache", out / "cache")
+    (out / "mlp" / "predicted_vs_measured.png").write_bytes(b"not kept")
+    (out / "testbed-calfid").mkdir()
+    model_hash = next((kept / "cache").glob("inventory-*.json")).stem.split("-", 1)[1]
+    (out / "mlp-calibration.json").write_text(json.dumps({"model_hash": model_hash}))
+    bench._archive(out, "mlp", out / "cache", tmp_path / "archive")
+
+    def files(d):
+        return {p.relative_to(d): p.read_bytes() for p in d.rglob("*") if p.is_file()}
+
+    assert files(tmp_path / "archive") == files(kept)
+    bench._archive(out, "cnn", out / "cache", tmp_path / "none")  # no run of that model: nothing written
+    assert not (tmp_path / "none").exists()
