@@ -1,0 +1,74 @@
+
+search-d4e919ba12a4.
+cnn/conv2d/kernel:0
+198.18.7.11:CPU:0‘
+cnn/batch_normalization/gamma:0"3*?
+&cnn/batch_normalization/gamma/part_0:0
+198.18.7.11:CPU:0*,
+&cnn/batch_normalization/gamma/part_1:0*?
+&cnn/batch_normalization/gamma/part_2:0
+198.18.7.13:CPU:0£
+cnn/batch_normalization/beta:0"16*@
+%cnn/batch_normalization/beta/part_0:0
+198.18.7.12:CPU:0*-
+%cnn/batch_normalization/beta/part_1:0*@
+%cnn/batch_normalization/beta/part_2:0
+198.18.7.11:CPU:0*@
+%cnn/batch_normalization/beta/part_3:0
+198.18.7.12:CPU:0*>
+%cnn/batch_normalization/beta/part_4:0
+198.18.7.12:CPU:0*/
+%cnn/batch_normalization/beta/part_5:0*/
+%cnn/batch_normalization/beta/part_6:0*>
+%cnn/batch_normalization/beta/part_7:0
+198.18.7.11:CPU:0*>
+%cnn/batch_normalization/beta/part_8:0
+198.18.7.13:CPU:0*+
+%cnn/batch_normalization/beta/part_9:0*3
+&cnn/batch_normalization/beta/part_10:0	Ä*0
+&cnn/batch_normalization/beta/part_11:0*0
+&cnn/batch_normalization/beta/part_12:0*A
+&cnn/batch_normalization/beta/part_13:0
+198.18.7.13:CPU:0*/
+&cnn/batch_normalization/beta/part_14:0Ä*,
+&cnn/batch_normalization/beta/part_15:0ﬁ
+cnn/conv2d_1/kernel:0"1,1,4,1*&
+cnn/conv2d_1/kernel/part_0:0*7
+cnn/conv2d_1/kernel/part_1:0
+198.18.7.12:CPU:0*5
+cnn/conv2d_1/kernel/part_2:0
+198.18.7.11:CPU:0*$
+cnn/conv2d_1/kernel/part_3:0)
+!cnn/batch_normalization_1/gamma:0è
+ cnn/batch_normalization_1/beta:0"4*B
+'cnn/batch_normalization_1/beta/part_0:0
+198.18.7.13:CPU:0*1
+'cnn/batch_normalization_1/beta/part_1:0*@
+'cnn/batch_normalization_1/beta/part_2:0
+198.18.7.13:CPU:0*/
+'cnn/batch_normalization_1/beta/part_3:0‹
+cnn/dense/kernel:0"1,10*!
+cnn/dense/kernel/part_0:0*2
+cnn/dense/kernel/part_1:0
+198.18.7.12:CPU:0*4
+cnn/dense/kernel/part_2:0
+198.18.7.13:CPU:0*#
+cnn/dense/kernel/part_3:0*4
+cnn/dense/kernel/part_4:0
+198.18.7.13:CPU:0*#
+cnn/dense/kernel/part_5:0*4
+cnn/dense/kernel/part_6:0
+198.18.7.12:CPU:0*4
+cnn/dense/kernel/part_7:0
+198.18.7.13:CPU:0*&
+cnn/dense/kernel/part_8:0	Ä*
+cnn/dense/kernel/part_9:0´
+cnn/dense/bias:0"4*
+cnn/dense/bias/part_0:0*
+cnn/dense/bias/part_1:0*$
+cnn/dense/bias/part_2:0	Ä*0
+cnn/dense/bias/part_3:0
+198.18.7.13:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0Ç"search
