@@ -7,18 +7,20 @@ for its own, so a later layer's pull hides under the forward work before it. The
 all-reduces) overlaps the backward pass. A server serves its remote replicas' pulls one after another (the replica
 beside it reads in place), so one replica's push overlaps the next one's pull: a lockstep step is the later of
 (first replica's pull, then every push) and (every pull, then the last replica's push); all-async towers step on
-their own (their own pull and push). Where the replicas share CPUs (nodes emulated on one machine), a replica
-computes faster alone than in lockstep with the others; the two chains stagger the replicas, so they take the
-compute of a replica alone, bounded below by (first start, lockstep compute, last push). That lockstep compute has
-every replica apply the optimizer to its own copy of every variable; a synchronous PS variable is updated once, on
-its server, so with the update measured (``Calibration.update_s``) a step computes in proportion to its work. A
-server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step)
-times the share of the PS bytes in the one largest tensor, of the way from that staggered step to the unstaggered
-one (every pull, the lockstep compute, every push), is added back. Each NIC direction (and each link slower than its
-NICs) is a resource serving the units in the order their gradients become ready (the last layer first); for one
-resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes
-flow alongside the PS pushes (the busiest resource bounds what they share); collectives cost a serialised fixed cost
-each on top, never hidden under the backward pass, and the ring latency once."""
+their own (their own pull and push). A synchronous proxy is refreshed at the end of the step that updated it (the
+backend copies the one update into every node's proxy before the step ends): its refresh follows its unit's pushes,
+on the NICs the all-reduced bytes use, and the next step's pulls come after it. Where the replicas share CPUs (nodes
+emulated on one machine), a replica computes faster alone than in lockstep with the others; the two chains stagger
+the replicas, so they take the compute of a replica alone, bounded below by (first start, lockstep compute, last
+push). That lockstep compute has every replica apply the optimizer to its own copy of every variable; a synchronous
+PS variable is updated once, on its server, so with the update measured (``Calibration.update_s``) a step computes
+in proportion to its work. A server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from
+the model's ``ps`` step) times the share of the PS bytes in the one largest tensor, of the way from that staggered
+step to the unstaggered one (every pull, the lockstep compute, every push), is added back. Each NIC direction (and
+each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the last
+layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than
+u). All-reduced bytes flow alongside the PS pushes (the busiest resource bounds what they share); collectives cost a
+serialised fixed cost each on top, never hidden under the backward pass, and the ring latency once."""
 from __future__ import annotations
 
 import dataclasses
@@ -113,21 +115,19 @@ class Model:
 
 def chain_coefficients(m: Model) -> tuple[np.ndarray, np.ndarray]:
     """Seconds on each resource of the chains, two of pushes ((2R, 2M): every replica's push, the last remote
-    replica's push, per unit of push bytes and tensors on each node) and 1 + Mr of pulls (((1 + Mr) R, 6M): every
+    replica's push, per unit of push bytes and tensors on each node) and 1 + Mr of pulls (((1 + Mr) R, 4M): every
     live pull, then per node holding replicas the live pulls until its first replica has its own, per byte and
-    tensor pulled on each node without a proxy, refreshing synchronous proxies, refreshing asynchronous proxies)."""
+    tensor pulled on each node without a proxy, refreshing asynchronous proxies). A synchronous proxy's refresh
+    is no pull: it ends the step that updated it (``evaluate``)."""
     M = m.coef_push.shape[0] // 2
     halves = (slice(0, M), slice(M, None))  # a load's bytes use the first M rows of its (2M, R), its tensors the rest
 
     def stack(inputs):  # per input, (2M, R) per chain -> (chains R, inputs 2M)
         return np.concatenate([np.concatenate([c[h] for c in chains], 1) for chains in inputs for h in halves]).T
 
-    # a synchronous unit's proxies are refreshed after the one aggregated update (no pipelining): every node's
-    # refresh comes before any replica's; an asynchronous unit refreshes a node's proxy right after that node's
-    # replica's update, like a pull
+    # an asynchronous unit refreshes a node's proxy right after that node's replica's update, like a pull
     own = list(m.coef_pull_node_first)
-    return (stack([[m.coef_push, m.coef_push_last]]),
-            stack([[m.coef_pull] + own, [m.coef_pull_proxy] * (1 + len(own)), [m.coef_pull_proxy] + own]))
+    return (stack([[m.coef_push, m.coef_push_last]]), stack([[m.coef_pull] + own, [m.coef_pull_proxy] + own]))
 
 
 MATMUL_ROWS = 16  # rows per block of a thin matrix product (see _thin_matmul)
@@ -210,14 +210,22 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     # served in the order the forward pass reads them (inventory order: a layer's ops run once its variables have
     # arrived), so a later layer's pull hides under the forward work before it.
     rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
-    x_push, x_pull = np.empty((2, M, K, V)), np.empty((6, M, K, V))
+    x_push, x_pull = np.empty((2, M, K, V)), np.empty((4, M, K, V))
     x_push[0], x_push[1] = push_load, b.ps_tensors
-    for i, mask in enumerate((rep, px_sync, px_async)):
+    for i, mask in enumerate((rep, px_async)):
         np.multiply(pull_load, mask, out=x_pull[2 * i])
         np.multiply(b.ps_tensors, mask, out=x_pull[2 * i + 1])
     R = m.coef_pull.shape[1]
     t_push = _thin_matmul(m.coef_push_chains, x_push.reshape(2 * M, K * V)).reshape(2, R, K, V)
-    t_pull = _thin_matmul(m.coef_pull_chains, x_pull.reshape(6 * M, K * V)).reshape(-1, R, K, V)
+    t_pull = _thin_matmul(m.coef_pull_chains, x_pull.reshape(4 * M, K * V)).reshape(-1, R, K, V)
+    # a synchronous unit's proxies are refreshed once its one update is done, every node's before the step ends
+    # (the next step's pulls wait for them): ``cum_ref`` (K, V), the refreshes of the units ready no earlier than
+    # each, on their busiest resource
+    cum_ref = None
+    if V and px_sync.any():
+        x_ref = np.concatenate([pull_load * px_sync, b.ps_tensors * px_sync])  # (2M, K, V)
+        t_ref = _thin_matmul(m.coef_pull_proxy.T, x_ref.reshape(2 * M, K * V)).reshape(R, K, V)
+        cum_ref = np.cumsum(t_ref, axis=2).max(axis=0)
     cum_p, cum_l = np.cumsum(t_push, axis=3), np.cumsum(t_pull, axis=3)
     t_push, cum_push = t_push[0], cum_p[0]  # (R, K, V) every replica's push, per resource
     cum_push_max, cum_last = cum_p.max(axis=1)
@@ -266,10 +274,21 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     cum_ar_bytes = np.cumsum(unit_bytes * m.ar_s_per_byte, axis=1)
     ar_fixed = (ncoll * m.ar_latency_s).sum(axis=1, keepdims=True)
 
-    def chain(rdy: np.ndarray, cum_ps: np.ndarray) -> np.ndarray:  # (K, V) end of the gradient phase up to each
-        return rdy + np.maximum(cum_ar_bytes, cum_ps) + ar_fixed
+    def chain(rdy: np.ndarray, c: int) -> np.ndarray:  # (K, V) end of the gradient phase up to each
+        cum_ps = cum_push_max if c == 0 else cum_last  # every replica's pushes, the last remote replica's
+        out = rdy + np.maximum(cum_ar_bytes, cum_ps) + ar_fixed
+        if cum_ref is None:
+            return out
+        # the refreshes flow alongside the all-reduced bytes (the NICs they share), and each follows its unit's
+        # pushes: a unit's push is done, on each resource, at the latest of (a unit ready no later than it, then
+        # every push from that one to it); then come its refresh and those of the units ready after it
+        per = cum_p[c]  # (R, K, V)
+        pushed = np.maximum.accumulate((rdy + per)[:, :, ::-1], axis=2)[:, :, ::-1]
+        pushed[:, :, 1:] -= per[:, :, :-1]
+        shared = rdy + cum_ar_bytes + cum_ref + ar_fixed
+        return np.maximum(np.maximum(out, shared), pushed.max(axis=0) + cum_ref + ar_fixed)
     ready = bwd[:, None] * m.ready_frac
-    finish = finish_lockstep = chain(ready, cum_push_max).max(axis=1) + tail if V else bwd
+    finish = finish_lockstep = chain(ready, 0).max(axis=1) + tail if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
     # the first replica to start (the one beside a server reads that server's variables in place), and the one
@@ -278,7 +297,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     fwd_end_first, fwd_end_tower, fwd_end_all = ends.min(axis=0), ends.max(axis=0), forward_end(cum_all, fwd)
     overlapped = fwd_end_first + serial + np.maximum(finish, bwd) + barrier
     if M and V:
-        finish_last = chain(ready, cum_last).max(axis=1) + tail
+        finish_last = chain(ready, 1).max(axis=1) + tail
         # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push (the
         # slowest tower's: one that pulls over the network); ``alone`` also bounds a synchronous step from below
         # where replicas share CPUs (the first replica's start, every replica's compute, the last push)
@@ -291,9 +310,9 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
             fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
             ready_a = bwd_a[:, None] * m.ready_frac
-            finish = chain(ready_a, cum_push_max).max(axis=1) + tail
+            finish = chain(ready_a, 0).max(axis=1) + tail
             overlapped = node_forward_ends(fwd_a).min(axis=0) + serial + np.maximum(finish, bwd_a) + barrier
-            finish_last = chain(ready_a, cum_last).max(axis=1) + tail
+            finish_last = chain(ready_a, 1).max(axis=1) + tail
             last = forward_end(cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
             overlapped = np.maximum(np.maximum(overlapped, last), alone)
         else:

@@ -93,11 +93,14 @@ def test_staggering_lost_scales_with_the_largest_tensors_share_of_the_ps_bytes(l
 
 
 def test_proxy_refresh_is_not_pipelined():
-    """Proxies are refreshed after the aggregated update (runners/transform/_graph.py), so nothing overlaps:
-    pull 2L/B after the pushes 2L/B (mlp `ps_proxy` measured 146 ms vs `ps` 133 ms on the testbed)."""
+    """Proxies are refreshed after the aggregated update, before the step ends (runners/transform/_graph.py
+    ``_refresh_proxies``), so nothing overlaps: the pushes 2L/B, then the refreshes 2L/B, all in the gradient
+    phase; the next step's replicas read their proxies in place (mlp `ps_proxy` measured 146 ms vs `ps` 133 ms
+    on the testbed)."""
     spec = cluster(3)
     p = predict(inventory((1000, 1000)), spec, [ps_node("v0", dev(0), local_replication=True)])
     assert p.step_time_s == pytest.approx(4 * 4e6 / BW)
+    assert p.pull_s == 0.0 and p.gradient_phase_s == pytest.approx(4 * 4e6 / BW)
 
 
 def test_per_rpc_overhead_paid_per_tensor_at_the_server():
@@ -231,8 +234,10 @@ def test_local_replication_pulls_once_per_node():
     inv = inventory((1000, 1000))
     plain = predict(inv, spec, [ps_node("v0", dev(0))], replicas=replicas)
     proxy = predict(inv, spec, [ps_node("v0", dev(0), local_replication=True)], replicas=replicas)
-    assert plain.pull_s == pytest.approx(2 * 4e6 / BW)
-    assert proxy.pull_s == pytest.approx(4e6 / BW)
+    assert plain.pull_s == pytest.approx(2 * 4e6 / BW) and plain.wire_bytes == pytest.approx(4 * 4e6)
+    # the two replicas of node 1 push apart, and their proxy is refreshed once, at the end of the step
+    assert proxy.wire_bytes == pytest.approx(3 * 4e6) and proxy.pull_s == 0.0
+    assert proxy.step_time_s == pytest.approx(3 * 4e6 / BW)
 
 
 def test_replicas_on_the_ps_node_exchange_nothing():
@@ -361,8 +366,8 @@ def test_each_shard_keeps_its_own_server_and_proxy_flag():
     p = predict(inventory((1000, 1000)), spec, [parts])
     # half the bytes behave like test_proxy_refresh_is_not_pipelined, half pipelined, on the same NICs: the server
     # sends 2 x 2 MB for each, receives 2 x 2 x 2 MB. The replica beside the server reads the plain shard in
-    # place but starts after both proxy refreshes (no pipelining), then every push: 2 x 2 MB + 2 x 4 MB; every
-    # pull (2 x 2 MB each) then the last push (4 MB) is as long
+    # place and starts at once; the proxied shard, the variable's first, is pushed after the plain one: every
+    # push (2 x 4 MB into the server), then its two refreshes (2 x 2 MB out) end the step
     assert p.step_time_s == pytest.approx((2 * 2e6 + 2 * 4e6) / BW)
     assert p.per_variable_s.keys() == {"v0"}
 
