@@ -1,0 +1,72 @@
+
+search-1567f487eec6Ÿ
+cnn/conv2d/kernel:0"3,1,1,1*"
+cnn/conv2d/kernel/part_0:0*5
+cnn/conv2d/kernel/part_1:0
+198.18.7.11:CPU:0*$
+cnn/conv2d/kernel/part_2:0Ú
+cnn/batch_normalization/gamma:0"3*0
+&cnn/batch_normalization/gamma/part_0:0*?
+&cnn/batch_normalization/gamma/part_1:0
+198.18.7.11:CPU:0*A
+&cnn/batch_normalization/gamma/part_2:0
+198.18.7.11:CPU:0Ø
+cnn/batch_normalization/beta:0"3*/
+%cnn/batch_normalization/beta/part_0:0*@
+%cnn/batch_normalization/beta/part_1:0
+198.18.7.13:CPU:0*@
+%cnn/batch_normalization/beta/part_2:0
+198.18.7.12:CPU:0–
+cnn/conv2d_1/kernel:0"1,1,1,3*&
+cnn/conv2d_1/kernel/part_0:0*&
+cnn/conv2d_1/kernel/part_1:0*$
+cnn/conv2d_1/kernel/part_2:0 
+!cnn/batch_normalization_1/gamma:0"2*A
+(cnn/batch_normalization_1/gamma/part_0:0
+198.18.7.11:CPU:0*5
+(cnn/batch_normalization_1/gamma/part_1:0	€ø
+ cnn/batch_normalization_1/beta:0"8*B
+'cnn/batch_normalization_1/beta/part_0:0
+198.18.7.11:CPU:0*B
+'cnn/batch_normalization_1/beta/part_1:0
+198.18.7.12:CPU:0*/
+'cnn/batch_normalization_1/beta/part_2:0*-
+'cnn/batch_normalization_1/beta/part_3:0*2
+'cnn/batch_normalization_1/beta/part_4:0€*B
+'cnn/batch_normalization_1/beta/part_5:0
+198.18.7.12:CPU:0*-
+'cnn/batch_normalization_1/beta/part_6:0*B
+'cnn/batch_normalization_1/beta/part_7:0
+198.18.7.13:CPU:0È
+cnn/dense/kernel:0"16,1*2
+cnn/dense/kernel/part_0:0
+198.18.7.11:CPU:0*!
+cnn/dense/kernel/part_1:0*2
+cnn/dense/kernel/part_2:0
+198.18.7.12:CPU:0*!
+cnn/dense/kernel/part_3:0*$
+cnn/dense/kernel/part_4:0€*!
+cnn/dense/kernel/part_5:0*4
+cnn/dense/kernel/part_6:0
+198.18.7.13:CPU:0*$
+cnn/dense/kernel/part_7:0€*4
+cnn/dense/kernel/part_8:0
+198.18.7.12:CPU:0*$
+cnn/dense/kernel/part_9:0€*5
+cnn/dense/kernel/part_10:0
+198.18.7.13:CPU:0*3
+cnn/dense/kernel/part_11:0
+198.18.7.11:CPU:0*"
+cnn/dense/kernel/part_12:0*"
+cnn/dense/kernel/part_13:0*%
+cnn/dense/kernel/part_14:0€*"
+cnn/dense/kernel/part_15:0¶
+cnn/dense/bias:0"4*2
+cnn/dense/bias/part_0:0
+198.18.7.12:CPU:0*$
+cnn/dense/bias/part_1:0	€*
+cnn/dense/bias/part_2:0*$
+cnn/dense/bias/part_3:0	€"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
