@@ -344,8 +344,13 @@ class Scorer:
                 push[i] = rows * (v.row_bytes + INDEX_BYTES)
                 if cal.sparse_remote_gather:
                     pull[i] = rows * v.row_bytes
-        suffix = np.cumsum(work[::-1])[::-1]
-        ready = suffix / suffix[0] if len(vs) and suffix[0] > 0 else np.ones(len(vs))
+        if vs and all(v.grad_ready is not None for v in vs):
+            # as traced: the share of the backward FLOPs each gradient waits for (its own and the later layers'),
+            # kept falling with the index, as the chains serve the units (the last ready first)
+            ready = np.maximum.accumulate(np.array([v.grad_ready for v in vs], float)[::-1])[::-1]
+        else:  # an inventory without them: each variable's share of the parameters from it to the last
+            suffix = np.cumsum(work[::-1])[::-1]
+            ready = suffix / suffix[0] if len(vs) and suffix[0] > 0 else np.ones(len(vs))
         counts = np.zeros(len(self.addresses))
         for r in self.replicas:
             counts[self._device_node(r)] += 1

@@ -39,3 +39,39 @@ def _op_flops(op) -> float:
 def graph_flops(graph) -> float:
     """Sum of per-op FLOP estimates over ``graph`` (one replica's forward + backward)."""
     return float(sum(_op_flops(op) for op in graph.get_operations()))
+
+
+def gradient_ready(loss, grads) -> list[float]:
+    """When each gradient of ``grads`` (in the model's order, the first layer first) is ready, as a share of the
+    backward pass's FLOPs: those of the backward ops it depends on (ops the loss does not depend on) and of every
+    later variable's, over every gradient's. The later layers' gradients come first, and on busy cores their
+    weight gradients run before the input gradients reach an earlier layer, so a gradient waits for theirs too.
+
+    A dense layer at the top of a CNN holds most of its parameters but gets its gradient after a sliver of the
+    backward pass; by parameters it would come three quarters of the way through. An ``IndexedSlices``' values and
+    indices both count; 1.0 each where the backward pass has no FLOPs.
+    """
+
+    def ancestors(tensors) -> set:
+        seen, stack = set(), [t.op for t in tensors]
+        while stack:
+            op = stack.pop()
+            if op in seen:
+                continue
+            seen.add(op)
+            stack.extend(t.op for t in op.inputs)
+            stack.extend(op.control_inputs)
+        return seen
+
+    def parts(g) -> list:
+        return [g.values, g.indices] if hasattr(g, "indices") and hasattr(g, "values") else [g]
+
+    forward = ancestors([loss])
+    waits, seen = [], set()
+    for g in reversed(grads):  # the last variable first: each waits for its own ops and the later ones'
+        seen |= ancestors(parts(g)) - forward
+        waits.append(sum(_op_flops(op) for op in seen))
+    total = waits[-1] if waits else 0.0
+    if total <= 0:
+        return [1.0] * len(grads)
+    return [w / total for w in reversed(waits)]

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from space.errors import ModelError
 
-INVENTORY_VERSION = 1
+INVENTORY_VERSION = 2  # 2: grad_ready
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,7 +20,8 @@ class VariableInfo:
     """One model variable as the strategy sees it.
 
     ``gather_rows`` is, for a variable whose gradient is sparse, the number of rows gathered per step
-    (an upper bound on rows touched); ``None`` for dense gradients.
+    (an upper bound on rows touched); ``None`` for dense gradients. ``grad_ready`` is when its gradient is ready,
+    as the share of the backward pass's FLOPs it waits for (``space._flops.gradient_ready``); ``None`` unknown.
     """
 
     name: str
@@ -29,6 +30,7 @@ class VariableInfo:
     trainable: bool = True
     sparse: bool = False
     gather_rows: int | None = None
+    grad_ready: float | None = None
 
     @property
     def num_elements(self) -> int:

@@ -199,21 +199,24 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
 
 
 def inventory_from_trace(traced: TracedStep) -> Inventory:
-    from space._flops import graph_flops
+    from space._flops import gradient_ready, graph_flops
 
-    def info(v, name, trainable, sparse=False, rows=None):
+    def info(v, name, trainable, sparse=False, rows=None, ready=None):
         return VariableInfo(name=name, shape=tuple(int(d) for d in v.shape), dtype=v.dtype.name,
-                            trainable=trainable, sparse=sparse, gather_rows=rows)
+                            trainable=trainable, sparse=sparse, gather_rows=rows, grad_ready=ready)
 
     first = traced.sample_batch
     leaves = __import__("tensorflow").nest.flatten(first)
     batch_size = int(leaves[0].shape[0]) if leaves and leaves[0].shape.rank else 1
+    graph = traced.concrete_function.graph
+    loss, grads = traced.concrete_function.structured_outputs
+    ready = gradient_ready(loss, grads)
     return Inventory(
         model_path=traced.path, model_hash=file_hash(traced.path),
-        variables=tuple(info(v, n, True, s, r) for v, n, s, r in
-                        zip(traced.trainable, traced.names, traced.sparse, traced.gather_rows)),
+        variables=tuple(info(v, n, True, s, r, t) for v, n, s, r, t in
+                        zip(traced.trainable, traced.names, traced.sparse, traced.gather_rows, ready)),
         state=tuple(info(v, n, False) for v, n in zip(traced.state, traced.state_names)),
-        flops_per_step=graph_flops(traced.concrete_function.graph), batch_size=batch_size,
+        flops_per_step=graph_flops(graph), batch_size=batch_size,
         optimizer=traced.optimizer)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 
@@ -65,6 +66,36 @@ def test_transformer_token_table_is_sparse(inventories):
     assert inv.variable("transformer/tokens/embeddings:0").sparse
     assert not inv.variable("transformer/positions:0").sparse
     assert len(inv.variables) > 30
+
+
+def test_gradients_are_ready_as_the_backward_pass_reaches_them(inventories):
+    """Traced: the share of the backward FLOPs each gradient waits for, its own and the later layers'. The cnn's
+    dense layer holds 76% of its parameters but gets its gradient after a sliver of the backward pass, the first
+    conv layer's last of all; in the mlp the first kernel waits for all of it and the last for little."""
+    cnn = {v.name.split("/", 1)[1]: v.grad_ready for v in inventories("cnn").variables}
+    assert cnn["dense/kernel:0"] < 0.1 and cnn["dense/bias:0"] < 0.1
+    assert cnn["conv2d/kernel:0"] == 1.0 and 0.3 < cnn["conv2d_1/kernel:0"] < 0.7
+    mlp = [v.grad_ready for v in inventories("mlp").variables]
+    assert mlp[0] == 1.0 and mlp[4] < 0.1 and mlp[-1] < 1e-3
+    assert all(a >= b for a, b in itertools.pairwise(mlp))  # each waits for the later layers' gradients too
+
+
+def test_the_scorer_takes_the_traced_ready_times(inventories):
+    """The scorer takes the traced times (falling with the index: the chains serve the units in index order, the
+    last ready first). Without them, each variable's share of the parameters from it on."""
+    import numpy as np
+
+    from simulator import Calibration, Scorer
+    from space.cluster import ClusterSpec
+
+    spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True}, {"address": "127.0.0.2"}]})
+    inv = inventories("cnn")
+    ready = Scorer(inv, spec, Calibration.from_spec(spec))._build_model().ready_frac
+    assert np.all(np.diff(ready) <= 0) and list(ready) == [v.grad_ready for v in inv.variables]
+    assert ready[6] < 0.1  # the dense kernel
+    plain = dataclasses.replace(inv, variables=tuple(dataclasses.replace(v, grad_ready=None) for v in inv.variables))
+    by_params = Scorer(plain, spec, Calibration.from_spec(spec))._build_model().ready_frac
+    assert by_params[6] == pytest.approx((62720 + 40) / sum(v.bytes for v in inv.variables))  # the dense kernel
 
 
 def test_inventory_is_cached_by_content(tmp_path):
