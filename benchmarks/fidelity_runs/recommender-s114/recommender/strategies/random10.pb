@@ -1,0 +1,33 @@
+
+search-375f31634bb0³
+'recommender/user_embedding/embeddings:0"4,1*4
+.recommender/user_embedding/embeddings/part_0:0*G
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0*;
+.recommender/user_embedding/embeddings/part_2:0	€*G
+.recommender/user_embedding/embeddings/part_3:0
+198.18.7.11:CPU:0±
+'recommender/item_embedding/embeddings:0"2,1*G
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.11:CPU:0*8
+.recommender/item_embedding/embeddings/part_1:0é
+recommender/hidden/kernel:0"4,1**
+"recommender/hidden/kernel/part_0:0*;
+"recommender/hidden/kernel/part_1:0
+198.18.7.11:CPU:0*-
+"recommender/hidden/kernel/part_2:0€*-
+"recommender/hidden/kernel/part_3:0€Ù
+recommender/hidden/bias:0"4*;
+ recommender/hidden/bias/part_0:0
+198.18.7.13:CPU:0*(
+ recommender/hidden/bias/part_1:0*(
+ recommender/hidden/bias/part_2:0*(
+ recommender/hidden/bias/part_3:0ˆ
+recommender/score/kernel:0"2,1*:
+!recommender/score/kernel/part_0:0
+198.18.7.12:CPU:0*)
+!recommender/score/kernel/part_1:0 
+recommender/score/bias:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
