@@ -199,10 +199,15 @@ def test_confirmation_undoes_a_lucky_measurement(tmp_path, cache_dir, confirm):
     assert len(first_round) >= 4 and result.profiled == len(LuckyProfiler.calls) <= 10
     winner = first_round.index(LuckyProfiler.key(result.winner.strategy))
     if confirm:
-        # the lucky one (9.9 ms once) and the runner-up (10 ms) were re-measured, the runner-up first; pooled,
-        # the lucky one is 10.45
-        assert LuckyProfiler.calls[len(first_round):] == [first_round[0], first_round[2]]
-        assert winner == 0 and result.winner.measured.median_s == pytest.approx(0.010)
+        # the lucky one (9.9 ms once) and, within reach of it (25%: 10-12 ms), the best builder, else the runner-up
+        # (10 ms), were re-measured, that one first; pooled, the lucky one is 10.45, and it loses
+        builders = {LuckyProfiler.key(c.strategy) for c in result.candidates if c.builders}
+        reach = [k for i, k in enumerate(first_round[:5]) if i != 2]
+        second = next((k for k in reach if k in builders), first_round[0])
+        assert builders & set(first_round)
+        assert LuckyProfiler.calls[len(first_round):] == [second, first_round[2]]
+        assert winner in (0, first_round.index(second))  # the fastest, or the confirmed builder the noise rule kept
+        assert result.winner.measured.median_s == pytest.approx(0.010 + 0.0005 * winner)  # its true time
     else:
         assert len(LuckyProfiler.calls) == len(first_round)
         assert winner == 2 and result.winner.measured.median_s == pytest.approx(0.0099)
@@ -320,9 +325,10 @@ def test_confirmation_head_to_head_decides(tmp_path, cache_dir):
     assert DriftProfiler.together == [3] and result.profiled == len(first_round) + 3 <= 10
     confirmed = [c for c in result.candidates if c.measured is not None and c.measured.runs == 2]
     assert len(confirmed) == 3 and any(c.builders for c in confirmed)
-    # the head-to-head measurement keeps the true order, and it decides
+    # the head-to-head measurement keeps the true order, and it decides (a builder or not, as the order of the
+    # first round made them)
     true = {c.trial: DriftProfiler.true_s(c.strategy)[0] for c in confirmed}
-    assert result.winner.trial == min(true, key=true.get) and result.winner.builders
+    assert result.winner.trial == min(true, key=true.get)
     assert result.winner.measured.head_to_head_s == pytest.approx(1.3 * min(true.values()))
     rows = json.loads((tmp_path / "o" / "summary.json").read_text())["rows"]
     decided = [r for r in rows if r["head_to_head_ms"] != "-"]
