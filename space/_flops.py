@@ -52,25 +52,28 @@ def gradient_ready(loss, grads) -> list[float]:
     indices both count; 1.0 each where the backward pass has no FLOPs.
     """
 
-    def ancestors(tensors) -> set:
-        seen, stack = set(), [t.op for t in tensors]
+    def ancestors(tensors, known: set) -> set:
+        """The ops ``tensors`` depend on that are not in ``known`` (whose own ancestors are all known)."""
+        new, stack = set(), [t.op for t in tensors]
         while stack:
             op = stack.pop()
-            if op in seen:
+            if op in new or op in known:
                 continue
-            seen.add(op)
+            new.add(op)
             stack.extend(t.op for t in op.inputs)
             stack.extend(op.control_inputs)
-        return seen
+        return new
 
     def parts(g) -> list:
         return [g.values, g.indices] if hasattr(g, "indices") and hasattr(g, "values") else [g]
 
-    forward = ancestors([loss])
-    waits, seen = [], set()
+    known = ancestors([loss], set())  # the forward pass
+    waits, flops = [], 0.0
     for g in reversed(grads):  # the last variable first: each waits for its own ops and the later ones'
-        seen |= ancestors(parts(g)) - forward
-        waits.append(sum(_op_flops(op) for op in seen))
+        new = ancestors(parts(g), known)
+        known |= new
+        flops += sum(_op_flops(op) for op in new)
+        waits.append(flops)
     total = waits[-1] if waits else 0.0
     if total <= 0:
         return [1.0] * len(grads)
