@@ -23,7 +23,7 @@ resumed from its ``measurements.jsonl``).
 cost-model change (the residual is fitted again on the dev run, in memory, and applied to the fresh one).
 
 ``--archive DIR`` copies what ``--reuse`` needs of each model's runs (strategies, rows.csv, the step times, the
-calibration and the inventory: 200-420 KB) into ``DIR/<model>-s<seed>/``. The runs in ``benchmarks/fidelity_runs/``
+calibration and the inventory: 200-460 KB) into ``DIR/<model>-s<seed>/``. The runs in ``benchmarks/fidelity_runs/``
 were measured so and are kept in the repository: ``--reuse benchmarks/fidelity_runs/mlp-s111 --models mlp`` predicts
 one again in seconds, and the tests do so for every one of them.
 """
