@@ -61,6 +61,9 @@ class Calibration:
     # every pull and push served in turn, one replica's push under the next one's pull; 1: all pulls, then all
     # pushes, as if the NIC were fair-shared); a step loses it times its largest tensor's share of the PS bytes
     ps_serial_fraction: float = 0.0
+    # how a server staggers the shards of one variable it holds: each a tensor of its own (0) or all as one (1), in
+    # the share of the PS bytes in the largest tensor above
+    ps_shards_together: float = 0.0
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
     step_time_s: float | None = None  # measured compute of a replica's step, all replicas at once (needs model_hash)
@@ -106,6 +109,9 @@ class Calibration:
         if self.powersgd_s_per_flop is not None and not (math.isfinite(self.powersgd_s_per_flop)
                                                          and self.powersgd_s_per_flop >= 0):
             raise CalibrationError(f"`powersgd_s_per_flop >= 0` must hold, but got {self.powersgd_s_per_flop!r}", where)
+        if not 0 <= self.ps_shards_together <= 1:
+            raise CalibrationError(f"`0 <= ps_shards_together <= 1` must hold, but got {self.ps_shards_together!r}",
+                                   where)
         if not 0 <= self.ps_serial_fraction <= 1:
             raise CalibrationError(f"`0 <= ps_serial_fraction <= 1` must hold, but got {self.ps_serial_fraction!r}",
                                    where)

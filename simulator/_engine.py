@@ -15,7 +15,8 @@ the replicas, so they take the compute of a replica alone, bounded below by (fir
 push). That lockstep compute has every replica apply the optimizer to its own copy of every variable; a synchronous
 PS variable is updated once, on its server, so with the update measured (``Calibration.update_s``) a step computes
 in proportion to its work. A server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from
-the model's ``ps`` step) times the share of the PS bytes in the one largest tensor, of the way from that staggered
+the model's ``ps`` step) times the share of the PS bytes in the one largest tensor (each shard a tensor of its own,
+or in a calibrated share, ``ps_together``, a server's shards of one variable as one), of the way from that staggered
 step to the unstaggered one (every pull, the lockstep compute, every push), is added back. Each NIC direction (and
 each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the last
 layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than
@@ -101,6 +102,7 @@ class Model:
     ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
+    ps_together: float = 0.0  # Calibration.ps_shards_together
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     update_s: float = 0.0  # the optimizer applied to every variable once, on one node (Calibration.update_s)
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
@@ -321,11 +323,16 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         if m.ps_serial > 0:
             # every pull, the lockstep compute, then every push: the step with no staggering at all. A server
             # staggers its replicas tensor by tensor, so what is lost scales with the share of the PS bytes in
-            # the one largest tensor (a shard is a tensor of its own)
+            # the one largest tensor (a shard is a tensor of its own; in the share ``ps_together``, a server's
+            # shards of one variable are one)
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
             per_tensor = push_load / np.maximum(b.ps_tensors, 1.0)  # no tensors on a node: no load there
             total = push_load.sum(axis=(0, 2))
             largest = np.divide(per_tensor.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
+            if m.ps_together > 0:  # columns are variables (their shards counted in ps_tensors) or shards
+                per_var = push_load if m.col_onehot is None else push_load @ m.col_onehot
+                whole = np.divide(per_var.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
+                largest = (1.0 - m.ps_together) * largest + m.ps_together * whole
             overlapped = overlapped + m.ps_serial * largest * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource

@@ -119,17 +119,23 @@ def test_choices_shards_match_partitioned_strategy():
                                                        .step_time_s)
 
 
-def test_choices_with_more_shards_than_nodes_match_partitioned_strategy():
+@pytest.mark.parametrize("together", [0.0, 0.7])
+def test_choices_with_more_shards_than_nodes_match_partitioned_strategy(together):
+    """Choice arrays (a column per variable, its shards counted per node) and the Strategy proto (a column per
+    shard) score alike, also where a server's shards of one variable stagger together (two shards on two nodes)."""
     from space.strategy import partitioned_node
 
     spec = cluster(3)
-    scorer = Scorer(INV, spec, Calibration.from_spec(spec))
+    cal = Calibration.from_spec(spec).replace(ps_serial_fraction=1.0, ps_shards_together=together)
+    scorer = Scorer(INV, spec, cal)
     V = len(INV.variables)
     c = Choices(ps=np.ones((1, V), bool), server=np.full((1, V), 1), shards=np.full((1, V), 5))
     nodes = [partitioned_node(v.name, v.shape, 0, [ps_node(v.name, dev((1 + i) % 3)) for i in range(5)])
              if v.shape[0] >= 5 else ps_node(v.name, dev(1)) for v in INV.variables]  # b3 has 10 rows
-    assert scorer.score_choices(c)[0] == pytest.approx(scorer.predict(Strategy.build(nodes, spec.replicas))
-                                                       .step_time_s)
+    step = scorer.predict(Strategy.build(nodes, spec.replicas)).step_time_s
+    assert scorer.score_choices(c)[0] == pytest.approx(step)
+    if together:  # the share changes this layout's step (by 1e-4), so that a path ignoring it would fail above
+        assert step > Scorer(INV, spec, cal.replace(ps_shards_together=0.0)).score_choices(c)[0] * (1 + 5e-5)
 
 
 def test_choices_scored_in_chunks_match_one_pass(monkeypatch):
