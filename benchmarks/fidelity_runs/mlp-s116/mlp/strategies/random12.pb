@@ -1,0 +1,32 @@
+
+search-0866659b9462_
+mlp/dense/kernel:0"2,1*#
+mlp/dense/kernel/part_0:0*
+mlp/dense/kernel/part_1:0Ì
+mlp/dense/bias:0"4*
+mlp/dense/bias/part_0:0*0
+mlp/dense/bias/part_1:0
+198.18.7.12:CPU:0*0
+mlp/dense/bias/part_2:0
+198.18.7.11:CPU:0*2
+mlp/dense/bias/part_3:0
+198.18.7.13:CPU:0i
+mlp/dense_1/kernel:0"1,2*%
+mlp/dense_1/kernel/part_0:0*%
+mlp/dense_1/kernel/part_1:0
+mlp/dense_1/bias:0"2*2
+mlp/dense_1/bias/part_0:0
+198.18.7.13:CPU:0*2
+mlp/dense_1/bias/part_1:0
+198.18.7.13:CPU:0
+mlp/dense_2/kernel:0Ë
+mlp/dense_2/bias:0"4*4
+mlp/dense_2/bias/part_0:0
+198.18.7.12:CPU:0*!
+mlp/dense_2/bias/part_1:0*4
+mlp/dense_2/bias/part_2:0
+198.18.7.12:CPU:0*#
+mlp/dense_2/bias/part_3:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
