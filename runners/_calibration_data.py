@@ -249,11 +249,11 @@ def _solve_shards_together(cal, predict, name: str, base: str, measured: float):
 
     On the 3-host testbed the mlp's kernel split in four shards on one server measured as slow as whole (136.7 ms
     vs 136.5, seed 114). Counting each shard as a tensor, the cost model predicted the split step faster (less
-    staggering) and charged the difference to the pieces: 0.58-0.93 ms each, 3-4x an all-reduced shard's, which
-    made strategies with many PS shards 10-34% too slow. Solved this way the shares came out 0.65-1.0 on four mlp
-    runs (0 on a fifth, whose per-piece cost was already below the all-reduced one's); the transformer's and the
-    cnn's stay 0 (the transformer's split step is faster than its pieces' cost predicts; the cnn loses no
-    staggering)."""
+    staggering) and charged the difference to the pieces: 0.58-0.93 ms each, 2-5x an all-reduced shard's on four of
+    five runs, which made strategies with many PS shards 10-34% too slow. Solved this way the shares came out
+    0.65-1.0 on those four (0 on the fifth, whose per-piece cost was already below the all-reduced one's); the
+    transformer's and the cnn's stay 0 (the transformer's split step is faster than its pieces' cost predicts; the
+    cnn loses no staggering)."""
     def gap(c) -> float:
         anchor, against = predict(c, name, base)
         return anchor.raw_step_time_s - against.raw_step_time_s
