@@ -99,7 +99,8 @@ def main(argv=None) -> None:
     rows.append(("  the same, replicas sharing CPUs", rate(lambda: shared.score_choices(choices), args.batch)))
     # and PS steps losing part of their staggering (the mlp's and dlrm's calibrations): the unstaggered step and
     # each strategy's largest PS tensor as well, and its largest part of one variable on one server
-    serial = simulator.Scorer(inv, cluster, shared.calibration.replace(ps_serial_fraction=0.5, ps_shards_together=0.7))
+    serial = simulator.Scorer(inv, cluster,
+                              shared.calibration.replace(ps_serial_fraction=0.5, ps_shards_together=0.7))
     rows.append(("  the same, PS steps losing staggering", rate(lambda: serial.score_choices(choices), args.batch)))
     # and the optimizer update measured (every calibration with --model since it exists): each strategy's work
     update = simulator.Scorer(inv, cluster, serial.calibration.replace(update_s=0.004))

@@ -189,17 +189,18 @@ def anchor_costs(cal, inventory, spec):
     model with many tensors pipelines them and measured as staggered (transformer: 0.01); the mlp, 85% of its
     bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered 164: 0.42 of the
     way, 0.49 per whole tensor. Its kernel split in three shards on one server measured 108.5 ms, close to
-    staggered (runs/x16), where a share for every step alike predicted 134.
+    staggered (runs/x16), where a share for every step alike predicted 134; the later runs measured it split in four
+    as slow as whole, which ``ps_shards_together`` follows.
 
-    Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals
-    the measured one (solved for: the prediction is piecewise linear in x). Where a PS step loses staggering, the
-    ``ps_split`` pair sets how a server staggers one variable's shards instead (``_solve_shards_together``). Per collective: the measured
-    difference over the extra collectives, as if none were hidden. The cost model charges every collective's
-    fixed cost in full but lets the bytes of a group whose gradients are ready early run under the backward pass,
-    more of them than the testbed does (the mlp with its first kernel in a group of its own: 5 ms of the others'
-    ring hidden in the model, 2 ms measured); solved against the model's prediction of the pair, the collectives
-    would carry those bytes too (mlp: 1.7-2.9 ms per collective instead of 0.5-1.6; five mlp runs of 30 strategies
-    predicted with MAPE 17-44% instead of 6-29%).
+    Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals the
+    measured one (solved for: the prediction is piecewise linear in x). Where a PS step loses staggering, the
+    ``ps_split`` pair sets how a server staggers one variable's shards instead (``_solve_shards_together``). Per
+    collective: the measured difference over the extra collectives, as if none were hidden. The cost model charges
+    every collective's fixed cost in full but lets the bytes of a group whose gradients are ready early run under
+    the backward pass, more of them than the testbed does (the mlp with its first kernel in a group of its own: 5 ms
+    of the others' ring hidden in the model, 2 ms measured); solved against the model's prediction of the pair, the
+    collectives would carry those bytes too (mlp: 1.7-2.9 ms per collective instead of 0.5-1.6; five mlp runs of 30
+    strategies predicted with MAPE 17-44% instead of 6-29%).
     """
     from simulator import Scorer
 

@@ -18,16 +18,16 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
 - with a model: its optimizer applied once to every variable on one task -> ``update_s`` (every replica updates its
   own copy of an all-reduced variable, a server a synchronous PS variable once);
 - with a traced model: its training step on one replica alone (the compute, and the flop rate); on every replica
-  with nothing synchronized (each tower trains its own copy: the compute a synchronous step waits for when
-  replicas share CPUs, less ``step_overhead_s``); and the :func:`anchor_strategies`, pairs of real steps that
-  differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
-  ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole; on a PS step that loses staggering,
+  with nothing synchronized (each tower trains its own copy: the compute a synchronous step waits for when replicas
+  share CPUs, less ``step_overhead_s``); and the :func:`anchor_strategies`, pairs of real steps that differ in one
+  thing, which set ``collective_overhead_s`` (a group per variable vs one fused group), ``ar_piece_s`` and
+  ``ps_piece_s`` (every variable split in shards vs whole; on a PS step that loses staggering,
   ``ps_shards_together`` instead) and ``powersgd_matrix_s`` (the ``all_reduce_powersgd`` step; the one-task probe
-  above sees only the matmuls and QR). Each cost comes from
-  the measured difference of its pair (``anchor_costs``), so what both steps share cancels; the fused
-  all-reduce step itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step),
-  and the ``ps`` step ``ps_serial_fraction`` (how much of the replicas' staggering a PS step loses).
-  The model steps are measured head to head: all jobs built, then taking turns a few steps at a time.
+  above sees only the matmuls and QR). Each cost comes from the measured difference of its pair (``anchor_costs``),
+  so what both steps share cancels; the fused all-reduce step itself sets ``collective_bandwidth_factor`` again (the
+  ring as it runs in the model's step), and the ``ps`` step ``ps_serial_fraction`` (how much of the replicas'
+  staggering a PS step loses). The model steps are measured head to head: all jobs built, then taking turns a few
+  steps at a time.
 """
 from __future__ import annotations
 
