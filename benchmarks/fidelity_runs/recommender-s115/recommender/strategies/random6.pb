@@ -1,0 +1,36 @@
+
+search-8c9a7aecfeeeè
+'recommender/user_embedding/embeddings:0"3,1*I
+.recommender/user_embedding/embeddings/part_0:0
+198.18.7.12:CPU:0*I
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0*I
+.recommender/user_embedding/embeddings/part_2:0
+198.18.7.12:CPU:0ß
+'recommender/item_embedding/embeddings:0"8,1*G
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.13:CPU:0*8
+.recommender/item_embedding/embeddings/part_1:0*8
+.recommender/item_embedding/embeddings/part_2:0*G
+.recommender/item_embedding/embeddings/part_3:0
+198.18.7.13:CPU:0*6
+.recommender/item_embedding/embeddings/part_4:0*G
+.recommender/item_embedding/embeddings/part_5:0
+198.18.7.13:CPU:0*8
+.recommender/item_embedding/embeddings/part_6:0*6
+.recommender/item_embedding/embeddings/part_7:04
+recommender/hidden/kernel:0
+198.18.7.12:CPU:0v
+recommender/hidden/bias:0"2**
+ recommender/hidden/bias/part_0:0**
+ recommender/hidden/bias/part_1:0∏
+recommender/score/kernel:0"3,1*,
+!recommender/score/kernel/part_0:0Ä*)
+!recommender/score/kernel/part_1:0*<
+!recommender/score/kernel/part_2:0
+198.18.7.12:CPU:03
+recommender/score/bias:0
+198.18.7.12:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0Ç"search
