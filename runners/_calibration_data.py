@@ -214,6 +214,11 @@ def anchor_costs(cal, inventory, spec):
         scorer = Scorer(inventory, spec, calibration)
         return scorer.predict(strategies[name]), scorer.predict(strategies[base]) if base is not None else None
 
+    def predicted_gap(calibration, name: str, base: str | None) -> float:
+        """The anchor's predicted step less its pair's (the step itself for an absolute anchor)."""
+        anchor, against = predict(calibration, name, base)
+        return anchor.raw_step_time_s - (against.raw_step_time_s if against is not None else 0.0)
+
     for field, name, base in ANCHOR_PAIRS:
         if name not in anchors or (base is not None and base not in anchors):
             continue
@@ -225,14 +230,13 @@ def anchor_costs(cal, inventory, spec):
                 cal = cal.replace(collective_overhead_s=max(measured, 0.0) / extra)
             continue
 
-        low, cap = ANCHOR_BOUNDS.get(field, (0.0, 0.1))
         if field == "ps_piece_s" and cal.ps_serial_fraction > 0:
-            cal = _solve_shards_together(cal, predict, name, base, measured)
+            cal = _solve_shards_together(cal, lambda c, n=name, b=base: predicted_gap(c, n, b), measured)
             continue
+        low, cap = ANCHOR_BOUNDS.get(field, (0.0, 0.1))
 
         def gap(x: float, f=field, n=name, b=base, low=low) -> float:
-            anchor, against = predict(cal.replace(**{f: max(x, low)}), n, b)
-            return anchor.raw_step_time_s - (against.raw_step_time_s if against is not None else 0.0)
+            return predicted_gap(cal.replace(**{f: max(x, low)}), n, b)
 
         x = solve_cost(gap, measured, prior=getattr(cal, field), cap=cap)
         cal = cal.replace(**{field: max(x, low)})
@@ -241,7 +245,7 @@ def anchor_costs(cal, inventory, spec):
     return cal
 
 
-def _solve_shards_together(cal, predict, name: str, base: str, measured: float):
+def _solve_shards_together(cal, gap: Callable, measured: float):
     """``ps_shards_together`` and ``ps_piece_s`` from the ``ps_split`` pair (a synchronous PS step loses some of its
     staggering): the pair has two unknowns, what a shard costs the CPU and how a server staggers the shards of one
     variable. A PS shard is sliced, packed and applied like an all-reduced one, so its cost is taken as
@@ -254,11 +258,7 @@ def _solve_shards_together(cal, predict, name: str, base: str, measured: float):
     five runs, which made strategies with many PS shards 10-34% too slow. Solved this way the shares came out
     0.65-1.0 on those four (0 on the fifth, whose per-piece cost was already below the all-reduced one's); the
     transformer's and the cnn's stay 0 (the transformer's split step is faster than its pieces' cost predicts; the
-    cnn loses no staggering)."""
-    def gap(c) -> float:
-        anchor, against = predict(c, name, base)
-        return anchor.raw_step_time_s - against.raw_step_time_s
-
+    cnn loses no staggering). ``gap(calibration)``: the pair's predicted difference."""
     cal = cal.replace(ps_piece_s=cal.ar_piece_s)
     bounds = gap(cal.replace(ps_shards_together=0.0)), gap(cal.replace(ps_shards_together=1.0))
     if min(bounds) <= measured <= max(bounds):

@@ -245,10 +245,11 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             return (f + lat)[None]
         return np.array([forward_end(c, f) for c in cum_firsts or [cum_all]])
 
+    def by_variable(x: np.ndarray) -> np.ndarray:  # (..., C) per column -> (..., variables): shards summed
+        return x if m.col_onehot is None else x @ m.col_onehot
+
     # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own
-    n_ps, n_ar = b.ps_tensors.sum(axis=0), is_ar.astype(float)  # (K, C) pieces per column
-    if m.col_onehot is not None:
-        n_ps, n_ar = n_ps @ m.col_onehot, n_ar @ m.col_onehot  # (K, variables)
+    n_ps, n_ar = by_variable(b.ps_tensors.sum(axis=0)), by_variable(is_ar.astype(float))  # (K, variables)
     n_all = n_ps + n_ar
     share_ps = np.divide(n_ps, n_all, out=np.zeros_like(n_all), where=n_all > 0)
     extra = np.maximum(n_all - 1.0, 0.0)
@@ -326,12 +327,15 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             # the one largest tensor (a shard is a tensor of its own; in the share ``ps_together``, a server's
             # shards of one variable are one)
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
-            per_tensor = push_load / np.maximum(b.ps_tensors, 1.0)  # no tensors on a node: no load there
             total = push_load.sum(axis=(0, 2))
-            largest = np.divide(per_tensor.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
+
+            def share_of_largest(load: np.ndarray) -> np.ndarray:  # (M, K, columns) -> (K,)
+                return np.divide(load.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
+
+            # no tensors on a node: no load there
+            largest = share_of_largest(push_load / np.maximum(b.ps_tensors, 1.0))
             if m.ps_together > 0:  # columns are variables (their shards counted in ps_tensors) or shards
-                per_var = push_load if m.col_onehot is None else push_load @ m.col_onehot
-                whole = np.divide(per_var.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
+                whole = share_of_largest(by_variable(push_load))
                 largest = (1.0 - m.ps_together) * largest + m.ps_together * whole
             overlapped = overlapped + m.ps_serial * largest * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
