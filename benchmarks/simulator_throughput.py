@@ -102,8 +102,9 @@ def main(argv=None) -> None:
     serial = simulator.Scorer(inv, cluster,
                               shared.calibration.replace(ps_serial_fraction=0.5, ps_shards_together=0.7))
     rows.append(("  the same, PS steps losing staggering", rate(lambda: serial.score_choices(choices), args.batch)))
-    # and the optimizer update measured (every calibration with --model since it exists): each strategy's work
-    update = simulator.Scorer(inv, cluster, serial.calibration.replace(update_s=0.004))
+    # and the optimizer updates' share of the lockstep step measured (every calibration with --model): each
+    # strategy's work
+    update = simulator.Scorer(inv, cluster, serial.calibration.replace(update_share=0.4))
     rows.append(("  the same, updates per copy", rate(lambda: update.score_choices(choices), args.batch)))
     # side by side: the vectorised path with BLAS free to use its own threads (what it did before it held them to
     # one: on 2 cores the engine's small matrix products spend more time synchronising threads than computing)

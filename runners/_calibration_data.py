@@ -91,6 +91,7 @@ class Measurements:
     powersgd_small_s: float | None = None  # PSGD_SMALL_COUNT PowerSGD rounds of PSGD_SMALL matrices
     powersgd_large_s: float | None = None  # PSGD_LARGE_COUNT rounds of PSGD_LARGE matrices
     nosync_step_s: float | None = None  # the lockstep step of every replica with nothing synchronized
+    nosync_noupdate_s: float | None = None  # the same with every gradient computed and none applied
     update_s: float | None = None  # the model's optimizer applied to every variable once, on one node
     anchors_s: dict[str, float] = dataclasses.field(default_factory=dict)  # anchor_strategies name -> median step
 
@@ -150,6 +151,9 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
                        compute_flops_per_s=max(inventory.flops_per_step / max(m.step_single_s, 1e-9), 1.0))
         if m.update_s is not None:  # part of every replica's step: no more than one replica alone
             fields["update_s"] = min(m.update_s, m.step_single_s)
+        if m.nosync_step_s is not None and m.nosync_noupdate_s is not None and step > 0:
+            # what the updates take of the lockstep step (both steps span the nodes: that cost cancels)
+            fields["update_share"] = float(np.clip((m.nosync_step_s - m.nosync_noupdate_s) / step, 0.0, 1.0))
     if inventory is not None:
         fields["anchors_s"] = dict(m.anchors_s)
     cal = Calibration.from_spec(spec, **fields)
@@ -354,6 +358,9 @@ def format_table(m: Measurements, cal) -> str:
     if m.nosync_step_s is not None:
         rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
                      f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
+    if m.nosync_noupdate_s is not None and cal.update_share is not None:
+        rows.append(("the same, no update applied", f"{m.nosync_noupdate_s * 1e3:.2f} ms (the updates: "
+                     f"{cal.update_share:.0%} of the compute)"))
     sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
             "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",

@@ -20,8 +20,9 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
     replicas share CPUs (a replica alone is faster than that lockstep step, as on an emulated cluster): there the
     lockstep step includes every replica's optimizer update of every variable, which a parameter server does once
     (on the testbed, `ps` on the recommender measured 13 ms against a 17 ms lockstep step), so the floor is the step
-    of one replica alone, or, with the update measured (``update_s``), the lockstep step of replicas whose
-    variables are all updated once, on parameter servers, where that is lower (as the cost model predicts it).
+    of one replica alone, or, with the updates' share of it measured (``lockstep_update_share``), the lockstep step
+    of replicas whose variables are all updated once, on parameter servers, where that is lower (as the cost model
+    predicts it).
     """
     if calibration is not None:
         calibration.check(cluster, inventory.model_hash)
@@ -40,9 +41,9 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
         alone = calibration.alone_step_s
         if alone is not None and calibration.step_time_s is not None and alone < calibration.step_time_s:
             base = alone  # replicas sharing CPUs: see the docstring
-            if calibration.update_s and alone > 0:
-                update, r = min(calibration.update_s, alone), max(len(reps), 1)
-                base = min(base, calibration.step_time_s * (alone - update * (r - 1) / r) / alone)
+            share, r = calibration.lockstep_update_share(), max(len(reps), 1)
+            if share > 0:
+                base = min(base, calibration.step_time_s * (1.0 - share * (r - 1) / r))
         compute = max(base / calibration.speed_of(r) for r in reps) if reps else base
     comm = factor * size
     return Bound(compute_s=compute, comm_s=comm, comm_wire_s=factor * (size if wire_bytes is None else wire_bytes),

@@ -72,6 +72,10 @@ class Calibration:
     # the model's optimizer applied to every variable once, on one node (calibrate's update probe). Every replica
     # updates its own copy of an all-reduced variable; a synchronous PS variable is updated once, on its server
     update_s: float | None = None
+    # the share of step_time_s that is every replica's optimizer update, as the step runs it (calibrate: the
+    # lockstep step with nothing synchronized, with and without the updates). None (a calibration from before it
+    # was measured): update_s / alone_step_s, what the probe sees, which misses densifying a sparse gradient
+    update_share: float | None = None
     model_hash: str | None = None
     backward_fraction: float = 2 / 3  # share of the step spent in the backward pass
     sparse_remote_gather: bool = True  # PS tables pulled by rows touched (else the whole shard)
@@ -128,6 +132,10 @@ class Calibration:
                                               and self.update_s >= 0 and self.model_hash):
             raise CalibrationError("`update_s` needs a non-negative value and the `model_hash` it was measured for, "
                                    f"but got ({self.update_s=}, {self.model_hash=})", where)
+        if self.update_share is not None and not (isinstance(self.update_share, (int, float))
+                                                  and 0 <= self.update_share <= 1 and self.model_hash):
+            raise CalibrationError("`update_share` needs a value in [0, 1] and the `model_hash` it was measured for, "
+                                   f"but got ({self.update_share=}, {self.model_hash=})", where)
         if self.residual is not None and not set(LEGACY_RESIDUAL_KEYS) <= set(self.residual) <= set(RESIDUAL_KEYS):
             raise CalibrationError(f"`residual` must have the keys {list(RESIDUAL_KEYS)}, but got "
                                    f"{sorted(self.residual)}", where)
@@ -167,6 +175,16 @@ class Calibration:
         if device in self.device_speed:
             return self.device_speed[device]
         return self.device_speed.get(device.rsplit(":", 2)[0], 1.0)
+
+    def lockstep_update_share(self) -> float:
+        """The share of the lockstep compute (``step_time_s``) that is every replica's optimizer update: measured
+        in the step (``update_share``), else one update as the probe times it over one replica alone (0 when
+        neither is known)."""
+        if self.update_share is not None:
+            return float(self.update_share)
+        if self.update_s and self.alone_step_s:
+            return min(self.update_s, self.alone_step_s) / self.alone_step_s
+        return 0.0
 
     # ---- staleness ---------------------------------------------------------------------------------
     def check(self, cluster: ClusterSpec, model_hash: str | None = None) -> None:

@@ -13,8 +13,8 @@ on the NICs the all-reduced bytes use, and the next step's pulls come after it. 
 emulated on one machine), a replica computes faster alone than in lockstep with the others; the two chains stagger
 the replicas, so they take the compute of a replica alone, bounded below by (first start, lockstep compute, last
 push). That lockstep compute has every replica apply the optimizer to its own copy of every variable; a synchronous
-PS variable is updated once, on its server, so with the update measured (``Calibration.update_s``) a step computes
-in proportion to its work. A server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from
+PS variable is updated once, on its server, so with the updates' share of that compute measured
+(``Calibration.lockstep_update_share``) a step computes in proportion to its work. A server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from
 the model's ``ps`` step) times the share of the PS bytes in the one largest tensor (each shard a tensor of its own,
 or in a calibrated share, ``ps_together``, a server's shards of one variable as one), of the way from that staggered
 step to the unstaggered one (every pull, the lockstep compute, every push), is added back. Each NIC direction (and
@@ -104,7 +104,7 @@ class Model:
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
     ps_together: float = 0.0  # Calibration.ps_shards_together
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
-    update_s: float = 0.0  # the optimizer applied to every variable once, on one node (Calibration.update_s)
+    update_share: float = 0.0  # of compute_sync_s, every replica's optimizer update (lockstep_update_share)
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
     replicas: int = 1
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
@@ -259,15 +259,15 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     any_sync_ps = (ps_any & b.sync).any(axis=1)
     synchronous = any_sync_ps | is_ar.any(axis=1)
     compute = np.where(synchronous, m.compute_sync_s, m.compute_async_s)
-    if m.update_w is not None and m.update_s > 0 and m.compute_alone_s < m.compute_sync_s:
+    if m.update_w is not None and m.update_share > 0 and m.compute_alone_s < m.compute_sync_s:
         # replicas sharing CPUs: the lockstep compute is every replica's step, each applying the optimizer to its
-        # own copy of every variable (N updates). A synchronous PS variable is updated once, on its server (an
-        # asynchronous one once per replica's gradient): the step computes in proportion to the work it has
+        # own copy of every variable (N updates, ``update_share`` of it). A synchronous PS variable is updated once,
+        # on its server (an asynchronous one once per replica's gradient): the step computes in proportion to the
+        # work it has
         n = float(m.replicas)
-        alone, update = m.compute_alone_s, min(m.update_s, m.compute_alone_s)
         copies = n * b.ar_frac + (b.ps_frac * np.where(b.sync, 1.0, n)).sum(axis=0)  # (K, C) updates per step
-        work = (copies * m.update_w).sum(axis=1) * update  # (K,) seconds of updates, all nodes together
-        compute = np.where(synchronous, m.compute_sync_s * (alone - update + work / n) / alone, compute)
+        updates = (copies * m.update_w).sum(axis=1)  # (K,) whole-model updates per step, all nodes together
+        compute = np.where(synchronous, m.compute_sync_s * (1.0 - m.update_share * (1.0 - updates / n)), compute)
     bwd = compute * m.backward_fraction
     fwd = compute - bwd
     push_total = cum_push[:, :, -1].T if V else np.zeros((K, R))

@@ -360,7 +360,7 @@ class Scorer:
             max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
         net = network_coefficients(self.addresses, counts, cal, shared_cpus=max(times) >= SHARED_CPUS_LOCKSTEP * alone)
         res = cal.residual
-        update_w = update / update.sum() if cal.update_s and update.sum() > 0 else None
+        update_w = update / update.sum() if update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,
                      push_bytes=push, pull_bytes=pull, ready_frac=ready, **net,
                      compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
@@ -371,7 +371,7 @@ class Scorer:
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
                      compute_alone_s=alone, variables=len(vs), ar_piece_s=cal.ar_piece_s, ps_piece_s=cal.ps_piece_s,
                      ps_serial=cal.ps_serial_fraction, ps_together=cal.ps_shards_together,
-                     update_s=cal.update_s or 0.0, update_w=update_w, replicas=max(len(self.replicas), 1),
+                     update_share=cal.lockstep_update_share(), update_w=update_w, replicas=max(len(self.replicas), 1),
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:

@@ -17,7 +17,8 @@ class TrainingJob:
     step that would put it more than k steps ahead of the slowest tower.
     """
 
-    def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True) -> None:
+    def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
+                 update: bool = True) -> None:
         import tensorflow as tf
 
         from runners.cluster import run_with_timeout
@@ -27,7 +28,8 @@ class TrainingJob:
         self.step_timeout_s = step_timeout_s
         t0 = time.perf_counter()
         self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device,
-                                                   cluster.next_instance_key_base(), synchronize=synchronize)
+                                                   cluster.next_instance_key_base(), synchronize=synchronize,
+                                                   update=update)
         self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
         self.steps_done = [0] * self.graph.num_towers
         self.max_lead = 0

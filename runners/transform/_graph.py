@@ -107,7 +107,7 @@ class _Analysis:
 
 class _Builder:
     def __init__(self, traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                 container: str, synchronize: bool = True) -> None:
+                 container: str, synchronize: bool = True, update: bool = True) -> None:
         import tensorflow as tf
 
         self.tf = tf
@@ -123,6 +123,7 @@ class _Builder:
         self.opt = Optimizer(traced.optimizer)
         self.key_base = key_base
         self.synchronize = synchronize
+        self.update = update
         self.values = [v.numpy() for v in traced.trainable]  # eager, before entering the graph
         self.state_values = [v.numpy() for v in traced.state]
         self.container = container
@@ -376,6 +377,7 @@ class _Builder:
                     self.bytes += coll.bytes_on_wire
             else:  # every tower applies its own gradient to its own copy
                 reduced = {u.name: grads for u, grads in ar_items}
+            kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
             for u, _ in ar_items:
                 for r, dev in enumerate(self.tower_dev):
                     v, slots = self.store[u.name]["copies"][r]
@@ -384,7 +386,19 @@ class _Builder:
                     # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
                     # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
                     with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
-                        common.append(self.opt.apply(v, slots, reduced[u.name][r]))
+                        g = reduced[u.name][r]
+                        if self.update:
+                            common.append(self.opt.apply(v, slots, g))
+                        else:
+                            g = g.values if isinstance(g, tf.IndexedSlices) else g
+                            kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
+            for r, dev in enumerate(self.tower_dev):
+                if kept[r]:
+                    # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
+                    # wait on into a no-op (and so the whole backward pass), so one element of each is written
+                    sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
+                    with tf.compat.v1.device(dev):
+                        common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
         return common, per_tower
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
@@ -431,7 +445,7 @@ class _Builder:
 
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                      container: str | None = None, synchronize: bool = True) -> TrainGraph:
+                      container: str | None = None, synchronize: bool = True, update: bool = True) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -441,12 +455,16 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         synchronize: ``False`` leaves out the all-reduces: every tower applies its own gradient to its own copy
             (an all-reduce strategy then trains N independent models). Not training anyone wants; it is the
             lockstep step with nothing on the wire, what ``autotune calibrate`` times as the replicas' compute.
+        update: ``False`` (with ``synchronize=False`` only) computes every tower's gradients and applies none: the
+            lockstep step less the optimizer's work, what sets the share of that compute the updates take.
     """
     import tensorflow as tf
 
     container = container or f"autotune_{key_base}"
     an = _Analysis(traced)
-    b = _Builder(traced, strategy, device_of, key_base, container, synchronize)
+    if synchronize and not update:
+        raise ValueError("update=False needs synchronize=False: a synchronized step applies what it reduces")
+    b = _Builder(traced, strategy, device_of, key_base, container, synchronize, update)
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()

@@ -52,6 +52,10 @@ def test_to_calibration_derives_every_constant(clusters):
     assert with_update.update_s == 0.004 and with_update.replace(update_s=None) == cal.replace(
         created_at=with_update.created_at)
     assert to_calibration(dataclasses.replace(m, update_s=0.5), spec, inv).update_s == m.step_single_s  # at most
+    # the lockstep step without the updates: they take the rest of its compute (spanning the nodes cancels)
+    assert cal.update_share is None
+    assert to_calibration(dataclasses.replace(m, nosync_noupdate_s=0.012), spec, inv).update_share == pytest.approx(0.4)
+    assert to_calibration(dataclasses.replace(m, nosync_noupdate_s=0.021), spec, inv).update_share == 0.0  # noise
     assert cal.compute_flops_per_s == pytest.approx(1e11)
     cal.check(spec, "abc123")
 
@@ -305,6 +309,9 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
     # the SGD update of the mlp's 235k parameters on one node: measured, and part of one replica's step
     assert "optimizer update on one node: sgd on 6 variable(s)" in captured.err
     assert 0 < found.update_s <= found.alone_step_s and "optimizer update, every variable once" in captured.out
+    # and what the updates take of the lockstep step, timed in it
+    assert "model step, noupdate" in captured.err and "the same, no update applied" in captured.out
+    assert 0 <= found.update_share <= 1
     assert Calibration.load(out, cluster=spec).to_dict() == found.to_dict()
 
 

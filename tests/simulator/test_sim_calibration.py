@@ -79,11 +79,30 @@ def test_other_json_is_not_a_calibration(tmp_path):
     ("ps_serial_fraction", 1.5, "0 <= ps_serial_fraction <= 1"),
     ("update_s", 0.01, "update_s.*model_hash"),
     ("update_s", "fast", "update_s.*non-negative"),
+    ("update_share", 0.4, "update_share.*model_hash"),
 ], ids=["negative-latency", "zero-bandwidth", "backward-fraction", "step-without-model", "alone-without-model",
-        "partial-residual", "ps-serial-above-one", "update-without-model", "update-not-a-number"])
+        "partial-residual", "ps-serial-above-one", "update-without-model", "update-not-a-number",
+        "update-share-without-model"])
 def test_impossible_values_are_rejected(field, value, rule):
     with pytest.raises(CalibrationError, match=rule.replace("(", r"\(").replace("[", r"\[")):
         Calibration.from_spec(cluster(2), **{field: value})
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5, "most"])
+def test_update_share_outside_zero_to_one_is_rejected(share):
+    with pytest.raises(CalibrationError, match="update_share.*in \\[0, 1\\]"):
+        Calibration.from_spec(cluster(2), update_share=share, model_hash="m")
+
+
+def test_the_updates_share_measured_in_the_step_wins_over_the_probes():
+    """A calibration from before the share was measured reads it as one update (the probe's) over one replica
+    alone; none of either: no share."""
+    cal = Calibration.from_spec(cluster(2), step_time_s=0.5, alone_step_s=0.2, update_s=0.05, model_hash="m")
+    assert cal.lockstep_update_share() == pytest.approx(0.25)
+    assert cal.replace(update_share=0.6).lockstep_update_share() == 0.6
+    assert cal.replace(update_share=0.0).lockstep_update_share() == 0.0  # measured: none
+    assert cal.replace(update_s=0.3).lockstep_update_share() == 1.0  # no more than the whole step alone
+    assert cal.replace(update_s=None).lockstep_update_share() == 0.0
 
 
 def test_measured_step_time_replaces_the_flops_estimate():

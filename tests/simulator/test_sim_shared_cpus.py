@@ -79,6 +79,21 @@ def test_replicas_sharing_cpus_update_a_ps_variable_once_and_an_all_reduced_one_
     assert predict(inv, spec, nodes, apart).compute_s == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("placement,copies", [("ar", 3), ("ps", 1), ("half", 2)])
+def test_the_updates_share_measured_in_the_lockstep_step_sets_what_a_ps_step_saves(placement, copies):
+    """The updates' share of the lockstep step measured in it (calibrate: with and without them), 0.6: an all-PS
+    step of three replicas computes 1 - 0.6 + 0.6 / 3 = 0.6 s of the 1.0 s, half on servers 0.8 s, all-reduce
+    1.0 s. It wins over the probe's update (0.3 s of 0.4 alone would say 0.75). On three emulated nodes the
+    recommender's Adam updates took 43% of that step, and the probe's one update 22% of one replica alone."""
+    spec = cluster(3)
+    inv = inventory((1000, 1000), (1000, 1000))
+    nodes = {"ar": [ar_node("v0"), ar_node("v1")], "ps": [ps_node("v0", dev(0)), ps_node("v1", dev(1))],
+             "half": [ar_node("v0"), ps_node("v1", dev(0))]}[placement]
+    cal = zero_cal(spec, step_time_s=1.0, alone_step_s=0.4, model_hash="test-model", update_s=0.3, update_share=0.6)
+    assert predict(inv, spec, nodes, cal).compute_s == pytest.approx(1.0 - 0.6 * (1 - copies / 3))
+    assert predict(inv, spec, nodes, cal.replace(update_share=0.0)).compute_s == pytest.approx(1.0)
+
+
 def test_the_update_of_a_sparse_table_under_sgd_counts_the_rows_touched():
     """Plain SGD scatters a sparse gradient into the rows a step touches; momentum and Adam densify it (Keras'
     semantics), so they update every row. A 1000-row table touching 100 rows beside a dense 100-row matrix of

@@ -142,6 +142,43 @@ def test_unsynchronized_towers_train_alone(cluster, spec, traced):
     assert any(not np.allclose(values[n], synced[n], rtol=1e-4) for n in alone)  # not the averaged training
 
 
+def test_towers_without_updates_compute_every_gradient_and_apply_none(cluster, spec, traced):
+    """update=False (what calibrate times as the lockstep step less the optimizer's work): no variable moves, and
+    each tower's gradients are computed in full. Grappler turns ops that only control edges wait on into no-ops,
+    backward pass and all, so each tower keeps one element of every gradient: they match the tower's gradients
+    on its first batch, the embedding tables' (sparse) included."""
+    import tensorflow as tf
+
+    from runners.transform import TrainingJob
+
+    t, inv = traced("recommender")
+    n = len(spec.replicas)
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60, synchronize=False,
+                     update=False) as job:
+        before, _ = job.values()
+        job.run(1)
+        after, _ = job.values()
+        g = job.graph.graph
+        sinks = sorted((op for op in g.get_operations() if op.type == "VarHandleOp" and "gradient_sink" in op.name),
+                       key=lambda op: op.name)
+        with g.as_default():
+            reads = []
+            for op in sinks:
+                with tf.compat.v1.device(op.device):
+                    reads.append(tf.raw_ops.ReadVariableOp(resource=op.outputs[0], dtype=tf.float32))
+        kept = job.session.run(reads)
+    assert len(sinks) == n
+    for name in before:
+        np.testing.assert_array_equal(after[name], before[name])
+    for r in range(n):
+        _, grads = t.concrete_function(next(iter(t.module.dataset_fn(r, n))))
+        first = [float(np.ravel((gr.values if isinstance(gr, tf.IndexedSlices) else gr).numpy())[0]) for gr in grads]
+        assert any(isinstance(gr, tf.IndexedSlices) for gr in grads)
+        np.testing.assert_allclose(kept[r][0], sum(first), rtol=1e-5, atol=1e-7)
+    with pytest.raises(ValueError, match="update=False needs synchronize=False"):
+        TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, update=False)
+
+
 def test_proxied_updates_wait_on_one_control_edge_per_node(spec, traced):
     """An update waits for every read of its unit in the step; for a proxied unit those reads are on other nodes, and
     each control edge between tasks is a message of its own. The step's graph has one such edge per proxied shard
