@@ -20,9 +20,9 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
 - with a traced model: its training step on one replica alone (the compute, and the flop rate); on every replica
   with nothing synchronized (each tower trains its own copy: the compute a synchronous step waits for when replicas
   share CPUs, less ``step_overhead_s``), and the same with every gradient computed and none applied (the share of
-  that compute the replicas' updates take, ``update_share``); and the :func:`anchor_strategies`, pairs of real steps that differ in one
-  thing, which set ``collective_overhead_s`` (a group per variable vs one fused group), ``ar_piece_s`` and
-  ``ps_piece_s`` (every variable split in shards vs whole; on a PS step that loses staggering,
+  that compute the replicas' updates take, ``update_share``); and the :func:`anchor_strategies`, pairs of real
+  steps that differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
+  ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole; on a PS step that loses staggering,
   ``ps_shards_together`` instead) and ``powersgd_matrix_s`` (the ``all_reduce_powersgd`` step; the one-task probe
   above sees only the matmuls and QR). Each cost comes from the measured difference of its pair (``anchor_costs``),
   so what both steps share cancels; the fused all-reduce step itself sets ``collective_bandwidth_factor`` again (the

@@ -14,14 +14,15 @@ emulated on one machine), a replica computes faster alone than in lockstep with 
 the replicas, so they take the compute of a replica alone, bounded below by (first start, lockstep compute, last
 push). That lockstep compute has every replica apply the optimizer to its own copy of every variable; a synchronous
 PS variable is updated once, on its server, so with the updates' share of that compute measured
-(``Calibration.lockstep_update_share``) a step computes in proportion to its work. A server staggers its replicas tensor by tensor: a calibrated share (``ps_serial``, from
-the model's ``ps`` step) times the share of the PS bytes in the one largest tensor (each shard a tensor of its own,
-or in a calibrated share, ``ps_together``, a server's shards of one variable as one), of the way from that staggered
-step to the unstaggered one (every pull, the lockstep compute, every push), is added back. Each NIC direction (and
-each link slower than its NICs) is a resource serving the units in the order their gradients become ready (the last
-layer first); for one resource the finish time is max_u(ready_u + sum of the times of units ready no earlier than
-u). All-reduced bytes flow alongside the PS pushes (the busiest resource bounds what they share); collectives cost a
-serialised fixed cost each on top, never hidden under the backward pass, and the ring latency once."""
+(``Calibration.lockstep_update_share``) a step computes in proportion to its work. A server staggers its replicas
+tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the PS bytes
+in the one largest tensor (each shard a tensor of its own, or in a calibrated share, ``ps_together``, a server's
+shards of one variable as one), of the way from that staggered step to the unstaggered one (every pull, the lockstep
+compute, every push), is added back. Each NIC direction (and each link slower than its NICs) is a resource serving
+the units in the order their gradients become ready (the last layer first); for one resource the finish time is
+max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes
+(the busiest resource bounds what they share); collectives cost a serialised fixed cost each on top, never hidden
+under the backward pass, and the ring latency once."""
 from __future__ import annotations
 
 import dataclasses
