@@ -1,0 +1,50 @@
+
+search-9b8ca31f4e72É
+'recommender/user_embedding/embeddings:0"4,1*I
+.recommender/user_embedding/embeddings/part_0:0
+198.18.7.12:CPU:0*I
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0*I
+.recommender/user_embedding/embeddings/part_2:0
+198.18.7.12:CPU:0*8
+.recommender/user_embedding/embeddings/part_3:0Î
+'recommender/item_embedding/embeddings:0"8,1*I
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.12:CPU:0*I
+.recommender/item_embedding/embeddings/part_1:0
+198.18.7.12:CPU:0*8
+.recommender/item_embedding/embeddings/part_2:0*G
+.recommender/item_embedding/embeddings/part_3:0
+198.18.7.11:CPU:0*4
+.recommender/item_embedding/embeddings/part_4:0*I
+.recommender/item_embedding/embeddings/part_5:0
+198.18.7.12:CPU:0*9
+.recommender/item_embedding/embeddings/part_6:0€*I
+.recommender/item_embedding/embeddings/part_7:0
+198.18.7.11:CPU:0¹
+recommender/hidden/kernel:0"8,1**
+"recommender/hidden/kernel/part_0:0*=
+"recommender/hidden/kernel/part_1:0
+198.18.7.13:CPU:0*(
+"recommender/hidden/kernel/part_2:0*(
+"recommender/hidden/kernel/part_3:0*=
+"recommender/hidden/kernel/part_4:0
+198.18.7.12:CPU:0*,
+"recommender/hidden/kernel/part_5:0*=
+"recommender/hidden/kernel/part_6:0
+198.18.7.11:CPU:0**
+"recommender/hidden/kernel/part_7:0¥
+recommender/hidden/bias:0"3**
+ recommender/hidden/bias/part_0:0**
+ recommender/hidden/bias/part_1:0*-
+ recommender/hidden/bias/part_2:0	€ä
+recommender/score/kernel:0"4,1*+
+!recommender/score/kernel/part_0:0*)
+!recommender/score/kernel/part_1:0*<
+!recommender/score/kernel/part_2:0
+198.18.7.13:CPU:0*+
+!recommender/score/kernel/part_3:0
+recommender/score/bias:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

@@ -1,0 +1,44 @@
+
+search-9f7f307981a1/
+'recommender/user_embedding/embeddings:0í
+'recommender/item_embedding/embeddings:0"3,1*8
+.recommender/item_embedding/embeddings/part_0:0*I
+.recommender/item_embedding/embeddings/part_1:0
+198.18.7.12:CPU:0*8
+.recommender/item_embedding/embeddings/part_2:0
+recommender/hidden/kernel:0"1,2*=
+"recommender/hidden/kernel/part_0:0
+198.18.7.11:CPU:0**
+"recommender/hidden/kernel/part_1:0¦
+recommender/hidden/bias:0"8*9
+ recommender/hidden/bias/part_0:0
+198.18.7.13:CPU:0*(
+ recommender/hidden/bias/part_1:0*&
+ recommender/hidden/bias/part_2:0*+
+ recommender/hidden/bias/part_3:0€*;
+ recommender/hidden/bias/part_4:0
+198.18.7.12:CPU:0*9
+ recommender/hidden/bias/part_5:0
+198.18.7.12:CPU:0**
+ recommender/hidden/bias/part_6:0*(
+ recommender/hidden/bias/part_7:0ø
+recommender/score/kernel:0"8,1*'
+!recommender/score/kernel/part_0:0*:
+!recommender/score/kernel/part_1:0
+198.18.7.12:CPU:0*<
+!recommender/score/kernel/part_2:0
+198.18.7.11:CPU:0*<
+!recommender/score/kernel/part_3:0
+198.18.7.11:CPU:0*<
+!recommender/score/kernel/part_4:0
+198.18.7.12:CPU:0*:
+!recommender/score/kernel/part_5:0
+198.18.7.11:CPU:0*<
+!recommender/score/kernel/part_6:0
+198.18.7.11:CPU:0*<
+!recommender/score/kernel/part_7:0
+198.18.7.12:CPU:0%
+recommender/score/bias:0	€"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

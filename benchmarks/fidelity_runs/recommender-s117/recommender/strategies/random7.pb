@@ -1,0 +1,49 @@
+
+search-e5c0032bf78b¶
+'recommender/user_embedding/embeddings:0"8,1*G
+.recommender/user_embedding/embeddings/part_0:0
+198.18.7.11:CPU:0*6
+.recommender/user_embedding/embeddings/part_1:0*4
+.recommender/user_embedding/embeddings/part_2:0*8
+.recommender/user_embedding/embeddings/part_3:0*8
+.recommender/user_embedding/embeddings/part_4:0*G
+.recommender/user_embedding/embeddings/part_5:0
+198.18.7.12:CPU:0*I
+.recommender/user_embedding/embeddings/part_6:0
+198.18.7.13:CPU:0*G
+.recommender/user_embedding/embeddings/part_7:0
+198.18.7.13:CPU:0—
+'recommender/item_embedding/embeddings:0"4,1*8
+.recommender/item_embedding/embeddings/part_0:0*;
+.recommender/item_embedding/embeddings/part_1:0	€*6
+.recommender/item_embedding/embeddings/part_2:0*8
+.recommender/item_embedding/embeddings/part_3:0x
+recommender/hidden/kernel:0"1,2**
+"recommender/hidden/kernel/part_0:0*(
+"recommender/hidden/kernel/part_1:0Ğ
+recommender/hidden/bias:0"8*-
+ recommender/hidden/bias/part_0:0	€*9
+ recommender/hidden/bias/part_1:0
+198.18.7.11:CPU:0*;
+ recommender/hidden/bias/part_2:0
+198.18.7.13:CPU:0*9
+ recommender/hidden/bias/part_3:0
+198.18.7.13:CPU:0*9
+ recommender/hidden/bias/part_4:0
+198.18.7.12:CPU:0*;
+ recommender/hidden/bias/part_5:0
+198.18.7.13:CPU:0**
+ recommender/hidden/bias/part_6:0**
+ recommender/hidden/bias/part_7:0‡
+recommender/score/kernel:0"4,1*:
+!recommender/score/kernel/part_0:0
+198.18.7.13:CPU:0*<
+!recommender/score/kernel/part_1:0
+198.18.7.11:CPU:0*.
+!recommender/score/kernel/part_2:0	€*:
+!recommender/score/kernel/part_3:0
+198.18.7.11:CPU:0 
+recommender/score/bias:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
