@@ -359,8 +359,8 @@ def format_table(m: Measurements, cal) -> str:
         rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
                      f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
     if m.nosync_noupdate_s is not None and cal.update_share is not None:
-        rows.append(("the same, no update applied", f"{m.nosync_noupdate_s * 1e3:.2f} ms (the updates: "
-                     f"{cal.update_share:.0%} of the compute)"))
+        rows.append(("the same, no update applied", (f"{m.nosync_noupdate_s * 1e3:.2f} ms (the updates: "
+                                                     f"{cal.update_share:.0%} of the compute)")))
     sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
             "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
