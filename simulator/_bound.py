@@ -4,6 +4,7 @@ from __future__ import annotations
 from space.cluster import ClusterSpec, parse_device
 from space.inventory import Inventory
 from simulator._calibration import Calibration
+from simulator._engine import compute_with_updates
 from simulator._network import GBIT
 from simulator._prediction import Bound, Distance, Prediction
 
@@ -43,7 +44,7 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
             base = alone  # replicas sharing CPUs: see the docstring
             share, r = calibration.lockstep_update_share(), max(len(reps), 1)
             if share > 0:
-                base = min(base, calibration.step_time_s * (1.0 - share * (r - 1) / r))
+                base = min(base, compute_with_updates(calibration.step_time_s, share, 1.0, r))
         compute = max(base / calibration.speed_of(r) for r in reps) if reps else base
     comm = factor * size
     return Bound(compute_s=compute, comm_s=comm, comm_wire_s=factor * (size if wire_bytes is None else wire_bytes),

@@ -136,6 +136,12 @@ def chain_coefficients(m: Model) -> tuple[np.ndarray, np.ndarray]:
 MATMUL_ROWS = 16  # rows per block of a thin matrix product (see _thin_matmul)
 
 
+def compute_with_updates(lockstep_s, update_share: float, updates, replicas: float):
+    """The lockstep compute of a step that does ``updates`` whole-model optimizer updates (all nodes together),
+    where ``replicas`` replicas each updating their own copy take ``update_share`` of ``lockstep_s``."""
+    return lockstep_s * (1.0 - update_share * (1.0 - updates / replicas))
+
+
 def _thin_matmul(w: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``w @ x`` for a few rows ``w`` and many columns ``x``, in blocks of ``MATMUL_ROWS`` rows: OpenBLAS (numpy's
     wheels) took 2.4x as long for 24 rows by 18 as for 22 (3.4 vs 1.4 ms), and 2.2x as long as for two blocks of 12
@@ -268,7 +274,7 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         n = float(m.replicas)
         copies = n * b.ar_frac + (b.ps_frac * np.where(b.sync, 1.0, n)).sum(axis=0)  # (K, C) updates per step
         updates = (copies * m.update_w).sum(axis=1)  # (K,) whole-model updates per step, all nodes together
-        compute = np.where(synchronous, m.compute_sync_s * (1.0 - m.update_share * (1.0 - updates / n)), compute)
+        compute = np.where(synchronous, compute_with_updates(m.compute_sync_s, m.update_share, updates, n), compute)
     bwd = compute * m.backward_fraction
     fwd = compute - bwd
     push_total = cum_push[:, :, -1].T if V else np.zeros((K, R))
