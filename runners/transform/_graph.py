@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 
 from runners.transform import _allreduce, _control, _partition, _ps
+from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
 from space.errors import RunError
@@ -48,61 +49,6 @@ class TrainGraph:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/]", "_", name.replace(":0", "")).strip("/")
-
-
-class _Analysis:
-    """What the traced step looks like: inputs, captured variable handles, reads, gathers."""
-
-    def __init__(self, traced) -> None:
-        import tensorflow as tf
-
-        cf = traced.concrete_function
-        g = cf.graph
-        n_batch = len(tf.nest.flatten(traced.batch_spec))
-        self.batch_inputs = [t.name for t in cf.inputs[:n_batch]]
-        by_handle = {id(v.handle): ("var", i) for i, v in enumerate(traced.trainable)}
-        by_handle.update({id(v.handle): ("state", j) for j, v in enumerate(traced.state)})
-        self.placeholders: dict[tuple, str] = {}
-        for external, internal in g.captures:
-            key = by_handle.get(id(external))
-            if key is None:
-                raise RunError(f"the traced step captures {internal.name!r}, which is not a model variable",
-                               traced.path, hint="loss_fn may only use the model's variables and the batch")
-            self.placeholders[key] = internal.op.name
-        self.reads: dict[int, list[str]] = {}
-        self.gathers: dict[int, list[str]] = {}
-        self.others: dict[int, list[str]] = {}
-        for i in range(len(traced.trainable)):
-            ph = self.placeholders.get(("var", i))
-            if ph is None:
-                continue
-            reads, others, gathers, gatherable = [], [], [], True
-            for op in g.get_operation_by_name(ph).outputs[0].consumers():
-                if op.type != "ReadVariableOp":
-                    others.append(op.name)
-                    continue
-                reads.append(op.name)
-                for c in op.outputs[0].consumers():
-                    if c.type == "GatherV2" and c.inputs[0] is op.outputs[0] and c.get_attr("batch_dims") == 0 \
-                            and tf.get_static_value(c.inputs[2]) == 0:
-                        gathers.append(c.name)
-                    else:
-                        gatherable = False
-            self.reads[i], self.others[i] = reads, others
-            self.gathers[i] = gathers if gatherable and gathers and traced.sparse[i] else []
-        self.trainable_reads = {r for rs in self.reads.values() for r in rs}
-        self.outputs = [t.name for t in cf.outputs]
-        self.effects = [op.name for op in g.control_outputs if op.type != "ReadVariableOp"]
-        self.structured_outputs = cf.structured_outputs
-        gdef = g.as_graph_def()
-        for node in gdef.node:
-            node.device = ""
-            if "_class" in node.attr:
-                del node.attr["_class"]  # colocation hints from tracing would pin ops to the tracing device
-            keep = [x for x in node.input if not (x.startswith("^") and x[1:] in self.trainable_reads)]
-            del node.input[:]
-            node.input.extend(keep)  # reads of trainable variables need no ordering (nothing writes them)
-        self.graph_def = gdef
 
 
 class _Builder:
@@ -229,7 +175,7 @@ class _Builder:
                 batches.append(tf.nest.flatten(it.get_next()))
         return batches
 
-    def import_tower(self, r: int, batch: list, an: _Analysis):
+    def import_tower(self, r: int, batch: list, an: TracedAnalysis):
         tf = self.tf
         dev = self.tower_dev[r]
         input_map = dict(zip(an.batch_inputs, batch))
@@ -461,7 +407,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     import tensorflow as tf
 
     container = container or f"autotune_{key_base}"
-    an = _Analysis(traced)
+    an = TracedAnalysis(traced)
     if synchronize and not update:
         raise ValueError("update=False needs synchronize=False: a synchronized step applies what it reduces")
     b = _Builder(traced, strategy, device_of, key_base, container, synchronize, update)
