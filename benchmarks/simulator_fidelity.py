@@ -25,7 +25,8 @@ cost-model change (the residual is fitted again on the dev run, in memory, and a
 ``--archive DIR`` copies what ``--reuse`` needs of each model's runs (strategies, rows.csv, the step times, the
 calibration and the inventory: 200-460 KB) into ``DIR/<model>-s<seed>/``. The runs in ``benchmarks/fidelity_runs/``
 were measured so and are kept in the repository: ``--reuse benchmarks/fidelity_runs/mlp-s111 --models mlp`` predicts
-one again in seconds, and the tests do so for every one of them.
+one again in seconds, and the tests do so for every one of them. ``--kept`` predicts every run kept there again and
+prints one row each, with whether it meets the targets (raw, or with the machine's drift since calibrate divided out).
 """
 from __future__ import annotations
 
@@ -72,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="runs/simulator_fidelity", help="output directory")
     p.add_argument("--reuse", default=None, metavar="DIR",
                    help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling)")
+    p.add_argument("--kept", nargs="?", const="benchmarks/fidelity_runs", default=None, metavar="DIR",
+                   help="re-predict every kept run in DIR (benchmarks/fidelity_runs), one row each, with issue 5's "
+                        "targets met or not (no testbed, no profiling)")
     p.add_argument("--archive", default=None, metavar="DIR",
                    help="also copy what --reuse needs of each model's runs into DIR/<model>-s<seed>/ (small: to keep "
                         "in the repository, as benchmarks/fidelity_runs/ is)")
@@ -82,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
 
     out = (ROOT / args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    if args.kept:
+        return _kept(args, out)
     if args.reuse:
         return _reuse(args, out)
     cache = pathlib.Path(args.cache_dir or out / "cache").resolve()
@@ -159,39 +165,118 @@ def _archive(out: pathlib.Path, name: str, cache: pathlib.Path, dest: pathlib.Pa
 
 def _reuse(args, out: pathlib.Path) -> int:
     """Re-predict the dev run (fitting the residual again, in memory) and the fresh run with that residual."""
+    src = pathlib.Path(args.reuse).resolve()
+    cache = pathlib.Path(args.cache_dir or src / "cache").resolve()
+    results = {name: _repredict(src, name, out, cache, args) for name in args.models.split(",")}
+    _print(results, out)
+    return 0
+
+
+def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.Path, args) -> dict:
+    """One model's runs saved in ``src`` predicted again by this checkout's cost model, written to ``out/<run>/``."""
     from autotune import fidelity, fidelity_io
     from runners.calibrate import anchor_costs
     from simulator import Calibration, Scorer, calibration_path
     from space.cluster import load_cluster
     from space.model import load_inventory
 
-    src = pathlib.Path(args.reuse).resolve()
-    cache = pathlib.Path(args.cache_dir or src / "cache").resolve()
-    for run in (d for d in src.iterdir() if (d / "strategies").is_dir() and not (out / d.name / "strategies").exists()):
+    for run in (d for d in (src / name, src / f"{name}-fresh")
+                if (d / "strategies").is_dir() and not (out / d.name / "strategies").exists()):
         shutil.copytree(run / "strategies", out / run.name / "strategies")  # the new rows.csv stays reusable
         shutil.copyfile(run / "cluster.yml", out / run.name / "cluster.yml")
-    results = {}
-    for name in args.models.split(","):
-        t0 = time.monotonic()
-        spec = load_cluster(src / name / "cluster.yml")
-        inv = load_inventory(ROOT / "examples" / "models" / f"{name}.py", cache_dir=cache)
-        cal = Calibration.load(calibration_path(cache / "calibration", spec, inv.model_hash), spec, inv.model_hash)
-        cal = anchor_costs(cal, inv, spec)  # the anchor costs as the current cost model derives them (if kept)
-        raw = Scorer(inv, spec, cal.replace(residual=None))
-        picked, measured = fidelity_io.load_measured(src / name)
-        dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
-        fidelity.since_calibration(dev, picked, raw)
-        fidelity_io.write_outputs(dev, out / name, title=name)
-        results[name] = {"dev": json.loads((out / name / "summary.json").read_text())}
-        if (src / f"{name}-fresh" / "rows.csv").is_file():
-            fitted = Scorer(inv, spec, cal.replace(residual=dev.residual))
-            picked, measured = fidelity_io.load_measured(src / f"{name}-fresh")
-            fresh = fidelity.repredict(fitted, picked, measured)
-            fidelity_io.write_outputs(fresh, out / f"{name}-fresh", title=f"{name} (fresh)")
-            results[name]["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
-        results[name]["wall_s"] = time.monotonic() - t0
-    _print(results, out)
+    t0 = time.monotonic()
+    spec = load_cluster(src / name / "cluster.yml")
+    inv = load_inventory(ROOT / "examples" / "models" / f"{name}.py", cache_dir=cache)
+    cal = Calibration.load(calibration_path(cache / "calibration", spec, inv.model_hash), spec, inv.model_hash)
+    cal = anchor_costs(cal, inv, spec)  # the anchor costs as the current cost model derives them (if kept)
+    raw = Scorer(inv, spec, cal.replace(residual=None))
+    picked, measured = fidelity_io.load_measured(src / name)
+    dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
+    fidelity.since_calibration(dev, picked, raw)
+    fidelity_io.write_outputs(dev, out / name, title=name)
+    result = {"dev": json.loads((out / name / "summary.json").read_text())}
+    if (src / f"{name}-fresh" / "rows.csv").is_file():
+        fitted = Scorer(inv, spec, cal.replace(residual=dev.residual))
+        picked, measured = fidelity_io.load_measured(src / f"{name}-fresh")
+        fresh = fidelity.repredict(fitted, picked, measured)
+        fidelity_io.write_outputs(fresh, out / f"{name}-fresh", title=f"{name} (fresh)")
+        result["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
+    result["wall_s"] = time.monotonic() - t0
+    result["update_share"] = cal.update_share  # None: calibrated before calibrate timed the step without updates
+    return result
+
+
+TAU_TARGET, MAPE_TARGET = 0.85, 0.10  # issue 5's targets
+
+
+def _kept(args, out: pathlib.Path) -> int:
+    """Every kept run in ``args.kept`` (``<model>-s<seed>/``) predicted again: one row each, with the targets met."""
+    root = (ROOT / args.kept).resolve()
+    runs = [d for d in root.iterdir() if d.is_dir() and _run_name(d.name)] if root.is_dir() else []
+    if not runs:
+        print(f"error: no kept runs (<model>-s<seed>/) in {root}; hint: --archive DIR writes them", file=sys.stderr)
+        return 2
+    rows = []
+    for run in sorted(runs, key=lambda d: _run_name(d.name)):
+        model, seed = _run_name(run.name)
+        print(f"re-predicting {run.name}", file=sys.stderr, flush=True)
+        result = _repredict(run, model, out / run.name, run / "cache", args)
+        rows.append({**_kept_row(model, seed, result["dev"]), "update_share": result["update_share"]})
+    _print_kept(rows, out)
     return 0
+
+
+def _run_name(name: str) -> tuple[str, int] | None:
+    model, _, seed = name.rpartition("-s")
+    return (model, int(seed)) if model and seed.isdigit() else None
+
+
+def _kept_row(model: str, seed: int, summary: dict) -> dict:
+    """A run's metrics and whether it meets the targets: raw, with the machine's drift divided out, or not."""
+    m = summary.get("raw_metrics") or summary["metrics"]
+    drift_free = summary.get("metrics_at_calibration")
+    noise = summary.get("noise") or {}
+    if m["kendall_tau"] >= TAU_TARGET and m["mape"] <= MAPE_TARGET:
+        meets = "yes"
+    elif m["kendall_tau"] >= TAU_TARGET and drift_free and drift_free["mape"] <= MAPE_TARGET:
+        meets = "drift divided out"
+    else:
+        meets = "no"
+    return {"model": model, "seed": seed, "tau": m["kendall_tau"], "mape": m["mape"],
+            "top1_regret": m.get("top1_regret"), "n": int(m["n"]), "machine": summary.get("since_calibration"),
+            "drift_free_mape": drift_free["mape"] if drift_free else None,
+            "noise_tau": noise.get("kendall_tau"), "noise_mape": noise.get("mape"), "meets": meets}
+
+
+def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
+    def pct(x):
+        return f"{x:>6.1%}" if x is not None else f"{'-':>6}"
+
+    def span(values, spec):
+        lo, hi = format(min(values), spec), format(max(values), spec)
+        return lo if lo == hi else f"{lo}-{hi}"
+
+    print(f"\n{'run':<18} {'tau':>6} {'MAPE':>6} {'top-1':>6} {'n':>3} | {'machine':>8} {'MAPE':>6} | "
+          f"{'noise tau':>9} {'MAPE':>6} | {'updates':>7} | targets met")
+    for r in rows:
+        machine = f"{r['machine']:>7.3f}x" if r["machine"] is not None else f"{'-':>8}"
+        noise = f"{r['noise_tau']:>9.3f}" if r["noise_tau"] is not None else f"{'-':>9}"
+        print(f"{r['model'] + ' s' + str(r['seed']):<18} {r['tau']:>6.3f} {pct(r['mape'])} {pct(r['top1_regret'])} "
+              f"{r['n']:>3} | {machine} {pct(r['drift_free_mape'])} | {noise} {pct(r['noise_mape'])} | "
+              f"{pct(r.get('update_share')):>7} | {r['meets']}")
+    print()
+    for model in sorted({r["model"] for r in rows}):
+        mine = [r for r in rows if r["model"] == model]
+        raw = sum(r["meets"] == "yes" for r in mine)
+        drift = sum(r["meets"] == "drift divided out" for r in mine)
+        print(f"{model}: {raw + drift} of {len(mine)} runs meet the targets"
+              + (f" ({drift} with the drift divided out)" if drift else "")
+              + f"; tau {span([r['tau'] for r in mine], '.3f')}, MAPE {span([r['mape'] for r in mine], '.1%')}")
+    print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%} (issue 5), raw or with the machine's drift "
+          "since calibrate divided out (machine: now / then); noise: one pass against the other; updates: the optimizer "
+          "updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's share "
+          "stands in)")
+    (out / "kept.json").write_text(json.dumps(rows, indent=1) + "\n")
 
 
 def _print(results: dict, out: pathlib.Path) -> None:

@@ -54,12 +54,9 @@ def test_archived_run_is_predicted_again_within_the_guard(archive, tmp_path):
 def test_archive_copies_what_reuse_needs_and_nothing_else(tmp_path):
     """``--archive`` lays a run out as ``--reuse`` reads it: rebuilt from a kept run's files (as a run leaves them,
     beside a testbed's directory and the plot), the archive holds the same files, byte for byte."""
-    import importlib.util
     import shutil
 
-    spec = importlib.util.spec_from_file_location("simulator_fidelity", ROOT / "benchmarks" / "simulator_fidelity.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _bench()
     kept = RUNS / "mlp-s111"
     out = tmp_path / "out"
     shutil.copytree(kept / "mlp", out / "mlp")
@@ -76,3 +73,67 @@ def test_archive_copies_what_reuse_needs_and_nothing_else(tmp_path):
     assert files(tmp_path / "archive") == files(kept)
     bench._archive(out, "cnn", out / "cache", tmp_path / "none")  # no run of that model: nothing written
     assert not (tmp_path / "none").exists()
+
+
+def _bench():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("simulator_fidelity", ROOT / "benchmarks" / "simulator_fidelity.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def _summary(tau, mape, drift_free=None):
+    m = {"kendall_tau": tau, "mape": mape, "top1_regret": 0.0, "n": 30.0}
+    return {"metrics": m, "raw_metrics": m, "noise": {"kendall_tau": 0.95, "mape": 0.02},
+            "since_calibration": 1.1 if drift_free is not None else None,
+            "metrics_at_calibration": {**m, "mape": drift_free} if drift_free is not None else None}
+
+
+@pytest.mark.parametrize(("summary", "meets"), [
+    (_summary(0.90, 0.08), "yes"),
+    (_summary(0.85, 0.10), "yes"),  # the targets are inclusive
+    (_summary(0.90, 0.16, drift_free=0.07), "drift divided out"),
+    (_summary(0.90, 0.16, drift_free=0.12), "no"),
+    (_summary(0.84, 0.05, drift_free=0.05), "no"),  # the drift leaves tau as it is
+    (_summary(0.90, 0.16), "no"),  # no drift measured
+], ids=["raw", "at-the-targets", "drift-free", "drift-free-too-high", "tau-low", "no-drift-measured"])
+def test_kept_row_says_whether_a_run_meets_the_targets(summary, meets):
+    row = _bench()._kept_row("mlp", 111, summary)
+    assert row["meets"] == meets
+    assert (row["model"], row["seed"], row["tau"], row["mape"]) == ("mlp", 111, summary["metrics"]["kendall_tau"],
+                                                                    summary["metrics"]["mape"])
+
+
+def test_kept_repredicts_every_run_and_reports_it(tmp_path):
+    """``--kept DIR``: one row per run, each what ``--reuse`` of that run gives, with its verdict on the targets."""
+    import shutil
+
+    kept = tmp_path / "kept"
+    for name in ("recommender-s117", "transformer-s111"):
+        shutil.copytree(RUNS / name, kept / name)
+    (kept / "notes").mkdir()  # not a run: ignored
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--kept", str(kept),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = json.loads((tmp_path / "out" / "kept.json").read_text())
+    assert [(r["model"], r["seed"]) for r in rows] == [("recommender", 117), ("transformer", 111)]
+    for row in rows:
+        summary = json.loads((tmp_path / "out" / f"{row['model']}-s{row['seed']}" / row["model"]
+                              / "summary.json").read_text())
+        metrics = summary["raw_metrics"] or summary["metrics"]
+        assert row["tau"] == metrics["kendall_tau"] and row["mape"] == metrics["mape"]
+        assert row["meets"] == _bench()._kept_row(row["model"], row["seed"], summary)["meets"]
+        assert f"{row['model']} s{row['seed']}" in proc.stdout
+    for row in rows:  # the per-model line counts the runs whose verdict is not "no"
+        assert f"{row['model']}: {int(row['meets'] != 'no')} of 1 runs meet the targets" in proc.stdout
+
+
+def test_kept_without_runs_is_one_line_and_exit_2(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--kept",
+                           str(tmp_path), "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "no kept runs" in proc.stderr and str(tmp_path) in proc.stderr
