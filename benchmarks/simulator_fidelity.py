@@ -277,6 +277,16 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
           "updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's share "
           "stands in)")
     (out / "kept.json").write_text(json.dumps(rows, indent=1) + "\n")
+    md = ["| run | τ / MAPE / top-1 regret | machine vs its calibration; MAPE with that divided out | noise τ / MAPE "
+          "| updates' share | targets met |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        machine = f"{r['machine']:.3f}× ; {r['drift_free_mape']:.1%}" if r["machine"] is not None else "–"
+        noise = f"{r['noise_tau']:.3f} / {r['noise_mape']:.1%}" if r["noise_tau"] is not None else "–"
+        regret = f"{r['top1_regret']:.1%}" if r["top1_regret"] else "0"
+        share = f"{r['update_share']:.0%}" if r.get("update_share") is not None else "–"
+        md.append(f"| {r['model']} s{r['seed']} | {r['tau']:.3f} / {r['mape']:.1%} / {regret} | {machine} | {noise} "
+                  f"| {share} | {r['meets']} |")
+    (out / "kept.md").write_text("\n".join(md) + "\n")
 
 
 def _print(results: dict, out: pathlib.Path) -> None:

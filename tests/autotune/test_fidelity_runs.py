@@ -127,6 +127,10 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
         assert row["tau"] == metrics["kendall_tau"] and row["mape"] == metrics["mape"]
         assert row["meets"] == _bench()._kept_row(row["model"], row["seed"], summary)["meets"]
         assert f"{row['model']} s{row['seed']}" in proc.stdout
+    table = (tmp_path / "out" / "kept.md").read_text().splitlines()  # the same rows as a markdown table
+    assert len(table) == 2 + len(rows)
+    assert all(line.startswith(f"| {r['model']} s{r['seed']} |") and line.endswith(f"| {r['meets']} |")
+               for line, r in zip(table[2:], rows, strict=True))
     for row in rows:  # the per-model line counts the runs whose verdict is not "no"
         assert f"{row['model']}: {int(row['meets'] != 'no')} of 1 runs meet the targets" in proc.stdout
 
