@@ -277,8 +277,9 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
           "updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's share "
           "stands in)")
     (out / "kept.json").write_text(json.dumps(rows, indent=1) + "\n")
-    md = ["| run | τ / MAPE / top-1 regret | machine vs its calibration; MAPE with that divided out | noise τ / MAPE "
-          "| updates' share | targets met |", "|---|---|---|---|---|---|"]
+    head = ("| run | τ / MAPE / top-1 regret | machine vs its calibration; MAPE with that divided out | noise τ / MAPE "
+            "| updates' share | targets met |")
+    md = [head, "|---|---|---|---|---|---|"]
     for r in rows:
         machine = f"{r['machine']:.3f}× ; {r['drift_free_mape']:.1%}" if r["machine"] is not None else "–"
         noise = f"{r['noise_tau']:.3f} / {r['noise_mape']:.1%}" if r["noise_tau"] is not None else "–"
