@@ -201,6 +201,10 @@ def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.P
         fresh = fidelity.repredict(fitted, picked, measured)
         fidelity_io.write_outputs(fresh, out / f"{name}-fresh", title=f"{name} (fresh)")
         result["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
+        bare = fidelity.repredict(raw, picked, measured)  # the raw model on the new strategies, as on the dev run
+        fidelity.since_calibration(bare, picked, raw)
+        result["fresh_raw"] = {"metrics": bare.metrics, "noise": bare.noise, "since_calibration": bare.since_calibration,
+                               "metrics_at_calibration": bare.metrics_at_calibration}
     result["wall_s"] = time.monotonic() - t0
     result["update_share"] = cal.update_share  # None: calibrated before calibrate timed the step without updates
     return result
@@ -222,6 +226,9 @@ def _kept(args, out: pathlib.Path) -> int:
         print(f"re-predicting {run.name}", file=sys.stderr, flush=True)
         result = _repredict(run, model, out / run.name, run / "cache", args)
         rows.append({**_kept_row(model, seed, result["dev"]), "update_share": result["update_share"]})
+        if "fresh_raw" in result:  # new strategies (seed + 1), the raw model's metrics as for the dev run
+            rows.append({**_kept_row(model, seed + 1, result["fresh_raw"]), "update_share": result["update_share"],
+                         "fresh": True})
     _print_kept(rows, out)
     return 0
 
@@ -229,6 +236,10 @@ def _kept(args, out: pathlib.Path) -> int:
 def _run_name(name: str) -> tuple[str, int] | None:
     model, _, seed = name.rpartition("-s")
     return (model, int(seed)) if model and seed.isdigit() else None
+
+
+def _label(row: dict) -> str:
+    return f"{row['model']} s{row['seed']}" + (" fresh" if row.get("fresh") else "")
 
 
 def _kept_row(model: str, seed: int, summary: dict) -> dict:
@@ -256,12 +267,12 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
         lo, hi = format(min(values), spec), format(max(values), spec)
         return lo if lo == hi else f"{lo}-{hi}"
 
-    print(f"\n{'run':<18} {'tau':>6} {'MAPE':>6} {'top-1':>6} {'n':>3} | {'machine':>8} {'MAPE':>6} | "
+    print(f"\n{'run':<22} {'tau':>6} {'MAPE':>6} {'top-1':>6} {'n':>3} | {'machine':>8} {'MAPE':>6} | "
           f"{'noise tau':>9} {'MAPE':>6} | {'updates':>7} | targets met")
     for r in rows:
         machine = f"{r['machine']:>7.3f}x" if r["machine"] is not None else f"{'-':>8}"
         noise = f"{r['noise_tau']:>9.3f}" if r["noise_tau"] is not None else f"{'-':>9}"
-        print(f"{r['model'] + ' s' + str(r['seed']):<18} {r['tau']:>6.3f} {pct(r['mape'])} {pct(r['top1_regret'])} "
+        print(f"{_label(r):<22} {r['tau']:>6.3f} {pct(r['mape'])} {pct(r['top1_regret'])} "
               f"{r['n']:>3} | {machine} {pct(r['drift_free_mape'])} | {noise} {pct(r['noise_mape'])} | "
               f"{pct(r.get('update_share')):>7} | {r['meets']}")
     print()
@@ -285,7 +296,7 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
         noise = f"{r['noise_tau']:.3f} / {r['noise_mape']:.1%}" if r["noise_tau"] is not None else "–"
         regret = f"{r['top1_regret']:.1%}" if r["top1_regret"] else "0"
         share = f"{r['update_share']:.0%}" if r.get("update_share") is not None else "–"
-        md.append(f"| {r['model']} s{r['seed']} | {r['tau']:.3f} / {r['mape']:.1%} / {regret} | {machine} | {noise} "
+        md.append(f"| {_label(r)} | {r['tau']:.3f} / {r['mape']:.1%} / {regret} | {machine} | {noise} "
                   f"| {share} | {r['meets']} |")
     (out / "kept.md").write_text("\n".join(md) + "\n")
 

@@ -107,11 +107,12 @@ def test_kept_row_says_whether_a_run_meets_the_targets(summary, meets):
 
 
 def test_kept_repredicts_every_run_and_reports_it(tmp_path):
-    """``--kept DIR``: one row per run, each what ``--reuse`` of that run gives, with its verdict on the targets."""
+    """``--kept DIR``: one row per run, each what ``--reuse`` of that run gives, with its verdict on the targets; a
+    run kept with its fresh strategies (seed + 1, transformer seed 118) adds a row for them, the raw model's."""
     import shutil
 
     kept = tmp_path / "kept"
-    for name in ("recommender-s117", "transformer-s111"):
+    for name in ("recommender-s117", "transformer-s111", "transformer-s118"):
         shutil.copytree(RUNS / name, kept / name)
     (kept / "notes").mkdir()  # not a run: ignored
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--kept", str(kept),
@@ -119,20 +120,27 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
                           check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = json.loads((tmp_path / "out" / "kept.json").read_text())
-    assert [(r["model"], r["seed"]) for r in rows] == [("recommender", 117), ("transformer", 111)]
+    assert [(r["model"], r["seed"], r.get("fresh", False)) for r in rows] == [
+        ("recommender", 117, False), ("transformer", 111, False), ("transformer", 118, False),
+        ("transformer", 119, True)]
     for row in rows:
-        summary = json.loads((tmp_path / "out" / f"{row['model']}-s{row['seed']}" / row["model"]
-                              / "summary.json").read_text())
+        seed, run = (row["seed"] - 1, f"{row['model']}-fresh") if row.get("fresh") else (row["seed"], row["model"])
+        summary = json.loads((tmp_path / "out" / f"{row['model']}-s{seed}" / run / "summary.json").read_text())
         metrics = summary["raw_metrics"] or summary["metrics"]
-        assert row["tau"] == metrics["kendall_tau"] and row["mape"] == metrics["mape"]
-        assert row["meets"] == _bench()._kept_row(row["model"], row["seed"], summary)["meets"]
+        assert row["tau"] == pytest.approx(metrics["kendall_tau"]) and row["mape"] == pytest.approx(metrics["mape"])
+        if not row.get("fresh"):
+            assert row["meets"] == _bench()._kept_row(row["model"], row["seed"], summary)["meets"]
         assert f"{row['model']} s{row['seed']}" in proc.stdout
     table = (tmp_path / "out" / "kept.md").read_text().splitlines()  # the same rows as a markdown table
     assert len(table) == 2 + len(rows)
-    assert all(line.startswith(f"| {r['model']} s{r['seed']} |") and line.endswith(f"| {r['meets']} |")
+    label = _bench()._label
+    assert all(line.startswith(f"| {label(r)} |") and line.endswith(f"| {r['meets']} |")
                for line, r in zip(table[2:], rows, strict=True))
-    for row in rows:  # the per-model line counts the runs whose verdict is not "no"
-        assert f"{row['model']}: {int(row['meets'] != 'no')} of 1 runs meet the targets" in proc.stdout
+    assert label(rows[-1]) == "transformer s119 fresh"
+    for model in ("recommender", "transformer"):  # the per-model line counts the runs whose verdict is not "no"
+        mine = [r for r in rows if r["model"] == model]
+        met = sum(r["meets"] != "no" for r in mine)
+        assert f"{model}: {met} of {len(mine)} runs meet the targets" in proc.stdout
 
 
 def test_kept_without_runs_is_one_line_and_exit_2(tmp_path):

@@ -1,0 +1,39 @@
+
+search-26ddf8764bfd
+'recommender/user_embedding/embeddings:0"3,1*I
+.recommender/user_embedding/embeddings/part_0:0
+198.18.7.13:CPU:0*I
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0*;
+.recommender/user_embedding/embeddings/part_2:0	€İ
+'recommender/item_embedding/embeddings:0"3,1*8
+.recommender/item_embedding/embeddings/part_0:0*6
+.recommender/item_embedding/embeddings/part_1:0*;
+.recommender/item_embedding/embeddings/part_2:0	€6
+recommender/hidden/kernel:0
+198.18.7.12:CPU:0û
+recommender/hidden/bias:0"4*;
+ recommender/hidden/bias/part_0:0
+198.18.7.12:CPU:0*(
+ recommender/hidden/bias/part_1:0*9
+ recommender/hidden/bias/part_2:0
+198.18.7.12:CPU:0*9
+ recommender/hidden/bias/part_3:0
+198.18.7.12:CPU:0Å
+recommender/score/kernel:0"8,1*+
+!recommender/score/kernel/part_0:0*<
+!recommender/score/kernel/part_1:0
+198.18.7.13:CPU:0*+
+!recommender/score/kernel/part_2:0*<
+!recommender/score/kernel/part_3:0
+198.18.7.13:CPU:0*+
+!recommender/score/kernel/part_4:0*'
+!recommender/score/kernel/part_5:0*:
+!recommender/score/kernel/part_6:0
+198.18.7.13:CPU:0*:
+!recommender/score/kernel/part_7:0
+198.18.7.12:CPU:0#
+recommender/score/bias:0€"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
