@@ -119,6 +119,7 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
                            "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT, timeout=300,
                           check=False)
     assert proc.returncode == 0, proc.stderr[-2000:]
+    bench = _bench()
     rows = json.loads((tmp_path / "out" / "kept.json").read_text())
     assert [(r["model"], r["seed"], r.get("fresh", False)) for r in rows] == [
         ("recommender", 117, False), ("transformer", 111, False), ("transformer", 118, False),
@@ -129,11 +130,11 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
         metrics = summary["raw_metrics"] or summary["metrics"]
         assert row["tau"] == pytest.approx(metrics["kendall_tau"]) and row["mape"] == pytest.approx(metrics["mape"])
         if not row.get("fresh"):
-            assert row["meets"] == _bench()._kept_row(row["model"], row["seed"], summary)["meets"]
+            assert row["meets"] == bench._kept_row(row["model"], row["seed"], summary)["meets"]
         assert f"{row['model']} s{row['seed']}" in proc.stdout
     table = (tmp_path / "out" / "kept.md").read_text().splitlines()  # the same rows as a markdown table
     assert len(table) == 2 + len(rows)
-    label = _bench()._label
+    label = bench._label
     assert all(line.startswith(f"| {label(r)} |") and line.endswith(f"| {r['meets']} |")
                for line, r in zip(table[2:], rows, strict=True))
     assert label(rows[-1]) == "transformer s119 fresh"
