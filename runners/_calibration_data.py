@@ -22,8 +22,9 @@ def anchor_strategies(inventory, spec) -> dict:
 
     ``all_reduce`` (every variable in one fused group) against ``ar_split`` (each variable split into
     ``ANCHOR_SHARDS`` shards, same group: extra pieces) and ``ar_groups`` (a group per variable: extra
-    collectives); ``ps`` (every variable on the chief) against ``ps_split`` (the same, split); and the
-    ``all_reduce_powersgd`` builder, for the per-matrix cost of a PowerSGD round.
+    collectives); ``ps`` (every variable on the chief) against ``ps_split`` (the same, split) and ``ps_lb`` (the
+    ``ps_lb`` builder: the variables spread over every node's server); and the ``all_reduce_powersgd`` builder, for
+    the per-matrix cost of a PowerSGD round.
     """
     from space.builders import build_strategy
     from space.strategy import Strategy, ar_node, partitioned_node, ps_node
@@ -49,7 +50,7 @@ def anchor_strategies(inventory, spec) -> dict:
         return ps_node(v.name, chief)
 
     return {"all_reduce": nodes(ar, False), "ar_split": nodes(ar, True), "ar_groups": nodes(ar_own, False),
-            "ps": nodes(ps, False), "ps_split": nodes(ps, True),
+            "ps": nodes(ps, False), "ps_split": nodes(ps, True), "ps_lb": build_strategy("ps_lb", inventory, spec),
             "powersgd": build_strategy("all_reduce_powersgd", inventory, spec)}
 
 

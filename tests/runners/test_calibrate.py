@@ -130,7 +130,8 @@ def test_anchor_pairs_recover_the_piece_and_collective_costs(clusters, inventori
     base = to_calibration(m, spec, inv)
     true = base.replace(collective_overhead_s=1.2e-3, ar_piece_s=1e-3, ps_piece_s=5e-4, powersgd_matrix_s=1.5e-3)
     strategies = anchor_strategies(inv, spec)
-    assert set(strategies) == {"all_reduce", "ar_split", "ar_groups", "ps", "ps_split", "powersgd"}
+    assert set(strategies) == {"all_reduce", "ar_split", "ar_groups", "ps", "ps_split", "ps_lb",
+                               "powersgd"}
     anchors = {k: Scorer(inv, spec, true).predict(s).raw_step_time_s for k, s in strategies.items()}
     anchors["ar_groups"] = anchors["all_reduce"] + 5 * 1.2e-3
     cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
