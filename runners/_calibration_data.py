@@ -167,7 +167,7 @@ MIN_AR_FACTOR, MAX_AR_FACTOR = 0.05, 2.0  # bounds of the all-reduce bandwidth f
 # per-collective cost (a plain difference) and before the per-piece costs, whose pairs depend on it.
 ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
                 ("collective_bandwidth_factor", "all_reduce", None),
-                ("ps_serial_fraction", "ps", None),
+                ("ps_serial_fraction", "ps", None), ("ps_spread_serial", "ps_lb", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
 # the range each anchor-solved field is kept in: the factor is a fraction of the link (kept above 0), the PS
 # staggering lost a share; every other field is a cost in seconds up to 0.1
@@ -212,6 +212,7 @@ def anchor_costs(cal, inventory, spec):
     anchors = cal.anchors_s
     if not anchors:
         return cal
+    cal = cal.replace(ps_spread_serial=None, ps_spread_busiest=None)  # set again below, from its anchor
     strategies = anchor_strategies(inventory, spec)
 
     def predict(calibration, name: str, base: str | None):
@@ -235,6 +236,9 @@ def anchor_costs(cal, inventory, spec):
                 cal = cal.replace(collective_overhead_s=max(measured, 0.0) / extra)
             continue
 
+        if field == "ps_spread_serial":
+            cal = _solve_spread(cal, inventory, spec, strategies[name], measured)
+            continue
         if field == "ps_piece_s" and cal.ps_serial_fraction > 0:
             cal = _solve_shards_together(cal, lambda c, n=name, b=base: predicted_gap(c, n, b), measured)
             continue
@@ -248,6 +252,33 @@ def anchor_costs(cal, inventory, spec):
     if "powersgd" in anchors:
         cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
     return cal
+
+
+def _solve_spread(cal, inventory, spec, strategy, measured: float):
+    """``ps_spread_serial`` from the ``ps_lb`` step: the share of its staggering a synchronous PS step loses with its
+    load spread over the servers as ``ps_lb`` spreads it, solved in [0, ``ps_serial_fraction``] (the share of the
+    ``ps`` step, all of it on one server), and where that applies in full (``ps_spread_busiest``, the busiest
+    server's share of the anchor's PS load). Nothing to set where a PS step loses no staggering or the builder has
+    one server only.
+
+    On the 3-host testbed ``ps_lb`` was the transformer's fastest step on every run (27-38 ms) and the cost model,
+    charging it the ``ps`` step's share (0.76-1.0), predicted it 24-45% slow; the mlp's 3-11% slow. The dlrm's,
+    its largest table on one server, came out right with the ``ps`` step's share."""
+    from simulator import Scorer
+
+    loads = Scorer(inventory, spec, cal).predict(strategy).server_load_bytes
+    total = sum(loads.values())
+    busiest = max(loads.values(), default=0.0) / total if total > 0 else 1.0
+    if cal.ps_serial_fraction <= 0 or busiest >= 1.0:
+        return cal.replace(ps_spread_serial=None, ps_spread_busiest=None)
+    top = cal.ps_serial_fraction
+
+    def step(x: float) -> float:
+        c = cal.replace(ps_spread_serial=min(max(x, 0.0), top), ps_spread_busiest=busiest)
+        return Scorer(inventory, spec, c).predict(strategy).raw_step_time_s
+
+    share = min(max(solve_cost(step, measured, prior=top, cap=top), 0.0), top)
+    return cal.replace(ps_spread_serial=share, ps_spread_busiest=busiest)
 
 
 def _solve_shards_together(cal, gap: Callable, measured: float):
@@ -370,6 +401,9 @@ def format_table(m: Measurements, cal) -> str:
                         + (f", a server's shards of one variable staggered {cal.ps_shards_together:.2f} as one tensor"
                            if cal.ps_serial_fraction > 0 else ""),
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
+    if cal.ps_spread_serial is not None:
+        sets["ps_lb"] = (f"-> spread over the servers (the busiest {cal.ps_spread_busiest:.0%} of the load), a PS "
+                         f"step loses {cal.ps_spread_serial:.2f} of its staggering")
     for name, t in m.anchors_s.items():
         rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms {sets.get(name, '')}".rstrip()))
     width = max(len(k) for k, _ in rows)

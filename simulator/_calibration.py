@@ -64,6 +64,13 @@ class Calibration:
     # how a server staggers the shards of one variable it holds: each a tensor of its own (0) or all as one (1), in
     # the share of the PS bytes in the largest tensor above
     ps_shards_together: float = 0.0
+    # the share of its staggering a synchronous PS step loses where its PS load is spread over the servers as
+    # evenly as the ``ps_lb`` builder spreads it (calibrate's ``ps_lb`` anchor), no more than ``ps_serial_fraction``
+    # (a step with all its PS load on one server); a step in between loses a share in between, by how much of its
+    # PS load its busiest server holds. None: ``ps_serial_fraction`` however the load is spread
+    ps_spread_serial: float | None = None
+    # the busiest server's share of the ``ps_lb`` anchor's PS load (where ``ps_spread_serial`` applies in full)
+    ps_spread_busiest: float | None = None
     powersgd_s_per_flop: float | None = None  # its matmuls (None: 1 / compute_flops_per_s)
     device_speed: Mapping[str, float] = dataclasses.field(default_factory=dict)  # device or address -> x ref
     step_time_s: float | None = None  # measured compute of a replica's step, all replicas at once (needs model_hash)
@@ -119,6 +126,12 @@ class Calibration:
         if not 0 <= self.ps_serial_fraction <= 1:
             raise CalibrationError(f"`0 <= ps_serial_fraction <= 1` must hold, but got {self.ps_serial_fraction!r}",
                                    where)
+        if self.ps_spread_serial is not None and not (
+                0 <= self.ps_spread_serial <= self.ps_serial_fraction
+                and isinstance(self.ps_spread_busiest, (int, float)) and 0 < self.ps_spread_busiest <= 1):
+            raise CalibrationError("`ps_spread_serial` needs a value in [0, ps_serial_fraction] and "
+                                   "`ps_spread_busiest` one in (0, 1], but got "
+                                   f"({self.ps_spread_serial=}, {self.ps_spread_busiest=})", where)
         if not 0 < self.backward_fraction < 1:
             raise CalibrationError(f"`0 < backward_fraction < 1` must hold, but got {self.backward_fraction!r}",
                                    where)

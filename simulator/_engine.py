@@ -15,11 +15,12 @@ the replicas, so they take the compute of a replica alone, bounded below by (fir
 push). That lockstep compute has every replica apply the optimizer to its own copy of every variable; a synchronous
 PS variable is updated once, on its server, so with the updates' share of that compute measured
 (``Calibration.lockstep_update_share``) a step computes in proportion to its work. A server staggers its replicas
-tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step) times the share of the PS bytes
-in the one largest tensor (each shard a tensor of its own, or in a calibrated share, ``ps_together``, a server's
-shards of one variable as one), of the way from that staggered step to the unstaggered one (every pull, the lockstep
-compute, every push), is added back. Each NIC direction (and each link slower than its NICs) is a resource serving
-the units in the order their gradients become ready (the last layer first); for one resource the finish time is
+tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step, all of its PS load on one server;
+toward ``ps_spread_serial``, from the ``ps_lb`` step, as the load spreads over the servers) times the share of the
+PS bytes in the one largest tensor (each shard a tensor of its own, or in a calibrated share, ``ps_together``, a
+server's shards of one variable as one), of the way from that staggered step to the unstaggered one (every pull, the
+lockstep compute, every push), is added back. Each NIC direction (and each link slower than its NICs) is a resource
+serving the units in the order their gradients become ready (the last layer first); for one resource the finish time is
 max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes
 (the busiest resource bounds what they share); collectives cost a serialised fixed cost each on top, never hidden
 under the backward pass, and the ring latency once."""
@@ -104,6 +105,8 @@ class Model:
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
     ps_together: float = 0.0  # Calibration.ps_shards_together
+    ps_spread_serial: float | None = None  # Calibration.ps_spread_serial (None: ps_serial however spread)
+    ps_spread_busiest: float = 1.0  # Calibration.ps_spread_busiest
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     update_share: float = 0.0  # of compute_sync_s, every replica's optimizer update (lockstep_update_share)
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
@@ -344,7 +347,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             if m.ps_together > 0:  # columns are variables (their shards counted in ps_tensors) or shards
                 whole = share_of_largest(by_variable(push_load))
                 largest = (1.0 - m.ps_together) * largest + m.ps_together * whole
-            overlapped = overlapped + m.ps_serial * largest * np.maximum(unstaggered - overlapped, 0.0)
+            lost = np.full(K, m.ps_serial)
+            if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
+                # spread over the servers as ``ps_lb`` spreads it, a step loses ``ps_spread_serial``; with all its
+                # load on one server, ``ps_serial``; in between, by the share of its PS load its busiest server holds
+                busiest = np.divide(push_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
+                toward_one = np.clip((busiest - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
+                lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
+            overlapped = overlapped + lost * largest * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)

@@ -229,6 +229,42 @@ def test_the_split_ps_step_sets_how_a_server_staggers_one_variables_shards(clust
     assert cal.ps_piece_s == pytest.approx(2e-3, rel=1e-3)
 
 
+def test_the_ps_lb_step_sets_the_staggering_a_spread_ps_step_loses(clusters, inventories):
+    """Anchor steps generated with ps_serial_fraction 0.4 (all on one server) and 0.1 where the load is spread as
+    ``ps_lb`` spreads it: the conversion reads 0.1 and the busiest server's share from the `ps_lb` step, and the
+    `ps` step is unchanged by it. A `ps_lb` step slower than the one-server share explains keeps that share (spread
+    never loses more); a model that loses no staggering sets nothing."""
+
+    from runners.calibrate import anchor_strategies
+    from simulator import Scorer
+
+    spec, inv = clusters["heterogeneous"], inventories("mlp")
+    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
+    base = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=1e-3)
+    strategies = anchor_strategies(inv, spec)
+    loads = Scorer(inv, spec, base).predict(strategies["ps_lb"]).server_load_bytes
+    busiest = max(loads.values()) / sum(loads.values())
+    assert 0 < busiest < 1 and len(loads) > 1
+    true = base.replace(ps_spread_serial=0.1, ps_spread_busiest=busiest)
+    step = lambda name, **kw: Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
+    unspread = dict(ps_spread_serial=None, ps_spread_busiest=None)
+    assert step("ps_lb") < step("ps_lb", **unspread) - 1e-3  # the spread share matters to the spread step
+    assert step("ps") == step("ps", **unspread)  # and not to the one with all its load on one server
+    shares = [step("ps_lb", ps_spread_serial=x) for x in (0.0, 0.1, 0.2, 0.4)]
+    assert shares == sorted(shares) and shares[0] < shares[-1]  # losing more staggering is never faster
+    anchors = {name: step(name) for name in ("all_reduce", "ar_split", "ps", "ps_split", "ps_lb")}
+    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
+    assert cal.ps_serial_fraction == pytest.approx(0.4, abs=1e-4)
+    assert cal.ps_spread_serial == pytest.approx(0.1, abs=1e-3)
+    assert cal.ps_spread_busiest == pytest.approx(busiest)
+    slow = dict(anchors, ps_lb=step("ps_lb", **unspread) + 5e-3)
+    cal = to_calibration(dataclasses.replace(m, anchors_s=slow), spec, inv)
+    assert cal.ps_spread_serial == cal.ps_serial_fraction
+    flat = dict(anchors, ps=step("ps", ps_serial_fraction=0.0, **unspread))
+    cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
+    assert cal.ps_serial_fraction == 0.0 and cal.ps_spread_serial is None and cal.ps_spread_busiest is None
+
+
 def test_solve_cost_crossing_flat_and_unreachable():
     from runners._calibration_data import solve_cost
 

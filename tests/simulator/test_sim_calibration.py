@@ -15,7 +15,7 @@ def test_round_trip_keeps_every_field(tmp_path):
     spec = cluster(2)
     cal = Calibration.from_spec(spec, latency_s=2e-4, link_latency_s={"198.18.0.1|198.18.0.2": 3e-4},
                                 step_time_s=0.5, alone_step_s=0.2, update_s=0.05, anchors_s={"ps": 0.3},
-                                model_hash="abc",
+                                model_hash="abc", ps_serial_fraction=0.5, ps_spread_serial=0.2, ps_spread_busiest=0.4,
                                 device_speed={"198.18.0.2": 0.5},
                                 residual={"intercept": 0.01, "compute": 1.0, "comm": 1.1, "latency": 0.0})
     path = cal.save(tmp_path / "cal.json")
@@ -92,6 +92,12 @@ def test_impossible_values_are_rejected(field, value, rule):
 def test_update_share_outside_zero_to_one_is_rejected(share):
     with pytest.raises(CalibrationError, match="update_share.*in \\[0, 1\\]"):
         Calibration.from_spec(cluster(2), update_share=share, model_hash="m")
+
+
+@pytest.mark.parametrize("spread, busiest", [(0.6, 0.4), (-0.1, 0.4), (0.2, None), (0.2, 0.0), (0.2, 1.5)])
+def test_a_spread_share_above_the_one_server_share_or_without_its_busiest_share_is_rejected(spread, busiest):
+    with pytest.raises(CalibrationError, match="ps_spread_serial.*ps_spread_busiest"):
+        Calibration.from_spec(cluster(2), ps_serial_fraction=0.5, ps_spread_serial=spread, ps_spread_busiest=busiest)
 
 
 def test_the_updates_share_measured_in_the_step_wins_over_the_probes():
