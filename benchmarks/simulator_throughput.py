@@ -106,6 +106,10 @@ def main(argv=None) -> None:
     # strategy's work
     update = simulator.Scorer(inv, cluster, serial.calibration.replace(update_share=0.4))
     rows.append(("  the same, updates per copy", rate(lambda: update.score_choices(choices), args.batch)))
+    # and a share of its own for the staggering lost where the PS load is spread (a calibration that timed ps_lb):
+    # each strategy's busiest server
+    spread = simulator.Scorer(inv, cluster, update.calibration.replace(ps_spread_serial=0.2, ps_spread_busiest=0.4))
+    rows.append(("  the same, PS load spread", rate(lambda: spread.score_choices(choices), args.batch)))
     # side by side: the vectorised path with BLAS free to use its own threads (what it did before it held them to
     # one: on 2 cores the engine's small matrix products spend more time synchronising threads than computing)
     with mock.patch.object(simulator._scorer, "_one_blas_thread", contextlib.nullcontext):

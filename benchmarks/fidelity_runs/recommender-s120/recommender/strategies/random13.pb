@@ -1,0 +1,52 @@
+
+search-a723264b7839/
+'recommender/user_embedding/embeddings:0ú
+'recommender/item_embedding/embeddings:0"3,1*G
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.13:CPU:0*6
+.recommender/item_embedding/embeddings/part_1:0*I
+.recommender/item_embedding/embeddings/part_2:0
+198.18.7.13:CPU:0Á
+recommender/hidden/kernel:0"8,1*,
+"recommender/hidden/kernel/part_0:0*;
+"recommender/hidden/kernel/part_1:0
+198.18.7.13:CPU:0*;
+"recommender/hidden/kernel/part_2:0
+198.18.7.12:CPU:0*/
+"recommender/hidden/kernel/part_3:0	€**
+"recommender/hidden/kernel/part_4:0*=
+"recommender/hidden/kernel/part_5:0
+198.18.7.12:CPU:0*-
+"recommender/hidden/kernel/part_6:0€**
+"recommender/hidden/kernel/part_7:0Ù
+recommender/hidden/bias:0"16*;
+ recommender/hidden/bias/part_0:0
+198.18.7.13:CPU:0**
+ recommender/hidden/bias/part_1:0*(
+ recommender/hidden/bias/part_2:0*9
+ recommender/hidden/bias/part_3:0
+198.18.7.13:CPU:0*-
+ recommender/hidden/bias/part_4:0	€**
+ recommender/hidden/bias/part_5:0*9
+ recommender/hidden/bias/part_6:0
+198.18.7.11:CPU:0*9
+ recommender/hidden/bias/part_7:0
+198.18.7.13:CPU:0*+
+ recommender/hidden/bias/part_8:0€**
+ recommender/hidden/bias/part_9:0*+
+!recommender/hidden/bias/part_10:0*<
+!recommender/hidden/bias/part_11:0
+198.18.7.11:CPU:0*:
+!recommender/hidden/bias/part_12:0
+198.18.7.12:CPU:0*<
+!recommender/hidden/bias/part_13:0
+198.18.7.13:CPU:0*+
+!recommender/hidden/bias/part_14:0*.
+!recommender/hidden/bias/part_15:0	€5
+recommender/score/kernel:0
+198.18.7.13:CPU:01
+recommender/score/bias:0
+198.18.7.13:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

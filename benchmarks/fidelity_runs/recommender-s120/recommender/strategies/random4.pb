@@ -1,0 +1,46 @@
+
+search-9c7794a1be83Ú
+'recommender/user_embedding/embeddings:0"3,1*6
+.recommender/user_embedding/embeddings/part_0:0*8
+.recommender/user_embedding/embeddings/part_1:0*8
+.recommender/user_embedding/embeddings/part_2:0‹
+'recommender/item_embedding/embeddings:0"3,1*I
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.13:CPU:0*G
+.recommender/item_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0*G
+.recommender/item_embedding/embeddings/part_2:0
+198.18.7.11:CPU:0™
+recommender/hidden/kernel:0"1,8*(
+"recommender/hidden/kernel/part_0:0*,
+"recommender/hidden/kernel/part_1:0*,
+"recommender/hidden/kernel/part_2:0**
+"recommender/hidden/kernel/part_3:0*,
+"recommender/hidden/kernel/part_4:0*;
+"recommender/hidden/kernel/part_5:0
+198.18.7.11:CPU:0**
+"recommender/hidden/kernel/part_6:0*,
+"recommender/hidden/kernel/part_7:0ñ
+recommender/hidden/bias:0"4*(
+ recommender/hidden/bias/part_0:0*;
+ recommender/hidden/bias/part_1:0
+198.18.7.12:CPU:0*-
+ recommender/hidden/bias/part_2:0	€*;
+ recommender/hidden/bias/part_3:0
+198.18.7.12:CPU:0·
+recommender/score/kernel:0"8,1*)
+!recommender/score/kernel/part_0:0*+
+!recommender/score/kernel/part_1:0*<
+!recommender/score/kernel/part_2:0
+198.18.7.13:CPU:0*<
+!recommender/score/kernel/part_3:0
+198.18.7.11:CPU:0*<
+!recommender/score/kernel/part_4:0
+198.18.7.13:CPU:0*)
+!recommender/score/kernel/part_5:0*)
+!recommender/score/kernel/part_6:0*,
+!recommender/score/kernel/part_7:0€#
+recommender/score/bias:0€"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
