@@ -237,7 +237,7 @@ def anchor_costs(cal, inventory, spec):
             continue
 
         if field == "ps_spread_serial":
-            cal = _solve_spread(cal, inventory, spec, strategies[name], measured)
+            cal = _solve_spread(cal, lambda c, n=name: predict(c, n, None)[0], measured)
             continue
         if field == "ps_piece_s" and cal.ps_serial_fraction > 0:
             cal = _solve_shards_together(cal, lambda c, n=name, b=base: predicted_gap(c, n, b), measured)
@@ -254,7 +254,7 @@ def anchor_costs(cal, inventory, spec):
     return cal
 
 
-def _solve_spread(cal, inventory, spec, strategy, measured: float):
+def _solve_spread(cal, anchor: Callable, measured: float):
     """``ps_spread_serial`` from the ``ps_lb`` step: the share of its staggering a synchronous PS step loses with its
     load spread over the servers as ``ps_lb`` spreads it, solved in [0, ``ps_serial_fraction``] (the share of the
     ``ps`` step, all of it on one server), and where that applies in full (``ps_spread_busiest``, the busiest
@@ -263,19 +263,17 @@ def _solve_spread(cal, inventory, spec, strategy, measured: float):
 
     On the 3-host testbed ``ps_lb`` was the transformer's fastest step on every run (27-38 ms) and the cost model,
     charging it the ``ps`` step's share (0.76-1.0), predicted it 24-45% slow; the mlp's 3-11% slow. The dlrm's,
-    its largest table on one server, came out right with the ``ps`` step's share."""
-    from simulator import Scorer
-
-    loads = Scorer(inventory, spec, cal).predict(strategy).server_load_bytes
+    its largest table on one server, came out right with the ``ps`` step's share. ``anchor(calibration)``: the
+    ``ps_lb`` step's prediction."""
+    loads = anchor(cal).server_load_bytes
     total = sum(loads.values())
     busiest = max(loads.values(), default=0.0) / total if total > 0 else 1.0
     if cal.ps_serial_fraction <= 0 or busiest >= 1.0:
-        return cal.replace(ps_spread_serial=None, ps_spread_busiest=None)
+        return cal
     top = cal.ps_serial_fraction
 
     def step(x: float) -> float:
-        c = cal.replace(ps_spread_serial=min(max(x, 0.0), top), ps_spread_busiest=busiest)
-        return Scorer(inventory, spec, c).predict(strategy).raw_step_time_s
+        return anchor(cal.replace(ps_spread_serial=min(max(x, 0.0), top), ps_spread_busiest=busiest)).raw_step_time_s
 
     share = min(max(solve_cost(step, measured, prior=top, cap=top), 0.0), top)
     return cal.replace(ps_spread_serial=share, ps_spread_busiest=busiest)

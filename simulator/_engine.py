@@ -106,7 +106,7 @@ class Model:
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
     ps_together: float = 0.0  # Calibration.ps_shards_together
     ps_spread_serial: float | None = None  # Calibration.ps_spread_serial (None: ps_serial however spread)
-    ps_spread_busiest: float = 1.0  # Calibration.ps_spread_busiest
+    ps_spread_busiest: float | None = None  # Calibration.ps_spread_busiest
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
     update_share: float = 0.0  # of compute_sync_s, every replica's optimizer update (lockstep_update_share)
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
@@ -351,8 +351,8 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
                 # spread over the servers as ``ps_lb`` spreads it, a step loses ``ps_spread_serial``; with all its
                 # load on one server, ``ps_serial``; in between, by the share of its PS load its busiest server holds
-                busiest = np.divide(push_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
-                toward_one = np.clip((busiest - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
+                held = np.divide(push_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
+                toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
                 lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
             overlapped = overlapped + lost * largest * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
