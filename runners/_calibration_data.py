@@ -207,7 +207,7 @@ def anchor_costs(cal, inventory, spec):
     collectives would carry those bytes too (mlp: 1.7-2.9 ms per collective instead of 0.5-1.6; five mlp runs of 30
     strategies predicted with MAPE 17-44% instead of 6-29%).
     """
-    from simulator import Scorer
+    from simulator import COST_MODEL_VERSION, Scorer
 
     anchors = cal.anchors_s
     if not anchors:
@@ -251,7 +251,7 @@ def anchor_costs(cal, inventory, spec):
         cal = cal.replace(**{field: max(x, low)})
     if "powersgd" in anchors:
         cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
-    return cal
+    return cal.replace(cost_model=COST_MODEL_VERSION)
 
 
 def _solve_spread(cal, anchor: Callable, measured: float):

@@ -18,6 +18,11 @@ from space.errors import BadInput
 
 CALIBRATION_FORMAT = "autotune-calibration"
 CALIBRATION_VERSION = 1
+# the cost model's version, and with it how calibrate derives the anchor costs (the per-collective and per-piece
+# costs, the all-reduce factor, the PS staggering shares, PowerSGD's per-matrix cost) from the anchor steps it
+# timed: bumped by every change that would derive other costs from the same steps. A calibration derived by
+# another version is derived again from its stored steps where it is used (``Calibration.cost_model``)
+COST_MODEL_VERSION = 2
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
 LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # files written before pieces/collectives (those read as 0)
 IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
@@ -93,6 +98,9 @@ class Calibration:
     # calibrate's anchor steps as measured (name -> median seconds): a changed cost model re-derives the anchor
     # costs from them (``validate-simulator --reuse``) without measuring again
     anchors_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    # the COST_MODEL_VERSION that derived the anchor costs from ``anchors_s`` (None: a file from before versions
+    # were recorded, version 1)
+    cost_model: int | None = None
     created_at: str = ""
     source: str = "<calibration>"
 
@@ -149,6 +157,9 @@ class Calibration:
                                                   and 0 <= self.update_share <= 1 and self.model_hash):
             raise CalibrationError("`update_share` needs a value in [0, 1] and the `model_hash` it was measured for, "
                                    f"but got ({self.update_share=}, {self.model_hash=})", where)
+        version = self.cost_model
+        if version is not None and not (isinstance(version, int) and not isinstance(version, bool) and version >= 1):
+            raise CalibrationError(f"`cost_model` must be a version number >= 1, but got {version!r}", where)
         if self.residual is not None and not set(LEGACY_RESIDUAL_KEYS) <= set(self.residual) <= set(RESIDUAL_KEYS):
             raise CalibrationError(f"`residual` must have the keys {list(RESIDUAL_KEYS)}, but got "
                                    f"{sorted(self.residual)}", where)

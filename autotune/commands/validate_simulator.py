@@ -99,6 +99,10 @@ def run(args) -> int:
     cluster = load_cluster(args.spec)
     inventory = load_inventory(args.model, cache_dir=args.cache_dir)
     cal, cal_path = find_calibration(args, cluster, inventory)
+    if not args.reuse:  # --reuse derives the anchor costs again whatever the version (``_reuse``)
+        from autotune.calibration import current_costs
+
+        cal = current_costs(cal, inventory, cluster, say)
     if cal.residual is not None and args.fit_residual:
         cal = cal.replace(residual=None)  # a new fit replaces the stored one: judge the model itself
         say("ignoring the residual stored in the calibration: --fit-residual fits a new one on raw predictions")
@@ -185,6 +189,9 @@ def _reuse(args, scorer, cal_path, say) -> int:
     out = pathlib.Path(args.output) if args.output else src / "reuse"
     if out.resolve() == src.resolve():
         raise BadInput(f"--reuse would overwrite the measurements in {src}", hint="pass another -o DIR")
+    if report.residual is not None and cal_path is not None:  # the anchor costs derived above, the new fit
+        cal.replace(residual=report.residual).save(cal_path)
+        say(f"stored the residual, fitted on {src}'s measurements, in {cal_path}")
     if (src / "strategies").is_dir() and not (out / "strategies").exists():
         shutil.copytree(src / "strategies", out / "strategies")  # the new rows.csv stays reusable
     if (src / "cluster.yml").is_file():

@@ -142,6 +142,10 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
         if not calibrated:
             warn("no calibration for this cluster: predictions use the spec's nominal bandwidths and textbook "
                  "overheads (run `autotune calibrate --spec ...` to calibrate)")
+    if calibrated:  # derived by another version of the cost model: derived again from its anchor steps
+        from autotune.calibration import current_costs
+
+        cal = current_costs(cal, inventory, cluster, warn)
     return Scorer(inventory, cluster, cal), cal, calibrated
 
 

@@ -16,7 +16,7 @@ def test_round_trip_keeps_every_field(tmp_path):
     cal = Calibration.from_spec(spec, latency_s=2e-4, link_latency_s={"198.18.0.1|198.18.0.2": 3e-4},
                                 step_time_s=0.5, alone_step_s=0.2, update_s=0.05, anchors_s={"ps": 0.3},
                                 model_hash="abc", ps_serial_fraction=0.5, ps_spread_serial=0.2, ps_spread_busiest=0.4,
-                                device_speed={"198.18.0.2": 0.5},
+                                cost_model=2, device_speed={"198.18.0.2": 0.5},
                                 residual={"intercept": 0.01, "compute": 1.0, "comm": 1.1, "latency": 0.0})
     path = cal.save(tmp_path / "cal.json")
     back = Calibration.load(path, spec, model_hash="abc")
@@ -98,6 +98,12 @@ def test_update_share_outside_zero_to_one_is_rejected(share):
 def test_a_spread_share_above_the_one_server_share_or_without_its_busiest_share_is_rejected(spread, busiest):
     with pytest.raises(CalibrationError, match="ps_spread_serial.*ps_spread_busiest"):
         Calibration.from_spec(cluster(2), ps_serial_fraction=0.5, ps_spread_serial=spread, ps_spread_busiest=busiest)
+
+
+@pytest.mark.parametrize("version", [0, -1, 1.5, "2", True])
+def test_a_cost_model_version_other_than_a_positive_integer_is_rejected(version):
+    with pytest.raises(CalibrationError, match="cost_model"):
+        Calibration.from_spec(cluster(2), cost_model=version)
 
 
 def test_the_updates_share_measured_in_the_step_wins_over_the_probes():
