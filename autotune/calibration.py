@@ -25,10 +25,10 @@ def current_costs(cal, inventory: Inventory, cluster: ClusterSpec, say: Callable
         return cal
     new = anchor_costs(cal, inventory, cluster)
     changed = [f"{name} {_value(getattr(cal, name))} -> {_value(getattr(new, name))}" for name in DERIVED
-               if getattr(cal, name) != getattr(new, name)]
+               if moved(getattr(cal, name), getattr(new, name))]
     line = (f"calibration {cal.source} was derived by cost model {cal.cost_model or 1}; the anchor costs derived "
             f"again by this version's ({COST_MODEL_VERSION}) from its {len(cal.anchors_s)} anchor steps: "
-            + ("; ".join(changed) if changed else "no cost changed"))
+            + ("; ".join(changed) if changed else f"none moved by more than {MOVED:.1%}"))
     if cal.residual is not None:
         line += (" (its residual was fitted to the older model's predictions: `autotune validate-simulator --reuse "
                  "RUN_DIR --fit-residual` fits it again from a run's measurements, without profiling)")
@@ -39,6 +39,16 @@ def current_costs(cal, inventory: Inventory, cluster: ClusterSpec, say: Callable
 # the fields ``anchor_costs`` sets, in the order its line names them
 DERIVED = ("collective_bandwidth_factor", "collective_overhead_s", "ar_piece_s", "ps_piece_s", "ps_serial_fraction",
            "ps_shards_together", "ps_spread_serial", "ps_spread_busiest", "powersgd_matrix_s")
+
+
+MOVED = 1e-3  # a cost that moves less is the solver's tolerance (each solve starts from the stored value)
+
+
+def moved(old, new) -> bool:
+    """Whether a derived cost moved beyond the solver's tolerance (by more than ``MOVED`` of itself, and 1e-9)."""
+    if old is None or new is None:
+        return old is not new
+    return abs(new - old) > MOVED * max(abs(old), abs(new)) and abs(new - old) > 1e-9
 
 
 def _value(x) -> str:

@@ -33,6 +33,11 @@ def test_an_older_derivation_is_derived_again_from_its_anchor_steps(inventories,
     assert len(lines) == 1 and "derived by cost model 1" in lines[0]
     assert "collective_overhead_s 0.05 -> 0.002" in lines[0]
     assert "residual" not in lines[0]
+    assert "ps_serial_fraction" not in lines[0]  # no ps anchor step: nothing moved
+    # derived again from its own costs, a file moves by the solver's tolerance only: the line says nothing moved
+    lines.clear()
+    current_costs(new.replace(cost_model=None), inv, spec, lines.append)
+    assert "none moved by more than 0.1%" in lines[0]
     # derived by this version: used as stored, silently (even where a stored cost disagrees with the steps)
     lines.clear()
     stored = _old(spec, cost_model=COST_MODEL_VERSION)

@@ -150,3 +150,36 @@ def test_kept_without_runs_is_one_line_and_exit_2(tmp_path):
                           timeout=120, check=False)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "no kept runs" in proc.stderr and str(tmp_path) in proc.stderr
+
+
+def _kept_calibrations():
+    """(run, calibration path) of every kept run."""
+    return [(d, p) for d in ARCHIVES for p in sorted((d / "cache" / "calibration").glob("*.json"))]
+
+
+def test_a_calibration_this_cost_model_derived_is_derived_again_alike():
+    """A kept calibration that records this version of the cost model (``COST_MODEL_VERSION``) holds the anchor costs
+    this checkout derives from its anchor steps: a change to the cost model or to the derivation that moves them
+    fails here until the version is bumped, so that ``search`` derives them again from any older file."""
+    from autotune.calibration import DERIVED, moved
+    from runners.calibrate import anchor_costs
+    from simulator import COST_MODEL_VERSION, Calibration
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    checked = 0
+    for run, path in _kept_calibrations():
+        model = run.name.rsplit("-s", 1)[0]
+        cal = Calibration.load(path)
+        if cal.cost_model != COST_MODEL_VERSION or not cal.anchors_s:
+            continue
+        inventory = load_inventory(ROOT / "examples" / "models" / f"{model}.py", cache_dir=run / "cache")
+        again = anchor_costs(cal, inventory, load_cluster(run / model / "cluster.yml"))
+        for name in DERIVED:
+            stored, derived = getattr(cal, name), getattr(again, name)
+            assert not moved(stored, derived), (  # beyond the solver's tolerance
+                f"{run.name}: {name} stored {stored}, derived {derived} by cost model {COST_MODEL_VERSION}: "
+                "bump simulator.COST_MODEL_VERSION")
+        checked += 1
+    if not checked:
+        pytest.skip(f"no kept calibration records cost model {COST_MODEL_VERSION} yet")
