@@ -112,7 +112,7 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
     import shutil
 
     kept = tmp_path / "kept"
-    for name in ("recommender-s117", "transformer-s111", "transformer-s118"):
+    for name in ("recommender-s117", "transformer-s111", "transformer-s118", "transformer-s120"):
         shutil.copytree(RUNS / name, kept / name)
     (kept / "notes").mkdir()  # not a run: ignored
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--kept", str(kept),
@@ -123,7 +123,11 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
     rows = json.loads((tmp_path / "out" / "kept.json").read_text())
     assert [(r["model"], r["seed"], r.get("fresh", False)) for r in rows] == [
         ("recommender", 117, False), ("transformer", 111, False), ("transformer", 118, False),
-        ("transformer", 119, True)]
+        ("transformer", 119, True), ("transformer", 120, False), ("transformer", 121, True)]
+    # what each calibration lacks of what calibrate measures now: seed 111's came before the updates' share and the
+    # ps_lb step, seed 118's before the ps_lb step; seed 120's holds both
+    assert [r["lacks"] for r in rows] == [["ps_lb step"], ["ps_lb step", "updates' share"], ["ps_lb step"],
+                                          ["ps_lb step"], [], []]
     for row in rows:
         seed, run = (row["seed"] - 1, f"{row['model']}-fresh") if row.get("fresh") else (row["seed"], row["model"])
         summary = json.loads((tmp_path / "out" / f"{row['model']}-s{seed}" / run / "summary.json").read_text())
@@ -137,11 +141,14 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
     label = bench._label
     assert all(line.startswith(f"| {label(r)} |") and line.endswith(f"| {r['meets']} |")
                for line, r in zip(table[2:], rows, strict=True))
-    assert label(rows[-1]) == "transformer s119 fresh"
+    assert label(rows[3]) == "transformer s119 fresh" and "| ps_lb, updates' share |" in table[3]
     for model in ("recommender", "transformer"):  # the per-model line counts the runs whose verdict is not "no"
         mine = [r for r in rows if r["model"] == model]
         met = sum(r["meets"] != "no" for r in mine)
         assert f"{model}: {met} of {len(mine)} runs meet the targets" in proc.stdout
+        now = [r for r in mine if not r["lacks"]]  # and, apart, those calibrated as calibrate does now
+        assert f"calibrated as calibrate does now: {sum(r['meets'] != 'no' for r in now)} of {len(now)}" in [
+            line.split("; ")[-1] for line in proc.stdout.splitlines() if line.startswith(f"{model}: ")]
 
 
 def test_kept_without_runs_is_one_line_and_exit_2(tmp_path):
