@@ -1,0 +1,21 @@
+
+search-5bb6e4019ec0,
+cnn/conv2d/kernel:0
+198.18.7.13:CPU:08
+cnn/batch_normalization/gamma:0
+198.18.7.13:CPU:07
+cnn/batch_normalization/beta:0
+198.18.7.13:CPU:0.
+cnn/conv2d_1/kernel:0
+198.18.7.12:CPU:0:
+!cnn/batch_normalization_1/gamma:0
+198.18.7.13:CPU:09
+ cnn/batch_normalization_1/beta:0
+198.18.7.13:CPU:0+
+cnn/dense/kernel:0
+198.18.7.11:CPU:0)
+cnn/dense/bias:0
+198.18.7.13:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

@@ -1,0 +1,38 @@
+
+search-46e8457905db∞
+cnn/conv2d/kernel:0"1,1,1,8*%
+cnn/conv2d/kernel/part_0:0Ä*5
+cnn/conv2d/kernel/part_1:0
+198.18.7.11:CPU:0*'
+cnn/conv2d/kernel/part_2:0	Ä*3
+cnn/conv2d/kernel/part_3:0
+198.18.7.12:CPU:0*3
+cnn/conv2d/kernel/part_4:0
+198.18.7.11:CPU:0*5
+cnn/conv2d/kernel/part_5:0
+198.18.7.13:CPU:0*3
+cnn/conv2d/kernel/part_6:0
+198.18.7.12:CPU:0*3
+cnn/conv2d/kernel/part_7:0
+198.18.7.13:CPU:0:
+cnn/batch_normalization/gamma:0
+198.18.7.12:CPU:0É
+cnn/batch_normalization/beta:0"4*>
+%cnn/batch_normalization/beta/part_0:0
+198.18.7.12:CPU:0*/
+%cnn/batch_normalization/beta/part_1:0*>
+%cnn/batch_normalization/beta/part_2:0
+198.18.7.12:CPU:0*-
+%cnn/batch_normalization/beta/part_3:0
+cnn/conv2d_1/kernel:0ç
+!cnn/batch_normalization_1/gamma:0"2*3
+(cnn/batch_normalization_1/gamma/part_0:0Ä*0
+(cnn/batch_normalization_1/gamma/part_1:0*
+ cnn/batch_normalization_1/beta:0+
+cnn/dense/kernel:0
+198.18.7.11:CPU:0+
+cnn/dense/bias:0
+198.18.7.12:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0Ç"search

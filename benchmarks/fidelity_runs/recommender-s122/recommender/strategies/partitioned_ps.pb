@@ -1,0 +1,32 @@
+
+search-4e2a2f470f3dÀ
+'recommender/user_embedding/embeddings:0"2,1*G
+.recommender/user_embedding/embeddings/part_0:0
+198.18.7.11:CPU:0*G
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.12:CPU:0À
+'recommender/item_embedding/embeddings:0"2,1*G
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.13:CPU:0*G
+.recommender/item_embedding/embeddings/part_1:0
+198.18.7.13:CPU:0œ
+recommender/hidden/kernel:0"2,1*;
+"recommender/hidden/kernel/part_0:0
+198.18.7.11:CPU:0*;
+"recommender/hidden/kernel/part_1:0
+198.18.7.12:CPU:0”
+recommender/hidden/bias:0"2*9
+ recommender/hidden/bias/part_0:0
+198.18.7.11:CPU:0*9
+ recommender/hidden/bias/part_1:0
+198.18.7.12:CPU:0™
+recommender/score/kernel:0"2,1*:
+!recommender/score/kernel/part_0:0
+198.18.7.11:CPU:0*:
+!recommender/score/kernel/part_1:0
+198.18.7.12:CPU:01
+recommender/score/bias:0
+198.18.7.11:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

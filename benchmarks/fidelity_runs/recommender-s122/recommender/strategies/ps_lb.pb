@@ -1,0 +1,17 @@
+
+search-d887d38a30b9@
+'recommender/user_embedding/embeddings:0
+198.18.7.11:CPU:0@
+'recommender/item_embedding/embeddings:0
+198.18.7.12:CPU:04
+recommender/hidden/kernel:0
+198.18.7.13:CPU:02
+recommender/hidden/bias:0
+198.18.7.13:CPU:03
+recommender/score/kernel:0
+198.18.7.13:CPU:01
+recommender/score/bias:0
+198.18.7.13:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

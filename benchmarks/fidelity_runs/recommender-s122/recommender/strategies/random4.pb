@@ -1,0 +1,39 @@
+
+search-512b25658c48±
+'recommender/user_embedding/embeddings:0"2,1*6
+.recommender/user_embedding/embeddings/part_0:0*I
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0Î
+'recommender/item_embedding/embeddings:0"8,1*I
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.11:CPU:0*I
+.recommender/item_embedding/embeddings/part_1:0
+198.18.7.13:CPU:0*4
+.recommender/item_embedding/embeddings/part_2:0*I
+.recommender/item_embedding/embeddings/part_3:0
+198.18.7.12:CPU:0*G
+.recommender/item_embedding/embeddings/part_4:0
+198.18.7.12:CPU:0*;
+.recommender/item_embedding/embeddings/part_5:0	€*6
+.recommender/item_embedding/embeddings/part_6:0*I
+.recommender/item_embedding/embeddings/part_7:0
+198.18.7.11:CPU:0(
+recommender/hidden/kernel:0	€ê
+recommender/hidden/bias:0"4**
+ recommender/hidden/bias/part_0:0*9
+ recommender/hidden/bias/part_1:0
+198.18.7.12:CPU:0*(
+ recommender/hidden/bias/part_2:0*9
+ recommender/hidden/bias/part_3:0
+198.18.7.11:CPU:0õ
+recommender/score/kernel:0"4,1*<
+!recommender/score/kernel/part_0:0
+198.18.7.11:CPU:0*)
+!recommender/score/kernel/part_1:0*<
+!recommender/score/kernel/part_2:0
+198.18.7.13:CPU:0*+
+!recommender/score/kernel/part_3:0 
+recommender/score/bias:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

@@ -1,0 +1,42 @@
+
+search-7a03477975a1‰
+'recommender/user_embedding/embeddings:0"3,1*G
+.recommender/user_embedding/embeddings/part_0:0
+198.18.7.11:CPU:0*G
+.recommender/user_embedding/embeddings/part_1:0
+198.18.7.12:CPU:0*G
+.recommender/user_embedding/embeddings/part_2:0
+198.18.7.13:CPU:0‰
+'recommender/item_embedding/embeddings:0"3,1*G
+.recommender/item_embedding/embeddings/part_0:0
+198.18.7.13:CPU:0*G
+.recommender/item_embedding/embeddings/part_1:0
+198.18.7.11:CPU:0*G
+.recommender/item_embedding/embeddings/part_2:0
+198.18.7.12:CPU:0Ù
+recommender/hidden/kernel:0"3,1*;
+"recommender/hidden/kernel/part_0:0
+198.18.7.13:CPU:0*;
+"recommender/hidden/kernel/part_1:0
+198.18.7.11:CPU:0*;
+"recommender/hidden/kernel/part_2:0
+198.18.7.12:CPU:0Ï
+recommender/hidden/bias:0"3*9
+ recommender/hidden/bias/part_0:0
+198.18.7.11:CPU:0*9
+ recommender/hidden/bias/part_1:0
+198.18.7.11:CPU:0*9
+ recommender/hidden/bias/part_2:0
+198.18.7.12:CPU:0Õ
+recommender/score/kernel:0"3,1*:
+!recommender/score/kernel/part_0:0
+198.18.7.12:CPU:0*:
+!recommender/score/kernel/part_1:0
+198.18.7.13:CPU:0*:
+!recommender/score/kernel/part_2:0
+198.18.7.11:CPU:01
+recommender/score/bias:0
+198.18.7.12:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
