@@ -66,6 +66,8 @@ class Report:
     raw_metrics: dict[str, float] | None = None  # without the calibration's residual, when it has one
     since_calibration: float | None = None  # the machine's speed: steps measured here over the same ones calibrated
     metrics_at_calibration: dict[str, float] | None = None  # ``metrics`` with that ratio divided out
+    # the calibration's own anchor steps: name -> (measured, as this cost model predicts them), see ``anchor_fit``
+    anchor_fit: dict[str, tuple[float, float]] | None = None
 
 
 def strategy_key(strategy) -> str:
@@ -177,6 +179,17 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     report.holdout_before = fidelity(raw[mask], meas[mask])
     report.holdout_after = fidelity(corrected[mask], meas[mask])
     return report
+
+
+def anchor_fit(report: Report, scorer) -> None:
+    """The calibration's own anchor steps as the scorer's cost model predicts them (``runners.calibrate.anchor_fit``):
+    a step it misses says the strategies like it will be predicted off by about as much, whatever this run
+    measures. Nothing without anchors."""
+    from runners.calibrate import anchor_fit as fit
+
+    cal = scorer.calibration
+    if cal.anchors_s:
+        report.anchor_fit = fit(cal, scorer.inventory, scorer.cluster) or None
 
 
 def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], scorer) -> None:

@@ -39,6 +39,9 @@ def format_report(report: Report) -> str:
     if report.since_calibration is not None:
         lines.append(f"  machine since calibrate: {report.since_calibration:.3f}x (the steps it timed, measured "
                      f"again here); divided out: {format_metrics(report.metrics_at_calibration)}")
+    if report.anchor_fit:
+        lines.append("calibration's anchor steps: " + ", ".join(
+            f"{name} {_ms(t)} predicted {_ms(p)} ({p / t - 1:+.0%})" for name, (t, p) in report.anchor_fit.items()))
     if report.noise is not None:
         n = report.noise
         lines.append(f"measurement noise:         Kendall tau {n['kendall_tau']:.3f}   MAPE {n['mape']:.1%}   "
@@ -122,6 +125,7 @@ def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pa
                "residual_form": report.residual_form, "residual_cv": report.residual_cv,
                "raw_metrics": report.raw_metrics, "since_calibration": report.since_calibration,
                "metrics_at_calibration": report.metrics_at_calibration,
+               "anchor_fit": {k: list(v) for k, v in report.anchor_fit.items()} if report.anchor_fit else None,
                "title": title}
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     (out / "table.txt").write_text(format_report(report) + "\n")

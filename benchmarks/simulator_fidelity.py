@@ -193,6 +193,7 @@ def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.P
     picked, measured = fidelity_io.load_measured(src / name)
     dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
     fidelity.since_calibration(dev, picked, raw)
+    fidelity.anchor_fit(dev, raw)
     fidelity_io.write_outputs(dev, out / name, title=name)
     result = {"dev": json.loads((out / name / "summary.json").read_text())}
     if (src / f"{name}-fresh" / "rows.csv").is_file():
@@ -208,6 +209,7 @@ def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.P
     result["wall_s"] = time.monotonic() - t0
     result["update_share"] = cal.update_share  # None: calibrated before calibrate timed the step without updates
     result["lacks"] = _lacks(cal, inv, spec)
+    result["anchor_fit"] = dev.anchor_fit or {}  # the calibration's anchor steps: (measured, predicted)
     return result
 
 
@@ -235,7 +237,8 @@ def _kept(args, out: pathlib.Path) -> int:
         model, seed = _run_name(run.name)
         print(f"re-predicting {run.name}", file=sys.stderr, flush=True)
         result = _repredict(run, model, out / run.name, run / "cache", args)
-        calibration = {"update_share": result["update_share"], "lacks": result["lacks"]}
+        calibration = {"update_share": result["update_share"], "lacks": result["lacks"],
+                       "anchor_fit": result["anchor_fit"]}
         rows.append({**_kept_row(model, seed, result["dev"]), **calibration})
         if "fresh_raw" in result:  # new strategies (seed + 1), the raw model's metrics as for the dev run
             rows.append({**_kept_row(model, seed + 1, result["fresh_raw"]), **calibration, "fresh": True})
@@ -295,11 +298,15 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
               + (f" ({drift} with the drift divided out)" if drift else "")
               + f"; tau {span([r['tau'] for r in mine], '.3f')}, MAPE {span([r['mape'] for r in mine], '.1%')}"
               + f"; calibrated as calibrate does now: {sum(r['meets'] != 'no' for r in now)} of {len(now)}")
+        missed = _misses([r for r in mine if not r.get("fresh")])
+        if missed:
+            print(f"  anchor steps the cost model misses by more than 5%: {missed}")
     print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%} (issue 5), raw or with the machine's drift "
           "since calibrate divided out (machine: now / then); noise: one pass against the other; updates: the optimizer "
           "updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's share "
           "stands in); calibration lacks: what this checkout's calibrate measures that the run's calibration "
-          "does not hold")
+          "does not hold; anchor steps: the run's calibration's own steps as this cost model predicts them from the "
+          "costs it derives from them (predicted over measured, over the runs whose calibration timed the step)")
     (out / "kept.json").write_text(json.dumps(rows, indent=1) + "\n")
     head = ("| run | τ / MAPE / top-1 regret | machine vs its calibration; MAPE with that divided out | noise τ / MAPE "
             "| updates' share | calibration lacks | targets met |")
@@ -312,6 +319,22 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
         md.append(f"| {_label(r)} | {r['tau']:.3f} / {r['mape']:.1%} / {regret} | {machine} | {noise} "
                   f"| {share} | {_lacking(r)} | {r['meets']} |")
     (out / "kept.md").write_text("\n".join(md) + "\n")
+
+
+def _misses(rows: list[dict]) -> str:
+    """Per anchor step, how far the cost model predicts it off on the runs that miss it by more than
+    ``ANCHOR_MISFIT``: ``"ar_groups -17%..-13% (7 of 7 runs)"``; empty when none does."""
+    from runners.calibrate import ANCHOR_MISFIT
+
+    out = []
+    names = dict.fromkeys(name for r in rows for name in r.get("anchor_fit") or {})
+    for name in names:
+        errors = [p / t - 1 for r in rows for t, p in [(r.get("anchor_fit") or {}).get(name, (0.0, 0.0))] if t > 0]
+        off = sorted(e for e in errors if abs(e) > ANCHOR_MISFIT)
+        if off:
+            span = f"{off[0]:+.0%}" if f"{off[0]:+.0%}" == f"{off[-1]:+.0%}" else f"{off[0]:+.0%}..{off[-1]:+.0%}"
+            out.append(f"{name} {span} ({len(off)} of {len(errors)} runs)")
+    return ", ".join(out)
 
 
 def _lacking(row: dict) -> str:

@@ -360,8 +360,32 @@ def powersgd_constants(small_s: float, large_s: float) -> dict:
     return dict(powersgd_matrix_s=max(0.0, per_small - per_flop * f_small), powersgd_s_per_flop=per_flop)
 
 
-def format_table(m: Measurements, cal) -> str:
-    """Human-readable summary of the measurements and the constants derived from them."""
+ANCHOR_MISFIT = 0.05  # an anchor step the cost model predicts further off than this is named
+
+
+def anchor_fit(cal, inventory, spec) -> dict[str, tuple[float, float]]:
+    """Each anchor step the calibration holds, as ``(measured, predicted)`` seconds: the cost model's raw step (no
+    residual) with the costs derived from those very steps. The pairs fit their differences, not each step, and a
+    solved share stops at its bound, so an anchor can stay off: a step the model misses by 14% says the strategies
+    like it will be predicted off by about as much (``validate-simulator --fit-residual`` fits a correction)."""
+    from simulator import Scorer
+
+    anchors = cal.anchors_s or {}
+    strategies = anchor_strategies(inventory, spec)
+    scorer = Scorer(inventory, spec, cal.replace(residual=None))
+    return {name: (t, scorer.predict(strategies[name]).raw_step_time_s) for name, t in anchors.items()
+            if name in strategies and t > 0}
+
+
+def anchor_misfits(fit: dict[str, tuple[float, float]], limit: float = ANCHOR_MISFIT) -> list[str]:
+    """``["ar_groups -14%", ...]``: the anchors predicted further off than ``limit`` (predicted over measured)."""
+    return [f"{name} {predicted / measured - 1:+.0%}" for name, (measured, predicted) in fit.items()
+            if abs(predicted / measured - 1) > limit]
+
+
+def format_table(m: Measurements, cal, fit: dict[str, tuple[float, float]] | None = None) -> str:
+    """Human-readable summary of the measurements and the constants derived from them; with ``fit``
+    (``anchor_fit``), each anchor step as the cost model predicts it, and the ones it misses."""
     lines = [f"{'link':<36}{'bandwidth':>14}{'latency':>12}   medians per size"]
     for f in m.links:
         per = ", ".join(f"{_size(s)} {t * 1e3:.2f}ms" for s, t in zip(f.sizes, f.seconds))
@@ -403,9 +427,15 @@ def format_table(m: Measurements, cal) -> str:
         sets["ps_lb"] = (f"-> spread over the servers (the busiest {cal.ps_spread_busiest:.0%} of the load), a PS "
                          f"step loses {cal.ps_spread_serial:.2f} of its staggering")
     for name, t in m.anchors_s.items():
-        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms {sets.get(name, '')}".rstrip()))
+        predicted = f" (the cost model: {fit[name][1] * 1e3:.2f} ms)" if fit and name in fit else ""
+        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms{predicted} {sets.get(name, '')}".rstrip()))
     width = max(len(k) for k, _ in rows)
     lines += [f"{k:<{width}}  {v}" for k, v in rows]
+    missed = anchor_misfits(fit or {})
+    if missed:
+        lines += ["", (f"the cost model misses {len(missed)} of its own anchor steps by more than {ANCHOR_MISFIT:.0%} "
+                       f"(predicted over measured): {', '.join(missed)}; strategies like them will be predicted off "
+                       "by about as much (`autotune validate-simulator --fit-residual` fits a correction)")]
     return "\n".join(lines)
 
 

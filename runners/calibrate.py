@@ -37,13 +37,15 @@ import statistics
 import time
 from typing import Callable
 
-from runners._calibration_data import (PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, LinkFit,
-                                       Measurements, anchor_costs, anchor_strategies, format_table,
-                                       powersgd_constants, powersgd_flops, to_calibration)
+from runners._calibration_data import (ANCHOR_MISFIT, PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT,
+                                       LinkFit, Measurements, anchor_costs, anchor_fit, anchor_misfits,
+                                       anchor_strategies, format_table, powersgd_constants, powersgd_flops,
+                                       to_calibration)
 from space.errors import RunError
 
-__all__ = ["Prober", "measure", "run_calibration", "LinkFit", "Measurements", "to_calibration", "format_table",
-           "powersgd_constants", "powersgd_flops", "anchor_strategies", "anchor_costs"]
+__all__ = ["ANCHOR_MISFIT", "Prober", "measure", "run_calibration", "LinkFit", "Measurements", "to_calibration",
+           "format_table", "powersgd_constants", "powersgd_flops", "anchor_strategies", "anchor_costs", "anchor_fit",
+           "anchor_misfits"]
 
 WARMUP_RUNS = 2
 CONTAINER = "autotune-calibrate"

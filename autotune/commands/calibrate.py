@@ -53,7 +53,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from runners.calibrate import format_table, run_calibration, to_calibration
+    from runners.calibrate import anchor_fit, format_table, run_calibration, to_calibration
     from simulator import calibration_path
     from space.cluster import load_cluster
     from space.model import default_cache_dir
@@ -75,7 +75,8 @@ def run(args) -> int:
     cal = to_calibration(m, spec, inventory, source=f"autotune calibrate --spec {args.spec}")
     directory = pathlib.Path(args.cache_dir) if args.cache_dir else default_cache_dir()
     path = cal.save(calibration_path(directory / "calibration", spec, cal.model_hash))
-    print(format_table(m, cal))
+    fit = anchor_fit(cal, inventory, spec) if inventory is not None and cal.anchors_s else None
+    print(format_table(m, cal, fit))
     print(f"\nwrote {path}")
     if args.output:
         print(f"wrote {cal.save(args.output)}")

@@ -154,6 +154,7 @@ def run(args) -> int:
                       "command with --resume goes on from there", file=sys.stderr, flush=True)
             raise
     fidelity.since_calibration(report, picked, scorer)
+    fidelity.anchor_fit(report, scorer)
     if report.residual is not None and cal_path is not None:
         cal.replace(residual=report.residual).save(cal_path)
         say(f"stored the residual in {cal_path}")
@@ -186,6 +187,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
     report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,
                                 seed=args.seed)
     fidelity.since_calibration(report, picked, scorer)
+    fidelity.anchor_fit(report, scorer)
     out = pathlib.Path(args.output) if args.output else src / "reuse"
     if out.resolve() == src.resolve():
         raise BadInput(f"--reuse would overwrite the measurements in {src}", hint="pass another -o DIR")

@@ -100,3 +100,9 @@ def test_reuse_with_fit_residual_stores_the_fit_with_the_derived_costs(tmp_path,
     stored = Calibration.load(where, spec)
     assert stored.residual is not None and stored.cost_model == COST_MODEL_VERSION
     assert stored.collective_overhead_s == pytest.approx(0.002)
+    # the report holds the calibration's own anchor steps as the derived costs predict them
+    summary = json.loads((tmp_path / "again" / "summary.json").read_text())
+    assert {k: t for k, (t, _) in summary["anchor_fit"].items()} == ANCHORS
+    predicted = Scorer(inv, spec, stored.replace(residual=None)).predict(build_strategy("all_reduce", inv, spec))
+    assert summary["anchor_fit"]["all_reduce"][1] == pytest.approx(predicted.raw_step_time_s)
+    assert "calibration's anchor steps: all_reduce 100.00 predicted" in (tmp_path / "again" / "table.txt").read_text()

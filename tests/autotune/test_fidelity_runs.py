@@ -128,6 +128,14 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
     # ps_lb step, seed 118's before the ps_lb step; seed 120's holds both
     assert [r["lacks"] for r in rows] == [["ps_lb step"], ["ps_lb step", "updates' share"], ["ps_lb step"],
                                           ["ps_lb step"], [], []]
+    # each calibration's own anchor steps as this cost model predicts them; seed 120's timed every one
+    assert set(rows[4]["anchor_fit"]) == {"all_reduce", "ar_groups", "ar_split", "powersgd", "ps", "ps_lb", "ps_split"}
+    assert "ps_lb" not in rows[1]["anchor_fit"]
+    lines = proc.stdout.splitlines()
+    after = lines[lines.index(next(x for x in lines if x.startswith("transformer: "))) + 1]
+    worst = min(p / t - 1 for r in rows if r["model"] == "transformer" and not r.get("fresh")
+                for t, p in [r["anchor_fit"]["ar_groups"]])
+    assert after.startswith(f"  anchor steps the cost model misses by more than 5%: ar_groups {worst:+.0%}..")
     for row in rows:
         seed, run = (row["seed"] - 1, f"{row['model']}-fresh") if row.get("fresh") else (row["seed"], row["model"])
         summary = json.loads((tmp_path / "out" / f"{row['model']}-s{seed}" / run / "summary.json").read_text())

@@ -193,6 +193,40 @@ def test_the_ps_step_sets_how_much_staggering_ps_steps_lose(clusters, inventorie
     assert Scorer(inv, spec, cal).predict(ps).raw_step_time_s == pytest.approx(step(0.4), rel=1e-6)
 
 
+def test_anchor_fit_names_the_anchor_steps_the_cost_model_cannot_reach(clusters, inventories):
+    """Anchor steps a calibration generated: the costs derived from them predict every one (nothing named). A `ps`
+    step slower than the unstaggered model (the share stops at 1) stays predicted fast, and the table says by how
+    much, under the step's own line."""
+    from runners.calibrate import anchor_fit, anchor_misfits, anchor_strategies, format_table
+    from simulator import Scorer
+
+    spec, inv = clusters["heterogeneous"], inventories("mlp")
+    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
+    true = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=5e-4)
+    strategies = anchor_strategies(inv, spec)
+    anchors = {k: Scorer(inv, spec, true).predict(strategies[k]).raw_step_time_s for k in ("all_reduce", "ps")}
+    m = dataclasses.replace(m, anchors_s=anchors)
+    cal = to_calibration(m, spec, inv)
+    fit = anchor_fit(cal, inv, spec)
+    assert set(fit) == {"all_reduce", "ps"}
+    for name, (measured, predicted) in fit.items():
+        assert measured == anchors[name] and predicted == pytest.approx(measured, rel=1e-3), name
+    assert anchor_misfits(fit) == []
+    table = format_table(m, cal, fit)
+    assert f"(the cost model: {fit['ps'][1] * 1e3:.2f} ms)" in table and "misses" not in table
+
+    unstaggered = Scorer(inv, spec, true.replace(ps_serial_fraction=1.0)).predict(strategies["ps"]).raw_step_time_s
+    slow = dataclasses.replace(m, anchors_s={**anchors, "ps": 1.25 * unstaggered})
+    cal = to_calibration(slow, spec, inv)
+    assert cal.ps_serial_fraction == 1.0
+    fit = anchor_fit(cal, inv, spec)
+    assert fit["ps"][1] == pytest.approx(unstaggered, rel=1e-3)
+    assert anchor_misfits(fit) == ["ps -20%"]  # 1 / 1.25 - 1
+    assert "the cost model misses 1 of its own anchor steps by more than 5% (predicted over measured): ps -20%" \
+        in format_table(slow, cal, fit)
+    assert anchor_fit(cal.replace(anchors_s={}), inv, spec) == {}
+
+
 def test_the_split_ps_step_sets_how_a_server_staggers_one_variables_shards(clusters, inventories):
     """Anchor steps generated with ps_serial_fraction 0.4, shards of a variable staggered 0.6 together and a PS
     shard costing what an all-reduced one does (1 ms): the conversion reads the share from the `ps_split` step and
