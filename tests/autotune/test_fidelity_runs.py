@@ -198,3 +198,19 @@ def test_a_calibration_this_cost_model_derived_is_derived_again_alike():
         checked += 1
     if not checked:
         pytest.skip(f"no kept calibration records cost model {COST_MODEL_VERSION} yet")
+
+
+def test_the_embedding_placement_experiment_predicts_what_it_measured():
+    """``benchmarks/experiments/stop36-embedding-placement/placement.py predict`` sets this checkout's prediction of
+    its eight strategies beside the measured steps; its plain all-reduce and PowerSGD strategies are the calibration's
+    own anchor steps, which the derived costs fit exactly."""
+    script = ROOT / "benchmarks" / "experiments" / "stop36-embedding-placement" / "placement.py"
+    proc = subprocess.run([sys.executable, str(script), "predict"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+    assert set(rows) == {"ar", "ar_emb_own", "ar_emb_ps", "psgd", "psgd_emb_plain", "psgd_emb_ps", "fp16",
+                         "fp16_emb_own"}
+    anchors = json.loads(next((script.parent / "cache" / "calibration").glob("*.json")).read_text())["anchors_s"]
+    assert rows["ar"][0] == pytest.approx(anchors["all_reduce"] * 1e3, abs=0.01)
+    assert rows["psgd"][0] == pytest.approx(anchors["powersgd"] * 1e3, abs=0.01)

@@ -59,7 +59,8 @@ def main(argv: list[str]) -> int:
     cal = Calibration.load(calibration_path(HERE / "cache" / "calibration", spec, inv.model_hash), spec,
                            inv.model_hash)
     scorer = Scorer(inv, spec, cal.replace(residual=None))
-    measured = {r["strategy"]: float(r["median_ms"]) for r in csv.DictReader(open(HERE / "compare.csv"))}
+    with open(HERE / "compare.csv") as fh:
+        measured = {r["strategy"]: float(r["median_ms"]) for r in csv.DictReader(fh)}
     print(f"{'strategy':<16}{'predicted ms':>13}{'measured ms':>13}{'error':>8}")
     for name, s in strategies(inv, spec).items():
         p = scorer.predict(s).raw_step_time_s * 1e3
