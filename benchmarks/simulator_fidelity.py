@@ -276,10 +276,6 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
     def pct(x):
         return f"{x:>6.1%}" if x is not None else f"{'-':>6}"
 
-    def span(values, spec):
-        lo, hi = format(min(values), spec), format(max(values), spec)
-        return lo if lo == hi else f"{lo}-{hi}"
-
     print(f"\n{'run':<22} {'tau':>6} {'MAPE':>6} {'top-1':>6} {'n':>3} | {'machine':>8} {'MAPE':>6} | "
           f"{'noise tau':>9} {'MAPE':>6} | {'updates':>7} | {'calibration lacks':<28} | targets met")
     for r in rows:
@@ -296,11 +292,13 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
         now = [r for r in mine if not r.get("lacks")]
         print(f"{model}: {raw + drift} of {len(mine)} runs meet the targets"
               + (f" ({drift} with the drift divided out)" if drift else "")
-              + f"; tau {span([r['tau'] for r in mine], '.3f')}, MAPE {span([r['mape'] for r in mine], '.1%')}"
+              + f"; tau {_span([r['tau'] for r in mine], '.3f')}, MAPE {_span([r['mape'] for r in mine], '.1%')}"
               + f"; calibrated as calibrate does now: {sum(r['meets'] != 'no' for r in now)} of {len(now)}")
         missed = _misses([r for r in mine if not r.get("fresh")])
         if missed:
-            print(f"  anchor steps the cost model misses by more than 5%: {missed}")
+            from runners.calibrate import ANCHOR_MISFIT
+
+            print(f"  anchor steps the cost model misses by more than {ANCHOR_MISFIT:.0%}: {missed}")
     print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%} (issue 5), raw or with the machine's drift "
           "since calibrate divided out (machine: now / then); noise: one pass against the other; updates: the optimizer "
           "updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's share "
@@ -321,6 +319,12 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
     (out / "kept.md").write_text("\n".join(md) + "\n")
 
 
+def _span(values, spec: str, sep: str = "-") -> str:
+    """``"0.884-0.939"``: the least and the greatest of ``values`` formatted by ``spec``; one of them if alike."""
+    lo, hi = format(min(values), spec), format(max(values), spec)
+    return lo if lo == hi else f"{lo}{sep}{hi}"
+
+
 def _misses(rows: list[dict]) -> str:
     """Per anchor step, how far the cost model predicts it off on the runs that miss it by more than
     ``ANCHOR_MISFIT``: ``"ar_groups -17%..-13% (7 of 7 runs)"``; empty when none does."""
@@ -332,8 +336,7 @@ def _misses(rows: list[dict]) -> str:
         errors = [p / t - 1 for r in rows for t, p in [(r.get("anchor_fit") or {}).get(name, (0.0, 0.0))] if t > 0]
         off = sorted(e for e in errors if abs(e) > ANCHOR_MISFIT)
         if off:
-            span = f"{off[0]:+.0%}" if f"{off[0]:+.0%}" == f"{off[-1]:+.0%}" else f"{off[0]:+.0%}..{off[-1]:+.0%}"
-            out.append(f"{name} {span} ({len(off)} of {len(errors)} runs)")
+            out.append(f"{name} {_span(off, '+.0%', '..')} ({len(off)} of {len(errors)} runs)")
     return ", ".join(out)
 
 
