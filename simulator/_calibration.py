@@ -21,8 +21,10 @@ CALIBRATION_VERSION = 1
 # the cost model's version, and with it how calibrate derives the anchor costs (the per-collective and per-piece
 # costs, the all-reduce factor, the PS staggering shares, PowerSGD's per-matrix cost) from the anchor steps it
 # timed: bumped by every change that would derive other costs from the same steps. A calibration derived by
-# another version is derived again from its stored steps where it is used (``Calibration.cost_model``)
-COST_MODEL_VERSION = 2
+# another version is derived again from its stored steps where it is used (``Calibration.cost_model``). 3: the
+# per-tensor RPC work on one resource where the nodes share CPUs, PowerSGD shards without the all-reduced piece
+# cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies)
+COST_MODEL_VERSION = 3
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
 LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # files written before pieces/collectives (those read as 0)
 IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}

@@ -19,8 +19,10 @@ tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` ste
 toward ``ps_spread_serial``, from the ``ps_lb`` step, as the load spreads over the servers) times the share of the
 PS bytes in the one largest tensor (each shard a tensor of its own, or in a calibrated share, ``ps_together``, a
 server's shards of one variable as one), of the way from that staggered step to the unstaggered one (every pull, the
-lockstep compute, every push), is added back. Each NIC direction (and each link slower than its NICs) is a resource
-serving the units in the order their gradients become ready (the last layer first); for one resource the finish time is
+lockstep compute, every push), is added back; a synchronous proxy, refreshed on every node at once, staggers
+nothing, so the share is of the bytes the replicas pull (of all, where every PS tensor is proxied). Each NIC
+direction (each link slower than its NICs, and the CPUs where the nodes share them: every tensor's RPC work) is a
+resource serving the units in the order their gradients become ready (the last layer first); for one resource the finish time is
 max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes
 (the busiest resource bounds what they share); collectives cost a serialised fixed cost each on top, never hidden
 under the backward pass, and the ring latency once."""
@@ -258,12 +260,16 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     def by_variable(x: np.ndarray) -> np.ndarray:  # (..., C) per column -> (..., variables): shards summed
         return x if m.col_onehot is None else x @ m.col_onehot
 
-    # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own
+    # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own;
+    # a PowerSGD shard's round (its per-matrix cost above) does that work for it, so it pays no all-reduced
+    # piece's cost on top
     n_ps, n_ar = by_variable(b.ps_tensors.sum(axis=0)), by_variable(is_ar.astype(float))  # (K, variables)
+    n_psgd = by_variable(psgd.astype(float))
     n_all = n_ps + n_ar
     share_ps = np.divide(n_ps, n_all, out=np.zeros_like(n_all), where=n_all > 0)
+    share_ar = np.divide(n_ar - n_psgd, n_all, out=np.zeros_like(n_all), where=n_all > 0)
     extra = np.maximum(n_all - 1.0, 0.0)
-    piece_s = (extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * (1.0 - share_ps)).sum(axis=1) * m.ar_piece_s
+    piece_s = (extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * share_ar).sum(axis=1) * m.ar_piece_s
     serial = compression + piece_s  # on the critical path, outside the overlap of communication and backward
 
     any_sync_ps = (ps_any & b.sync).any(axis=1)
@@ -337,21 +343,26 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             # the one largest tensor (a shard is a tensor of its own; in the share ``ps_together``, a server's
             # shards of one variable are one)
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
-            total = push_load.sum(axis=(0, 2))
+            # a synchronous proxy is refreshed on every node at once, at the end of the step: only the tensors
+            # the replicas pull from their servers stagger them (every PS tensor, where all are proxied)
+            pulled = push_load * ~(proxy & b.sync)[None]
+            pulled_total = pulled.sum(axis=(0, 2))
+            stag_load = np.where((pulled_total > 0)[None, :, None], pulled, push_load)
+            total = stag_load.sum(axis=(0, 2))
 
             def share_of_largest(load: np.ndarray) -> np.ndarray:  # (M, K, columns) -> (K,)
                 return np.divide(load.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
 
             # no tensors on a node: no load there
-            largest = share_of_largest(push_load / np.maximum(b.ps_tensors, 1.0))
+            largest = share_of_largest(stag_load / np.maximum(b.ps_tensors, 1.0))
             if m.ps_together > 0:  # columns are variables (their shards counted in ps_tensors) or shards
-                whole = share_of_largest(by_variable(push_load))
+                whole = share_of_largest(by_variable(stag_load))
                 largest = (1.0 - m.ps_together) * largest + m.ps_together * whole
             lost = np.full(K, m.ps_serial)
             if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
                 # spread over the servers as ``ps_lb`` spreads it, a step loses ``ps_spread_serial``; with all its
                 # load on one server, ``ps_serial``; in between, by the share of its PS load its busiest server holds
-                held = np.divide(push_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
+                held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
                 toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
                 lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
             overlapped = overlapped + lost * largest * np.maximum(unstaggered - overlapped, 0.0)

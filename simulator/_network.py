@@ -1,7 +1,8 @@
 """Network constants of the cost model: which NIC directions and links a byte of PS load or all-reduce uses.
 
-Resources: one per NIC direction (send of node n = n, receive of node n = M + n) and one per direction of
-every link measured slower than both its NICs. Replicas on the PS's own node exchange nothing over the wire.
+Resources: one per NIC direction (send of node n = n, receive of node n = M + n), one per direction of every
+link measured slower than both its NICs and, where the nodes share CPUs, one for those CPUs (the last). Replicas
+on the PS's own node exchange nothing over the wire.
 
 A server answers its remote replicas' pulls one after another, so the first replica served starts computing
 once its own pulls are done (``coef_pull_node_first``, per node holding replicas: one replica's pull from every
@@ -17,7 +18,6 @@ from simulator._calibration import Calibration
 GBIT = 1e9 / 8  # bytes per second in one Gbit/s
 
 
-SHARED_CPUS_RPC_SHARE = 0.5  # of the probe's per-tensor time, what one end's resource carries on shared CPUs
 # the replicas are taken to share CPUs where their lockstep step is this many times one replica's alone (the
 # 3-host testbed on one core: 2.5-4.6x); on separate machines the slowest of N replicas is a few percent over
 SHARED_CPUS_LOCKSTEP = 1.5
@@ -28,19 +28,25 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     """Coefficient matrices and all-reduce constants for replicas ``counts[n]`` on each node ``n``.
 
     ``cal.rpc_overhead_s`` is the probe's time per tiny tensor moved between two tasks: on separate machines the
-    two ends work in parallel and each end's resource carries all of it; where the nodes share CPUs
-    (``shared_cpus``) the sender and the receiver work one after the other on the same cores, so the probe's time
-    is both ends' work and each end carries ``SHARED_CPUS_RPC_SHARE`` of it."""
+    two ends work in parallel and each end's NIC resource carries all of it; where the nodes share CPUs
+    (``shared_cpus``) the sender and the receiver work on the same cores, and so do every other pair of nodes:
+    the probe's time is both ends' work, and every tensor moved anywhere puts it on one resource, the shared CPUs,
+    however the tensors are spread over the servers. Halving it on each end instead (stop 35's model) let a step
+    spreading its shards over three servers do their work three at a time: on the transformer the kept runs'
+    steps came out 0.03-0.14 ms fast per PS tensor (seeds 115-124), and 0.03-0.10 ms slow per tensor on the
+    busiest server."""
     M = len(addresses)
     nic = np.array([cal.node_bandwidth(a) for a in addresses]) * GBIT
     link = np.array([[cal.link_bandwidth(a, b) * GBIT if a != b else np.inf for b in addresses] for a in addresses])
     slow = [(a, b) for a in range(M) for b in range(M) if a != b and link[a, b] < min(nic[a], nic[b]) * (1 - 1e-9)]
     res_of = {pair: 2 * M + j for j, pair in enumerate(slow)}
-    R = 2 * M + len(slow)
+    cpu = 2 * M + len(slow) if shared_cpus else None  # the shared CPUs' resource
+    R = 2 * M + len(slow) + (cpu is not None)
     counts = np.asarray(counts, float)
     N = counts.sum()
     nodes_present = (counts > 0).astype(float)
-    rpc, gamma = cal.rpc_overhead_s * (SHARED_CPUS_RPC_SHARE if shared_cpus else 1.0), cal.reduce_s_per_byte
+    rpc, gamma = cal.rpc_overhead_s, cal.reduce_s_per_byte
+    rpc_nic = 0.0 if shared_cpus else rpc  # per tensor at each end's NIC resource (none: on the shared CPUs)
 
     def pull_coef(per: np.ndarray) -> np.ndarray:
         """(2M, R) for ``per[n]`` pulls by node ``n`` from every other node's server."""
@@ -48,10 +54,12 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
         for m in range(M):
             remote = [n for n in range(M) if n != m and counts[n] > 0]
             c[m, m] += sum(per[n] for n in remote) / nic[m]
-            c[M + m, m] += sum(per[n] for n in remote) * rpc
+            c[M + m, m] += sum(per[n] for n in remote) * rpc_nic
+            if cpu is not None:
+                c[M + m, cpu] += sum(per[n] for n in remote) * rpc
             for n in remote:
                 c[m, M + n] += per[n] / nic[n]
-                c[M + m, M + n] += per[n] * rpc
+                c[M + m, M + n] += per[n] * rpc_nic
                 if (m, n) in res_of:
                     c[m, res_of[m, n]] += per[n] / link[m, n]
         return c
@@ -63,11 +71,15 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
         k = sum(counts[n] for n in remote)
         if k:
             server_share[[m, M + m], m] = server_share[[m, M + m], M + m] = 1.0 / k
+            if cpu is not None:
+                server_share[M + m, cpu] = 1.0 / k
         coef_push[m, M + m] += k / nic[m] + N * gamma
-        coef_push[M + m, M + m] += k * rpc
+        coef_push[M + m, M + m] += k * rpc_nic
+        if cpu is not None:
+            coef_push[M + m, cpu] += k * rpc
         for n in remote:
             coef_push[m, n] += counts[n] / nic[n]
-            coef_push[M + m, n] += counts[n] * rpc
+            coef_push[M + m, n] += counts[n] * rpc_nic
             if (n, m) in res_of:
                 coef_push[m, res_of[n, m]] += counts[n] / link[n, m]
     wire = {key: np.array([sum(per[n] for n in range(M) if n != m) for m in range(M)])

@@ -27,7 +27,7 @@ class Prediction:
     barrier_s: float
     exposed_comm_s: float  # communication not hidden behind computation
     latency_s: float  # latency and per-message overheads (all-reduce launches, PS RPCs on the busiest node)
-    busiest_resource_s: float  # total busy time of the most loaded NIC direction or link
+    busiest_resource_s: float  # total busy time of the most loaded NIC direction, link or shared CPUs
     wire_bytes: float  # bytes crossing the network per step
     per_variable_s: Mapping[str, float]
     per_group_s: Mapping[int, float]
