@@ -23,8 +23,7 @@ CALIBRATION_VERSION = 1
 # timed: bumped by every change that would derive other costs from the same steps. A calibration derived by
 # another version is derived again from its stored steps where it is used (``Calibration.cost_model``). 3: the
 # per-tensor RPC work on one resource where the nodes share CPUs, PowerSGD shards without the all-reduced piece
-# cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies); a step mixing
-# PS and all-reduce losing it by its PS tensors' part of its pieces (no anchor mixes them: no cost moves)
+# cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies)
 COST_MODEL_VERSION = 3
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
 LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # files written before pieces/collectives (those read as 0)

@@ -20,8 +20,7 @@ toward ``ps_spread_serial``, from the ``ps_lb`` step, as the load spreads over t
 PS bytes in the one largest tensor (each shard a tensor of its own, or in a calibrated share, ``ps_together``, a
 server's shards of one variable as one), of the way from that staggered step to the unstaggered one (every pull, the
 lockstep compute, every push), is added back; a synchronous proxy, refreshed on every node at once, staggers
-nothing, so the share is of the bytes the replicas pull (of all, where every PS tensor is proxied); a step that also
-all-reduces loses it in proportion to its PS tensors' part of its synchronized pieces instead. Each NIC
+nothing, so the share is of the bytes the replicas pull (of all, where every PS tensor is proxied). Each NIC
 direction (each link slower than its NICs, and the CPUs where the nodes share them: every tensor's RPC work) is a
 resource serving the units in the order their gradients become ready (the last layer first); for one resource the finish time is
 max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes
@@ -366,12 +365,6 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
                 held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
                 toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
                 lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
-            # a step that also all-reduces holds its replicas together at its collectives (each waits there for
-            # the last), so it keeps the staggering only in the all-reduced share of its synchronized pieces: it
-            # loses the share in proportion to its PS tensors' part of them, whatever its largest tensor
-            ps_pieces, ar_pieces = b.ps_tensors.sum(axis=(0, 2)), is_ar.sum(axis=1)
-            mixed = ps_pieces / np.maximum(ps_pieces + ar_pieces, 1.0)
-            largest = np.where(any_sync_ps & is_ar.any(axis=1), mixed, largest)
             overlapped = overlapped + lost * largest * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource

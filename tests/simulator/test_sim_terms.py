@@ -499,24 +499,6 @@ def test_a_synchronous_proxy_does_not_dilute_the_staggering_its_pulled_neighbour
         assert steps[1] == pytest.approx((12 + lost) * lb)
 
 
-@pytest.mark.parametrize("shards,share", [(1, 1 / 2), (2, 1 / 3)])
-def test_a_step_that_also_all_reduces_loses_staggering_by_its_ps_tensors_part_of_its_pieces(shards, share):
-    """v0 on a PS, v1 all-reduced whole or in two shards of one group (same bytes, same collective): the step goes
-    from the staggered 10/3 L/B to the unstaggered 4 L/B, and at ``ps_serial_fraction`` 1 it loses the PS
-    tensors' part of its synchronized pieces, 1 of 2 or 1 of 3, though v0 holds every PS byte either way. The
-    collectives hold the replicas together. On the kept runs the transformer's steps with 35-452 PS tensors and 1-8
-    all-reduced variables measured at or beyond the unstaggered step, and its dense variables all-reduced beside an
-    embedding on a PS near the staggered one (10-13% slow when charged all of the way)."""
-    spec = cluster(3)
-    lb = 4e6 / BW
-    inv = inventory((1000, 1000), (1000, 1000))
-    v1 = partitioned_node("v1", (1000, 1000), 0, [ar_node("v1")] * shards) if shards > 1 else ar_node("v1")
-    nodes = [ps_node("v0", dev(0)), v1]
-    steps = [predict(inv, spec, nodes, zero_cal(spec, ps_serial_fraction=s)).step_time_s for s in (0.0, 1.0)]
-    assert steps[0] == pytest.approx(10 / 3 * lb)
-    assert steps[1] == pytest.approx((10 / 3 + share * 2 / 3) * lb)
-
-
 def test_extra_pieces_cost_their_cpu_work_split_by_synchronizer():
     """Every shard beyond one per variable costs ar_piece_s or ps_piece_s on the critical path (calibrated from the
     model's split anchors); v0 in 4 shards (2 all-reduced, 2 on a PS) has 3 extra pieces, half of them PS."""
