@@ -1,0 +1,30 @@
+
+search-be68d38c46c2¦
+mlp/dense/kernel:0"3,1*!
+mlp/dense/kernel/part_0:0*2
+mlp/dense/kernel/part_1:0
+198.18.7.12:CPU:0*4
+mlp/dense/kernel/part_2:0
+198.18.7.13:CPU:0j
+mlp/dense/bias:0"2*0
+mlp/dense/bias/part_0:0
+198.18.7.13:CPU:0*!
+mlp/dense/bias/part_1:0
+mlp/dense_1/kernel:0-
+mlp/dense_1/bias:0
+198.18.7.13:CPU:0t
+mlp/dense_2/kernel:0"1,2*4
+mlp/dense_2/kernel/part_0:0
+198.18.7.11:CPU:0*!
+mlp/dense_2/kernel/part_1:0á
+mlp/dense_2/bias:0"4*4
+mlp/dense_2/bias/part_0:0
+198.18.7.11:CPU:0*4
+mlp/dense_2/bias/part_1:0
+198.18.7.12:CPU:0*4
+mlp/dense_2/bias/part_2:0
+198.18.7.11:CPU:0*&
+mlp/dense_2/bias/part_3:0	€"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

@@ -1,0 +1,33 @@
+
+search-6ca9817d4a4aá
+mlp/dense/kernel:0"1,4*2
+mlp/dense/kernel/part_0:0
+198.18.7.13:CPU:0*&
+mlp/dense/kernel/part_1:0	€*4
+mlp/dense/kernel/part_2:0
+198.18.7.13:CPU:0*4
+mlp/dense/kernel/part_3:0
+198.18.7.11:CPU:0[
+mlp/dense/bias:0"2*!
+mlp/dense/bias/part_0:0*!
+mlp/dense/bias/part_1:0
+mlp/dense_1/kernel:0ı
+mlp/dense_1/bias:0"8*2
+mlp/dense_1/bias/part_0:0
+198.18.7.12:CPU:0*#
+mlp/dense_1/bias/part_1:0*#
+mlp/dense_1/bias/part_2:0*!
+mlp/dense_1/bias/part_3:0*!
+mlp/dense_1/bias/part_4:0*4
+mlp/dense_1/bias/part_5:0
+198.18.7.12:CPU:0*4
+mlp/dense_1/bias/part_6:0
+198.18.7.12:CPU:0*4
+mlp/dense_1/bias/part_7:0
+198.18.7.11:CPU:0
+mlp/dense_2/kernel:0-
+mlp/dense_2/bias:0
+198.18.7.12:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
