@@ -214,3 +214,28 @@ def test_the_embedding_placement_experiment_predicts_what_it_measured():
     anchors = json.loads(next((script.parent / "cache" / "calibration").glob("*.json")).read_text())["anchors_s"]
     assert rows["ar"][0] == pytest.approx(anchors["all_reduce"] * 1e3, abs=0.01)
     assert rows["psgd"][0] == pytest.approx(anchors["powersgd"] * 1e3, abs=0.01)
+
+
+def test_the_mixed_steps_experiment_predicts_what_it_measured():
+    """``benchmarks/experiments/stop37-mixed-steps/mixed.py predict`` sets this checkout's prediction of its eight
+    strategies beside the measured steps; its ``ps`` and ``ps_lb`` are the calibration's own anchor strategies, so
+    the script predicts them as the calibration's anchor fit does."""
+    from runners._calibration_data import anchor_fit
+    from simulator import Calibration, calibration_path
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    here = ROOT / "benchmarks" / "experiments" / "stop37-mixed-steps"
+    proc = subprocess.run([sys.executable, str(here / "mixed.py"), "predict"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+    assert set(rows) == {"ps", "ps_ar_head", "ps_ar_first", "ps2", "ps2_ar_head", "ps2_ar_first", "ps_lb",
+                         "ps_lb_ar_head"}
+    spec = load_cluster(here / "cluster.yml")
+    inv = load_inventory(ROOT / "examples" / "models" / "transformer.py", cache_dir=here / "cache")
+    cal = Calibration.load(calibration_path(here / "cache" / "calibration", spec, inv.model_hash), spec,
+                           inv.model_hash)
+    fit = anchor_fit(cal.replace(residual=None), inv, spec)
+    for name in ("ps", "ps_lb"):
+        assert rows[name][0] == pytest.approx(fit[name][1] * 1e3, abs=0.01)
