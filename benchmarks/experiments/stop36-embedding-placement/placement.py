@@ -7,13 +7,14 @@ cluster spec, or predicts them with the calibration kept here and sets the predi
 """
 from __future__ import annotations
 
-import csv
 import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+from _experiment import ROOT  # it puts the repository on the path
+from _experiment import main as run
+
 MODEL = ROOT / "examples" / "models" / "transformer.py"
 
 
@@ -41,31 +42,7 @@ def strategies(inv, spec) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    from space.cluster import load_cluster
-    from space.model import load_inventory
-
-    if argv[:1] == ["write"] and len(argv) == 3:
-        spec = load_cluster(argv[1])
-        for name, s in strategies(load_inventory(MODEL), spec).items():
-            print(s.save(pathlib.Path(argv[2]) / f"{name}.pb"))
-        return 0
-    if argv != ["predict"]:
-        print(__doc__, file=sys.stderr)
-        return 2
-    from simulator import Calibration, Scorer, calibration_path
-
-    spec = load_cluster(HERE / "cluster.yml")
-    inv = load_inventory(MODEL, cache_dir=HERE / "cache")
-    cal = Calibration.load(calibration_path(HERE / "cache" / "calibration", spec, inv.model_hash), spec,
-                           inv.model_hash)
-    scorer = Scorer(inv, spec, cal.replace(residual=None))
-    with open(HERE / "compare.csv") as fh:
-        measured = {r["strategy"]: float(r["median_ms"]) for r in csv.DictReader(fh)}
-    print(f"{'strategy':<16}{'predicted ms':>13}{'measured ms':>13}{'error':>8}")
-    for name, s in strategies(inv, spec).items():
-        p = scorer.predict(s).raw_step_time_s * 1e3
-        print(f"{name:<16}{p:>13.2f}{measured[name]:>13.2f}{p / measured[name] - 1:>+8.0%}")
-    return 0
+    return run(argv, HERE, MODEL, strategies, __doc__)
 
 
 if __name__ == "__main__":
