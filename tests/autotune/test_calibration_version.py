@@ -27,9 +27,10 @@ def test_an_older_derivation_is_derived_again_from_its_anchor_steps(inventories,
 
     inv, spec = inventories("mlp"), clusters["localhost"]
     lines = []
-    new = current_costs(_old(spec), inv, spec, lines.append)
+    old = _old(spec)  # one file: two would differ in their creation time when a second passes between them
+    new = current_costs(old, inv, spec, lines.append)
     assert new.cost_model == COST_MODEL_VERSION and new.collective_overhead_s == pytest.approx(0.002)
-    assert new == anchor_costs(_old(spec), inv, spec)
+    assert new == anchor_costs(old, inv, spec)
     assert len(lines) == 1 and "derived by cost model 1" in lines[0]
     assert "collective_overhead_s 0.05 -> 0.002" in lines[0]
     assert "residual" not in lines[0]
