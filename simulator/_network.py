@@ -53,10 +53,11 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
         c = np.zeros((2 * M, R))
         for m in range(M):
             remote = [n for n in range(M) if n != m and counts[n] > 0]
-            c[m, m] += sum(per[n] for n in remote) / nic[m]
-            c[M + m, m] += sum(per[n] for n in remote) * rpc_nic
+            served = sum(per[n] for n in remote)
+            c[m, m] += served / nic[m]
+            c[M + m, m] += served * rpc_nic
             if cpu is not None:
-                c[M + m, cpu] += sum(per[n] for n in remote) * rpc
+                c[M + m, cpu] += served * rpc
             for n in remote:
                 c[m, M + n] += per[n] / nic[n]
                 c[M + m, M + n] += per[n] * rpc_nic

@@ -48,8 +48,9 @@ def test_replicas_sharing_cpus_put_every_tensors_rpc_work_on_the_shared_cpus():
     shared = zero_cal(spec, step_time_s=0.5, alone_step_s=0.2, model_hash="test-model", rpc_overhead_s=rpc)
     step = predict(inv, spec, nodes, shared)
     assert step.step_time_s == pytest.approx(0.2 + 3 * lb)
-    # the shared CPUs: two remote replicas' pulls and pushes, four moves at the probe's time each
-    assert step.busiest_resource_s == pytest.approx(2 * lb)  # the server's send: two pulls (its receive: two pushes)
+    # the busiest resource is the server's send, two pulls (its receive: two pushes); the shared CPUs carry the two
+    # remote replicas' pulls and pushes, four moves at the probe's time each, 4 ms
+    assert step.busiest_resource_s == pytest.approx(2 * lb)
     apart = shared.replace(alone_step_s=None)
     assert predict(inv, spec, nodes, apart).step_time_s == pytest.approx(0.5 + 3 * lb + 3 * rpc)
     # separate machines whose slowest replica lags one alone by 10% (not sharing: the whole time at each end)
