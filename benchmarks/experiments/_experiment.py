@@ -1,6 +1,7 @@
 """What the experiments' scripts share: ``write SPEC OUT_DIR`` saves their strategies for a cluster spec; ``predict``
 predicts them with the calibration kept beside the script (``cluster.yml``, ``cache/``), no residual, and sets each
-prediction beside the median step ``compare.csv`` measured."""
+prediction beside the median step ``compare.csv`` measured (and, where a later ``compare2.csv`` measured it again,
+those medians after it)."""
 from __future__ import annotations
 
 import csv
@@ -24,17 +25,24 @@ def main(argv: list[str], here: pathlib.Path, model: pathlib.Path, strategies: C
     if argv != ["predict"]:
         print(usage, file=sys.stderr)
         return 2
+    from autotune.calibration import current_costs
     from simulator import Calibration, Scorer, calibration_path
 
     spec = load_cluster(here / "cluster.yml")
     inv = load_inventory(model, cache_dir=here / "cache")
     cal = Calibration.load(calibration_path(here / "cache" / "calibration", spec, inv.model_hash), spec,
                            inv.model_hash)
+    # costs a calibrate of another cost model derived are derived again from its anchor steps, as search does
+    cal = current_costs(cal, inv, spec, say=lambda line: print(line, file=sys.stderr))
     scorer = Scorer(inv, spec, cal.replace(residual=None))
-    with open(here / "compare.csv") as fh:
-        measured = {r["strategy"]: float(r["median_ms"]) for r in csv.DictReader(fh)}
-    print(f"{'strategy':<16}{'predicted ms':>13}{'measured ms':>13}{'error':>8}")
+    measured: dict[str, list[float]] = {}  # per strategy, its median step in each compare run (compare*.csv)
+    for path in sorted(here.glob("compare*.csv")):
+        with open(path) as fh:
+            for r in csv.DictReader(fh):
+                measured.setdefault(r["strategy"], []).append(float(r["median_ms"]))
+    print(f"{'strategy':<16}{'predicted ms':>13}{'measured ms':>13}{'error':>8}  measured again")
     for name, s in strategies(inv, spec).items():
         p = scorer.predict(s).raw_step_time_s * 1e3
-        print(f"{name:<16}{p:>13.2f}{measured[name]:>13.2f}{p / measured[name] - 1:>+8.0%}")
+        first, *again = measured[name]
+        print(f"{name:<16}{p:>13.2f}{first:>13.2f}{p / first - 1:>+8.0%}  " + " ".join(f"{m:.2f}" for m in again))
     return 0
