@@ -38,7 +38,7 @@ def current_costs(cal, inventory: Inventory, cluster: ClusterSpec, say: Callable
 
 # the fields ``anchor_costs`` sets, in the order its line names them
 DERIVED = ("collective_bandwidth_factor", "collective_overhead_s", "ar_piece_s", "ps_piece_s", "ps_serial_fraction",
-           "ps_shards_together", "ps_spread_serial", "ps_spread_busiest", "powersgd_matrix_s")
+           "ps_spread_serial", "ps_spread_busiest", "powersgd_matrix_s")
 
 
 MOVED = 1e-3  # a cost that moves less is the solver's tolerance (each solve starts from the stored value)

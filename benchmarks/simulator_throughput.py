@@ -97,10 +97,8 @@ def main(argv=None) -> None:
     shared = simulator.Scorer(inv, cluster, simulator.Calibration.from_spec(
         cluster, step_time_s=0.05, alone_step_s=0.01, model_hash=inv.model_hash))
     rows.append(("  the same, replicas sharing CPUs", rate(lambda: shared.score_choices(choices), args.batch)))
-    # and PS steps losing part of their staggering (the mlp's and dlrm's calibrations): the unstaggered step and
-    # each strategy's largest PS tensor as well, and its largest part of one variable on one server
-    serial = simulator.Scorer(inv, cluster,
-                              shared.calibration.replace(ps_serial_fraction=0.5, ps_shards_together=0.7))
+    # and PS steps losing part of their staggering (every testbed calibration with --model): the unstaggered step
+    serial = simulator.Scorer(inv, cluster, shared.calibration.replace(ps_serial_fraction=0.5))
     rows.append(("  the same, PS steps losing staggering", rate(lambda: serial.score_choices(choices), args.batch)))
     # and the optimizer updates' share of the lockstep step measured (every calibration with --model): each
     # strategy's work

@@ -189,17 +189,15 @@ def anchor_costs(cal, inventory, spec):
 
     The ``ps`` step is the other: how much of the staggering a synchronous PS step loses (``ps_serial_fraction``,
     0 to 1), the share of the way from the staggered step to every-pull-then-every-push at which the cost model
-    predicts it. A server staggers its replicas tensor by tensor, so the cost model charges a step that share
-    times its largest tensor's share of the PS bytes, and the solved value is per tensor holding every byte. A
-    model with many tensors pipelines them and measured as staggered (transformer: 0.01); the mlp, 85% of its
-    bytes in one tensor, measured 140.9 ms where the staggered step is 123.7 and the unstaggered 164: 0.42 of the
-    way, 0.49 per whole tensor. Its kernel split in three shards on one server measured 108.5 ms, close to
-    staggered (runs/x16), where a share for every step alike predicted 134; the later runs measured it split in four
-    as slow as whole, which ``ps_shards_together`` follows.
+    predicts it, with all of the step's PS load on one server. Up to stop 37 (cost model 3) that share was scaled by
+    the step's largest tensor's share of its PS bytes (the mlp, 85% of its bytes in one tensor, measured 0.42 of the
+    way), with a calibrated share of a variable's shards on one server counted as one tensor; but the mlp's kernel
+    split in four measured as slow as whole, and the transformer's embedding on one server, its dense variables
+    all-reduced, measured 47-53 ms whole or in 2 to 16 shards, where that rule predicted 57 ms whole and 48-51 split
+    (``benchmarks/experiments/stop38-sparse-shards``). A step loses the share however its PS bytes are split.
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals the
-    measured one (solved for: the prediction is piecewise linear in x). Where a PS step loses staggering, the
-    ``ps_split`` pair sets how a server staggers one variable's shards instead (``_solve_shards_together``). Per
+    measured one (solved for: the prediction is piecewise linear in x). Per
     collective: the measured difference over the extra collectives, as if none were hidden. The cost model charges
     every collective's fixed cost in full but lets the bytes of a group whose gradients are ready early run under
     the backward pass, more of them than the testbed does (the mlp with its first kernel in a group of its own: 5 ms
@@ -239,9 +237,6 @@ def anchor_costs(cal, inventory, spec):
         if field == "ps_spread_serial":
             cal = _solve_spread(cal, lambda c, n=name: predict(c, n, None)[0], measured)
             continue
-        if field == "ps_piece_s" and cal.ps_serial_fraction > 0:
-            cal = _solve_shards_together(cal, lambda c, n=name, b=base: predicted_gap(c, n, b), measured)
-            continue
         low, cap = ANCHOR_BOUNDS.get(field, (0.0, 0.1))
 
         def gap(x: float, f=field, n=name, b=base, low=low) -> float:
@@ -277,30 +272,6 @@ def _solve_spread(cal, anchor: Callable, measured: float):
 
     share = min(max(solve_cost(step, measured, prior=top, cap=top), 0.0), top)
     return cal.replace(ps_spread_serial=share, ps_spread_busiest=busiest)
-
-
-def _solve_shards_together(cal, gap: Callable, measured: float):
-    """``ps_shards_together`` and ``ps_piece_s`` from the ``ps_split`` pair (a synchronous PS step loses some of its
-    staggering): the pair has two unknowns, what a shard costs the CPU and how a server staggers the shards of one
-    variable. A PS shard is sliced, packed and applied like an all-reduced one, so its cost is taken as
-    ``ar_piece_s`` (from its own pair) and the staggering is solved for; where no share in [0, 1] meets the
-    measurement, the share nearest it is kept and the per-piece cost solved for instead.
-
-    On the 3-host testbed the mlp's kernel split in four shards on one server measured as slow as whole (136.7 ms
-    vs 136.5, seed 114). Counting each shard as a tensor, the cost model predicted the split step faster (less
-    staggering) and charged the difference to the pieces: 0.58-0.93 ms each, 2-5x an all-reduced shard's on four of
-    five runs, which made strategies with many PS shards 10-34% too slow. Solved this way the shares came out
-    0.65-1.0 on those four (0 on the fifth, whose per-piece cost was already below the all-reduced one's); the
-    transformer's and the cnn's stay 0 (the transformer's split step is faster than its pieces' cost predicts; the
-    cnn loses no staggering). ``gap(calibration)``: the pair's predicted difference."""
-    cal = cal.replace(ps_piece_s=cal.ar_piece_s)
-    bounds = gap(cal.replace(ps_shards_together=0.0)), gap(cal.replace(ps_shards_together=1.0))
-    if min(bounds) <= measured <= max(bounds):
-        share = solve_cost(lambda x: gap(cal.replace(ps_shards_together=min(x, 1.0))), measured, cap=1.0)
-        return cal.replace(ps_shards_together=min(max(share, 0.0), 1.0))
-    cal = cal.replace(ps_shards_together=0.0 if abs(measured - bounds[0]) <= abs(measured - bounds[1]) else 1.0)
-    return cal.replace(ps_piece_s=solve_cost(lambda x: gap(cal.replace(ps_piece_s=x)), measured,
-                                             prior=cal.ps_piece_s))
 
 
 def solve_cost(predicted: Callable[[float], float], measured: float, prior: float = 0.0, cap: float = 0.1,
@@ -418,10 +389,8 @@ def format_table(m: Measurements, cal, fit: dict[str, tuple[float, float]] | Non
     sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
             "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
             "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
-            "ps": f"-> a PS step loses {cal.ps_serial_fraction:.2f} of its staggering per whole tensor",
-            "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece"
-                        + (f", a server's shards of one variable staggered {cal.ps_shards_together:.2f} as one tensor"
-                           if cal.ps_serial_fraction > 0 else ""),
+            "ps": f"-> a PS step on one server loses {cal.ps_serial_fraction:.2f} of its staggering",
+            "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
             "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
     if cal.ps_spread_serial is not None:
         sets["ps_lb"] = (f"-> spread over the servers (the busiest {cal.ps_spread_busiest:.0%} of the load), a PS "

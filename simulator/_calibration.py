@@ -23,8 +23,13 @@ CALIBRATION_VERSION = 1
 # timed: bumped by every change that would derive other costs from the same steps. A calibration derived by
 # another version is derived again from its stored steps where it is used (``Calibration.cost_model``). 3: the
 # per-tensor RPC work on one resource where the nodes share CPUs, PowerSGD shards without the all-reduced piece
-# cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies)
-COST_MODEL_VERSION = 3
+# cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies). 4: the share of
+# its staggering a step loses no longer scales with its largest PS tensor's share of the PS bytes (nor
+# ``ps_shards_together``, retired), so the ``ps_split`` anchor sets the per-piece cost of a PS shard
+COST_MODEL_VERSION = 4
+# keys of calibrations written by earlier versions that this one no longer reads: dropped on load (the derived
+# values come again from the anchor steps, see COST_MODEL_VERSION)
+RETIRED_KEYS = frozenset({"ps_shards_together"})
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
 LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # files written before pieces/collectives (those read as 0)
 IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
@@ -64,13 +69,10 @@ class Calibration:
     powersgd_matrix_s: float = 0.0  # fixed cost of one PowerSGD round on one matrix (small ops, QR) per replica
     ar_piece_s: float = 0.0  # what one all-reduced shard beyond one piece per variable adds to a step (CPU work)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard
-    # how much of the replicas' staggering a synchronous PS step loses when one tensor holds all its PS bytes (0:
-    # every pull and push served in turn, one replica's push under the next one's pull; 1: all pulls, then all
-    # pushes, as if the NIC were fair-shared); a step loses it times its largest tensor's share of the PS bytes
+    # how much of the replicas' staggering a synchronous PS step loses with all its PS load on one server (0: every
+    # pull and push served in turn, one replica's push under the next one's pull; 1: all pulls, then all pushes, as
+    # if the NIC were fair-shared)
     ps_serial_fraction: float = 0.0
-    # how a server staggers the shards of one variable it holds: each a tensor of its own (0) or all as one (1), in
-    # the share of the PS bytes in the largest tensor above
-    ps_shards_together: float = 0.0
     # the share of its staggering a synchronous PS step loses where its PS load is spread over the servers as
     # evenly as the ``ps_lb`` builder spreads it (calibrate's ``ps_lb`` anchor), no more than ``ps_serial_fraction``
     # (a step with all its PS load on one server); a step in between loses a share in between, by how much of its
@@ -130,9 +132,6 @@ class Calibration:
         if self.powersgd_s_per_flop is not None and not (math.isfinite(self.powersgd_s_per_flop)
                                                          and self.powersgd_s_per_flop >= 0):
             raise CalibrationError(f"`powersgd_s_per_flop >= 0` must hold, but got {self.powersgd_s_per_flop!r}", where)
-        if not 0 <= self.ps_shards_together <= 1:
-            raise CalibrationError(f"`0 <= ps_shards_together <= 1` must hold, but got {self.ps_shards_together!r}",
-                                   where)
         if not 0 <= self.ps_serial_fraction <= 1:
             raise CalibrationError(f"`0 <= ps_serial_fraction <= 1` must hold, but got {self.ps_serial_fraction!r}",
                                    where)
@@ -242,7 +241,7 @@ class Calibration:
             raise CalibrationError(f"calibration version {data.get('version')!r} is not supported "
                                    f"(expected {CALIBRATION_VERSION})", source, hint="re-run `autotune calibrate`")
         known = {f.name for f in dataclasses.fields(cls)} - {"source"}
-        body = {k: v for k, v in data.items() if k not in ("format", "version")}
+        body = {k: v for k, v in data.items() if k not in ("format", "version") and k not in RETIRED_KEYS}
         unknown = sorted(set(body) - known)
         if unknown:
             raise CalibrationError(f"unknown key {unknown[0]!r} in the calibration", source,

@@ -15,12 +15,11 @@ the replicas, so they take the compute of a replica alone, bounded below by (fir
 push). That lockstep compute has every replica apply the optimizer to its own copy of every variable; a synchronous
 PS variable is updated once, on its server, so with the updates' share of that compute measured
 (``Calibration.lockstep_update_share``) a step computes in proportion to its work. A server staggers its replicas
-tensor by tensor: a calibrated share (``ps_serial``, from the model's ``ps`` step, all of its PS load on one server;
-toward ``ps_spread_serial``, from the ``ps_lb`` step, as the load spreads over the servers) times the share of the
-PS bytes in the one largest tensor (each shard a tensor of its own, or in a calibrated share, ``ps_together``, a
-server's shards of one variable as one), of the way from that staggered step to the unstaggered one (every pull, the
-lockstep compute, every push), is added back; a synchronous proxy, refreshed on every node at once, staggers
-nothing, so the share is of the bytes the replicas pull (of all, where every PS tensor is proxied). Each NIC
+less than those chains say: a calibrated share (``ps_serial``, from the model's ``ps`` step, all of its PS load on one
+server; toward ``ps_spread_serial``, from the ``ps_lb`` step, as the load spreads over the servers, by the share of
+the bytes the replicas pull that the busiest server holds: a synchronous proxy, refreshed on every node at once,
+is not pulled) of the way from that staggered step to the unstaggered one (every pull, the lockstep compute, every
+push) is added back, however the PS bytes are split into tensors. Each NIC
 direction (each link slower than its NICs, and the CPUs where the nodes share them: every tensor's RPC work) is a
 resource serving the units in the order their gradients become ready (the last layer first); for one resource the finish time is
 max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes
@@ -106,7 +105,6 @@ class Model:
     ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
     ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
     ps_serial: float = 0.0  # Calibration.ps_serial_fraction
-    ps_together: float = 0.0  # Calibration.ps_shards_together
     ps_spread_serial: float | None = None  # Calibration.ps_spread_serial (None: ps_serial however spread)
     ps_spread_busiest: float | None = None  # Calibration.ps_spread_busiest
     compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
@@ -338,34 +336,27 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             last = fwd_end_all + serial + np.maximum(finish_last, bwd) + barrier
             overlapped = np.maximum(overlapped, last)
         if m.ps_serial > 0:
-            # every pull, the lockstep compute, then every push: the step with no staggering at all. A server
-            # staggers its replicas tensor by tensor, so what is lost scales with the share of the PS bytes in
-            # the one largest tensor (a shard is a tensor of its own; in the share ``ps_together``, a server's
-            # shards of one variable are one)
+            # every pull, the lockstep compute, then every push: the step with no staggering at all. The share a
+            # step loses does not depend on how its PS bytes are split into tensors: on the 3-host testbed the
+            # transformer's embedding on one server beside its all-reduced dense variables measured 47-53 ms
+            # whole or in 2, 4, 8 or 16 shards (benchmarks/experiments/stop38-sparse-shards), and its dense
+            # variables on one server beside an all-reduced embedding lost as much as its ``ps`` step
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
             # a synchronous proxy is refreshed on every node at once, at the end of the step: only the tensors
-            # the replicas pull from their servers stagger them (every PS tensor, where all are proxied)
+            # the replicas pull from their servers say how the step's load is spread (every PS tensor, where all
+            # are proxied)
             pulled = push_load * ~(proxy & b.sync)[None]
             pulled_total = pulled.sum(axis=(0, 2))
             stag_load = np.where((pulled_total > 0)[None, :, None], pulled, push_load)
             total = stag_load.sum(axis=(0, 2))
-
-            def share_of_largest(load: np.ndarray) -> np.ndarray:  # (M, K, columns) -> (K,)
-                return np.divide(load.max(axis=(0, 2)), total, out=np.zeros(K), where=total > 0)
-
-            # no tensors on a node: no load there
-            largest = share_of_largest(stag_load / np.maximum(b.ps_tensors, 1.0))
-            if m.ps_together > 0:  # columns are variables (their shards counted in ps_tensors) or shards
-                whole = share_of_largest(by_variable(stag_load))
-                largest = (1.0 - m.ps_together) * largest + m.ps_together * whole
-            lost = np.full(K, m.ps_serial)
+            lost = np.where(total > 0, m.ps_serial, 0.0)
             if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
                 # spread over the servers as ``ps_lb`` spreads it, a step loses ``ps_spread_serial``; with all its
                 # load on one server, ``ps_serial``; in between, by the share of its PS load its busiest server holds
                 held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
                 toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
-                lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
-            overlapped = overlapped + lost * largest * np.maximum(unstaggered - overlapped, 0.0)
+                lost = np.where(total > 0, m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one, 0.0)
+            overlapped = overlapped + lost * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)

@@ -370,7 +370,7 @@ class Scorer:
                      psgd_matrix_s=cal.powersgd_matrix_s, barrier_s=cal.barrier_overhead_s,
                      stale_prefetch=cal.stale_prefetch, step_overhead_s=cal.step_overhead_s,
                      compute_alone_s=alone, variables=len(vs), ar_piece_s=cal.ar_piece_s, ps_piece_s=cal.ps_piece_s,
-                     ps_serial=cal.ps_serial_fraction, ps_together=cal.ps_shards_together,
+                     ps_serial=cal.ps_serial_fraction,
                      ps_spread_serial=cal.ps_spread_serial, ps_spread_busiest=cal.ps_spread_busiest,
                      update_share=cal.lockstep_update_share(), update_w=update_w, replicas=max(len(self.replicas), 1),
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))

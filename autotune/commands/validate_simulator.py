@@ -180,9 +180,8 @@ def _reuse(args, scorer, cal_path, say) -> int:
         say("re-derived the anchor costs from the calibration's anchor steps: "
             f"{cal.collective_overhead_s * 1e3:.3f} ms per collective, {cal.ar_piece_s * 1e3:.3f} / "
             f"{cal.ps_piece_s * 1e3:.3f} ms per all-reduced / PS piece, "
-            f"{cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix, PS staggering lost per whole tensor "
-            f"{cal.ps_serial_fraction:.2f}, a server's shards of one variable staggered {cal.ps_shards_together:.2f} "
-            "as one")
+            f"{cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix, PS staggering lost on one server "
+            f"{cal.ps_serial_fraction:.2f}")
     say(f"re-predicting {len(picked)} saved strategies of {src}; calibration {cal_path or 'uncalibrated defaults'}")
     report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,
                                 seed=args.seed)

@@ -227,39 +227,29 @@ def test_anchor_fit_names_the_anchor_steps_the_cost_model_cannot_reach(clusters,
     assert anchor_fit(cal.replace(anchors_s={}), inv, spec) == {}
 
 
-def test_the_split_ps_step_sets_how_a_server_staggers_one_variables_shards(clusters, inventories):
-    """Anchor steps generated with ps_serial_fraction 0.4, shards of a variable staggered 0.6 together and a PS
-    shard costing what an all-reduced one does (1 ms): the conversion reads the share from the `ps_split` step and
-    keeps the all-reduced shard's cost. A `ps_split` step slower than the share can explain keeps 1 and charges
-    the rest to the PS pieces; one faster than share 0 keeps 0 and charges them less (never below 0)."""
-
+def test_the_split_ps_step_sets_the_cost_of_a_ps_piece(clusters, inventories):
+    """Anchor steps generated with ps_serial_fraction 0.4 and a PS shard costing 0.3 ms (an all-reduced one 1 ms):
+    the conversion reads the share from the `ps` step and the PS shard's cost from the `ps_split` step less the
+    `ps` step, both with the share lost alike (cost model 4: the split step loses as much as the whole one). A
+    model that loses no staggering reads the shard's cost the same way."""
     from runners.calibrate import anchor_strategies
     from simulator import Scorer
 
     spec, inv = clusters["heterogeneous"], inventories("mlp")
     m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
-    true = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=1e-3,
-                                                ps_shards_together=0.6)
+    true = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=3e-4)
     strategies = anchor_strategies(inv, spec)
     step = lambda name, **kw: Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
-    assert step("ps_split", ps_shards_together=1.0) > step("ps_split", ps_shards_together=0.0) + 2e-3
+    assert step("ps_split") > step("ps_split", ps_piece_s=0.0) + 2e-3  # the pieces show in the step
     anchors = {name: step(name) for name in ("all_reduce", "ar_split", "ps", "ps_split")}
     cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
     assert cal.ps_serial_fraction == pytest.approx(0.4, abs=1e-4)
     assert cal.ar_piece_s == pytest.approx(1e-3, rel=1e-3)
-    assert cal.ps_shards_together == pytest.approx(0.6, abs=1e-3)
-    assert cal.ps_piece_s == cal.ar_piece_s
-    slow = dict(anchors, ps_split=step("ps_split", ps_shards_together=1.0, ps_piece_s=3e-3))
-    cal = to_calibration(dataclasses.replace(m, anchors_s=slow), spec, inv)
-    assert cal.ps_shards_together == 1.0 and cal.ps_piece_s == pytest.approx(3e-3, rel=1e-3)
-    fast = dict(anchors, ps_split=step("ps_split", ps_shards_together=0.0, ps_piece_s=2e-4))
-    cal = to_calibration(dataclasses.replace(m, anchors_s=fast), spec, inv)
-    assert cal.ps_shards_together == 0.0 and cal.ps_piece_s == pytest.approx(2e-4, rel=1e-3)
-    # a model that loses no staggering cannot tell the two apart: the pieces take it all, as before
+    assert cal.ps_piece_s == pytest.approx(3e-4, rel=1e-3)
     flat = dict(anchors, ps=step("ps", ps_serial_fraction=0.0),
                 ps_split=step("ps_split", ps_serial_fraction=0.0, ps_piece_s=2e-3))
     cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
-    assert cal.ps_serial_fraction == 0.0 and cal.ps_shards_together == 0.0
+    assert cal.ps_serial_fraction == 0.0
     assert cal.ps_piece_s == pytest.approx(2e-3, rel=1e-3)
 
 

@@ -63,6 +63,15 @@ def test_unknown_key_is_rejected(tmp_path):
         Calibration.load(tmp_path / "cal.json")
 
 
+def test_a_key_an_earlier_cost_model_wrote_is_dropped_on_load(tmp_path):
+    """Calibrations of cost model 3 hold ``ps_shards_together``, which version 4 retired: they load (their derived
+    costs come again from their anchor steps where they are used), and the key is not written back."""
+    data = Calibration.from_spec(cluster(2), cost_model=3).to_dict() | {"ps_shards_together": 0.6}
+    (tmp_path / "cal.json").write_text(json.dumps(data))
+    cal = Calibration.load(tmp_path / "cal.json")
+    assert cal.cost_model == 3 and "ps_shards_together" not in cal.to_dict()
+
+
 def test_other_json_is_not_a_calibration(tmp_path):
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(CalibrationError, match="not an autotune calibration"):

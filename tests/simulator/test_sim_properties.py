@@ -119,14 +119,16 @@ def test_choices_shards_match_partitioned_strategy():
                                                        .step_time_s)
 
 
-@pytest.mark.parametrize("together", [0.0, 0.7])
-def test_choices_with_more_shards_than_nodes_match_partitioned_strategy(together):
+@pytest.mark.parametrize("spread", [False, True])
+def test_choices_with_more_shards_than_nodes_match_partitioned_strategy(spread):
     """Choice arrays (a column per variable, its shards counted per node) and the Strategy proto (a column per
-    shard) score alike, also where a server's shards of one variable stagger together (two shards on two nodes)."""
+    shard) score alike, also where the share of staggering lost depends on the busiest server's part of the load."""
     from space.strategy import partitioned_node
 
     spec = cluster(3)
-    cal = Calibration.from_spec(spec).replace(ps_serial_fraction=1.0, ps_shards_together=together)
+    cal = Calibration.from_spec(spec).replace(ps_serial_fraction=1.0)
+    if spread:
+        cal = cal.replace(ps_spread_serial=0.2, ps_spread_busiest=0.34)
     scorer = Scorer(INV, spec, cal)
     V = len(INV.variables)
     c = Choices(ps=np.ones((1, V), bool), server=np.full((1, V), 1), shards=np.full((1, V), 5))
@@ -134,8 +136,9 @@ def test_choices_with_more_shards_than_nodes_match_partitioned_strategy(together
              if v.shape[0] >= 5 else ps_node(v.name, dev(1)) for v in INV.variables]  # b3 has 10 rows
     step = scorer.predict(Strategy.build(nodes, spec.replicas)).step_time_s
     assert scorer.score_choices(c)[0] == pytest.approx(step)
-    if together:  # the share changes this layout's step (by 1e-4), so that a path ignoring it would fail above
-        assert step > Scorer(INV, spec, cal.replace(ps_shards_together=0.0)).score_choices(c)[0] * (1 + 5e-5)
+    if spread:  # the spread share changes this layout's step, so that a path ignoring it would fail above
+        assert step < Scorer(INV, spec, cal.replace(ps_spread_serial=None, ps_spread_busiest=None)
+                             ).score_choices(c)[0] * (1 - 1e-4)
 
 
 def test_choices_scored_in_chunks_match_one_pass(monkeypatch):

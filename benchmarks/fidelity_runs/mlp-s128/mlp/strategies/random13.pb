@@ -1,0 +1,27 @@
+
+search-cbeb8b72e867
+mlp/dense/kernel:0h
+mlp/dense/bias:0"2*
+mlp/dense/bias/part_0:0*2
+mlp/dense/bias/part_1:0
+198.18.7.13:CPU:0
+mlp/dense_1/kernel:0È
+mlp/dense_1/bias:0"4*2
+mlp/dense_1/bias/part_0:0
+198.18.7.11:CPU:0*
+mlp/dense_1/bias/part_1:0*2
+mlp/dense_1/bias/part_2:0
+198.18.7.11:CPU:0*&
+mlp/dense_1/bias/part_3:0	€g
+mlp/dense_2/kernel:0"1,2*%
+mlp/dense_2/kernel/part_0:0*#
+mlp/dense_2/kernel/part_1:0¢
+mlp/dense_2/bias:0"3*
+mlp/dense_2/bias/part_0:0*4
+mlp/dense_2/bias/part_1:0
+198.18.7.13:CPU:0*2
+mlp/dense_2/bias/part_2:0
+198.18.7.12:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
