@@ -22,12 +22,12 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
   share CPUs, less ``step_overhead_s``), and the same with every gradient computed and none applied (the share of
   that compute the replicas' updates take, ``update_share``); and the :func:`anchor_strategies`, pairs of real
   steps that differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
-  ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the ``all_reduce_powersgd`` step; the one-task probe
-  above sees only the matmuls and QR). Each cost comes from the measured difference of its pair (``anchor_costs``),
-  so what both steps share cancels; the fused all-reduce step itself sets ``collective_bandwidth_factor`` again (the
-  ring as it runs in the model's step), and the ``ps`` step ``ps_serial_fraction`` (how much of the replicas'
-  staggering a PS step loses). The model steps are measured head to head: all jobs built, then taking turns a few
-  steps at a time.
+  ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the
+  ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost comes from the
+  measured difference of its pair (``anchor_costs``), so what both steps share cancels; the fused all-reduce step
+  itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step), and the ``ps`` step
+  ``ps_serial_fraction`` (how much of the replicas' staggering a PS step loses). The model steps are measured head
+  to head: all jobs built, then taking turns a few steps at a time.
 """
 from __future__ import annotations
 

@@ -349,14 +349,14 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
             pulled_total = pulled.sum(axis=(0, 2))
             stag_load = np.where((pulled_total > 0)[None, :, None], pulled, push_load)
             total = stag_load.sum(axis=(0, 2))
-            lost = np.where(total > 0, m.ps_serial, 0.0)
+            lost = np.full(K, m.ps_serial)
             if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
                 # spread over the servers as ``ps_lb`` spreads it, a step loses ``ps_spread_serial``; with all its
                 # load on one server, ``ps_serial``; in between, by the share of its PS load its busiest server holds
                 held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
                 toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
-                lost = np.where(total > 0, m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one, 0.0)
-            overlapped = overlapped + lost * np.maximum(unstaggered - overlapped, 0.0)
+                lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
+            overlapped = overlapped + np.where(total > 0, lost, 0.0) * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
     resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)

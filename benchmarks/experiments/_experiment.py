@@ -25,15 +25,9 @@ def main(argv: list[str], here: pathlib.Path, model: pathlib.Path, strategies: C
     if argv != ["predict"]:
         print(usage, file=sys.stderr)
         return 2
-    from autotune.calibration import current_costs
-    from simulator import Calibration, Scorer, calibration_path
+    from simulator import Scorer
 
-    spec = load_cluster(here / "cluster.yml")
-    inv = load_inventory(model, cache_dir=here / "cache")
-    cal = Calibration.load(calibration_path(here / "cache" / "calibration", spec, inv.model_hash), spec,
-                           inv.model_hash)
-    # costs a calibrate of another cost model derived are derived again from its anchor steps, as search does
-    cal = current_costs(cal, inv, spec, say=lambda line: print(line, file=sys.stderr))
+    spec, inv, cal = kept_calibration(here, model)
     scorer = Scorer(inv, spec, cal.replace(residual=None))
     measured: dict[str, list[float]] = {}  # per strategy, its median step in each compare run (compare*.csv)
     for path in sorted(here.glob("compare*.csv")):
@@ -46,3 +40,19 @@ def main(argv: list[str], here: pathlib.Path, model: pathlib.Path, strategies: C
         first, *again = measured[name]
         print(f"{name:<16}{p:>13.2f}{first:>13.2f}{p / first - 1:>+8.0%}  " + " ".join(f"{m:.2f}" for m in again))
     return 0
+
+
+def kept_calibration(here: pathlib.Path, model: pathlib.Path, say: Callable[[str], None] | None = None):
+    """(cluster spec, inventory, calibration) kept beside an experiment's script, the calibration's costs as this
+    checkout's cost model derives them from its anchor steps (as ``search`` does with a file an older calibrate
+    wrote; ``say`` gets the line that says so, stderr by default)."""
+    from autotune.calibration import current_costs
+    from simulator import Calibration, calibration_path
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    spec = load_cluster(here / "cluster.yml")
+    inv = load_inventory(model, cache_dir=here / "cache")
+    cal = Calibration.load(calibration_path(here / "cache" / "calibration", spec, inv.model_hash), spec,
+                           inv.model_hash)
+    return spec, inv, current_costs(cal, inv, spec, say or (lambda line: print(line, file=sys.stderr)))

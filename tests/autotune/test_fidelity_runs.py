@@ -200,15 +200,23 @@ def test_a_calibration_this_cost_model_derived_is_derived_again_alike():
         pytest.skip(f"no kept calibration records cost model {COST_MODEL_VERSION} yet")
 
 
+EXPERIMENTS = ROOT / "benchmarks" / "experiments"
+
+
+def predict_experiment(script) -> dict[str, list[float]]:
+    """``python SCRIPT predict`` of a kept experiment: per strategy, [predicted ms, measured ms]."""
+    proc = subprocess.run([sys.executable, str(script), "predict"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+
+
 def test_the_embedding_placement_experiment_predicts_what_it_measured():
     """``benchmarks/experiments/stop36-embedding-placement/placement.py predict`` sets this checkout's prediction of
     its eight strategies beside the measured steps; its plain all-reduce and PowerSGD strategies are the calibration's
     own anchor steps, which the derived costs fit exactly."""
-    script = ROOT / "benchmarks" / "experiments" / "stop36-embedding-placement" / "placement.py"
-    proc = subprocess.run([sys.executable, str(script), "predict"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+    script = EXPERIMENTS / "stop36-embedding-placement" / "placement.py"
+    rows = predict_experiment(script)
     assert set(rows) == {"ar", "ar_emb_own", "ar_emb_ps", "psgd", "psgd_emb_plain", "psgd_emb_ps", "fp16",
                          "fp16_emb_own"}
     anchors = json.loads(next((script.parent / "cache" / "calibration").glob("*.json")).read_text())["anchors_s"]
@@ -216,28 +224,20 @@ def test_the_embedding_placement_experiment_predicts_what_it_measured():
     assert rows["psgd"][0] == pytest.approx(anchors["powersgd"] * 1e3, abs=0.01)
 
 
-def test_the_mixed_steps_experiment_predicts_what_it_measured():
+def test_the_mixed_steps_experiment_predicts_what_it_measured(monkeypatch):
     """``benchmarks/experiments/stop37-mixed-steps/mixed.py predict`` sets this checkout's prediction of its eight
     strategies beside the measured steps; its ``ps`` and ``ps_lb`` are the calibration's own anchor strategies, so
     the script predicts them as the calibration's anchor fit does, with the costs this version derives."""
-    from autotune.calibration import current_costs
     from runners._calibration_data import anchor_fit
-    from simulator import Calibration, calibration_path
-    from space.cluster import load_cluster
-    from space.model import load_inventory
 
-    here = ROOT / "benchmarks" / "experiments" / "stop37-mixed-steps"
-    proc = subprocess.run([sys.executable, str(here / "mixed.py"), "predict"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+    monkeypatch.syspath_prepend(str(EXPERIMENTS))
+    from _experiment import kept_calibration
+
+    here = EXPERIMENTS / "stop37-mixed-steps"
+    rows = predict_experiment(here / "mixed.py")
     assert set(rows) == {"ps", "ps_ar_head", "ps_ar_first", "ps2", "ps2_ar_head", "ps2_ar_first", "ps_lb",
                          "ps_lb_ar_head"}
-    spec = load_cluster(here / "cluster.yml")
-    inv = load_inventory(ROOT / "examples" / "models" / "transformer.py", cache_dir=here / "cache")
-    cal = Calibration.load(calibration_path(here / "cache" / "calibration", spec, inv.model_hash), spec,
-                           inv.model_hash)
-    cal = current_costs(cal, inv, spec, say=lambda _line: None)  # as the script does: this version's costs
+    spec, inv, cal = kept_calibration(here, ROOT / "examples" / "models" / "transformer.py", say=lambda _line: None)
     fit = anchor_fit(cal.replace(residual=None), inv, spec)
     for name in ("ps", "ps_lb"):
         assert rows[name][0] == pytest.approx(fit[name][1] * 1e3, abs=0.01)
@@ -248,11 +248,7 @@ def test_the_sparse_shards_experiment_predicts_the_embedding_split_as_measured()
     sixteen strategies beside the measured steps. The embedding on one server in 1 to 16 shards, the dense variables
     all-reduced, measured 47-53 ms; cost model 3 (lost staggering scaled by the largest tensor's share) predicted the
     whole table 16% slow and 8 or 16 shards 7-11% fast, so this fails for a model that brings that rule back."""
-    here = ROOT / "benchmarks" / "experiments" / "stop38-sparse-shards"
-    proc = subprocess.run([sys.executable, str(here / "shards.py"), "predict"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+    rows = predict_experiment(EXPERIMENTS / "stop38-sparse-shards" / "shards.py")
     assert len(rows) == 16 and {"r126_random6", "r127_random13"} <= set(rows)
     split = ["emb1", "emb2", "emb4", "emb8", "emb16", "emb1_h2", "emb16_h2"]
     errors = {name: rows[name][0] / rows[name][1] - 1 for name in split}
@@ -264,11 +260,7 @@ def test_the_ps_pieces_experiment_predicts_the_split_ps_steps_as_measured():
     variable in 1, 2, 4 or 8 shards on one server grows as one shard's cost from the ``ps_split`` pair says (cost
     model 4: within 2%; cost model 3, which charged the split steps less lost staggering: 5% and 8% fast whole and in
     2 shards), so this fails for a model that makes a step's staggering depend on its shards again."""
-    here = ROOT / "benchmarks" / "experiments" / "stop38-ps-pieces"
-    proc = subprocess.run([sys.executable, str(here / "pieces.py"), "predict"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = {line.split()[0]: [float(x) for x in line.split()[1:3]] for line in proc.stdout.splitlines()[1:]}
+    rows = predict_experiment(EXPERIMENTS / "stop38-ps-pieces" / "pieces.py")
     assert set(rows) == {"ps", "ps2", "ps4", "ps8", "ps16", "ps_proxy", "ps16_proxy", "ps16_h1"}
     errors = {name: rows[name][0] / rows[name][1] - 1 for name in ("ps", "ps2", "ps4", "ps8")}
     assert all(abs(e) < 0.04 for e in errors.values()), errors
