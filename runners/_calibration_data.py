@@ -95,6 +95,8 @@ class Measurements:
     nosync_noupdate_s: float | None = None  # the same with every gradient computed and none applied
     update_s: float | None = None  # the model's optimizer applied to every variable once, on one node
     anchors_s: dict[str, float] = dataclasses.field(default_factory=dict)  # anchor_strategies name -> median step
+    # the same name -> its mean step in each round of the head-to-head turns (one round order for every anchor)
+    anchor_rounds_s: dict[str, list[float]] = dataclasses.field(default_factory=dict)
 
 
 def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotune calibrate"):
@@ -157,6 +159,7 @@ def to_calibration(m: Measurements, spec, inventory=None, source: str = "autotun
             fields["update_share"] = float(np.clip((m.nosync_step_s - m.nosync_noupdate_s) / step, 0.0, 1.0))
     if inventory is not None:
         fields["anchors_s"] = dict(m.anchors_s)
+        fields["anchor_rounds_s"] = {k: list(v) for k, v in m.anchor_rounds_s.items() if k in m.anchors_s}
     cal = Calibration.from_spec(spec, **fields)
     return anchor_costs(cal, inventory, spec) if inventory is not None else cal
 
@@ -169,6 +172,27 @@ ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
                 ("collective_bandwidth_factor", "all_reduce", None),
                 ("ps_serial_fraction", "ps", None), ("ps_spread_serial", "ps_lb", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
+RESOLVED_SE = 2.0  # a pair's measured difference counts as resolved beyond this many standard errors
+
+
+def pair_difference(cal, name: str, base: str) -> tuple[float, float | None]:
+    """The measured difference of an anchor pair, ``name``'s step less ``base``'s, and its standard error: the
+    spread of their round-by-round differences in calibrate's head-to-head turns, where the machine's drift falls on
+    both alike (None: the calibration kept no rounds, a file from before cost model 5)."""
+    difference = cal.anchors_s[name] - cal.anchors_s[base]
+    a, b = cal.anchor_rounds_s.get(name), cal.anchor_rounds_s.get(base)
+    if not a or not b or len(a) != len(b) or len(a) < 3:
+        return difference, None
+    rounds = np.subtract(a, b)
+    return difference, float(np.std(rounds, ddof=1) / np.sqrt(len(rounds)))
+
+
+def resolved(difference: float, se: float | None) -> bool:
+    """Whether a pair's difference measures a cost: a step that adds work and runs no slower resolves nothing,
+    nor does one slower by less than ``RESOLVED_SE`` standard errors of the difference."""
+    return difference > 0 and (se is None or difference > RESOLVED_SE * se)
+
+
 # the range each anchor-solved field is kept in: the factor is a fraction of the link (kept above 0), the PS
 # staggering lost a share; every other field is a cost in seconds up to 0.1
 ANCHOR_BOUNDS = {"collective_bandwidth_factor": (MIN_AR_FACTOR, MAX_AR_FACTOR), "ps_serial_fraction": (0.0, 1.0)}
@@ -197,7 +221,11 @@ def anchor_costs(cal, inventory, spec):
     (``benchmarks/experiments/stop38-sparse-shards``). A step loses the share however its PS bytes are split.
 
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals the
-    measured one (solved for: the prediction is piecewise linear in x). Per
+    measured one (solved for: the prediction is piecewise linear in x). Where one of the two piece pairs does not
+    resolve its difference (:func:`resolved`) and the other does, its shard takes the other's cost
+    (:func:`_borrow_piece_cost`): the mlp's 18 extra PS shards added -1.7 to +4.1 ms to a 134-145 ms step on its 12
+    calibrations, at or below zero on 3 (a cost of 0), where its 18 all-reduced shards added 3.2-13.5 ms to a
+    53-65 ms one. Per
     collective: the measured difference over the extra collectives, as if none were hidden. The cost model charges
     every collective's fixed cost in full but lets the bytes of a group whose gradients are ready early run under
     the backward pass, more of them than the testbed does (the mlp with its first kernel in a group of its own: 5 ms
@@ -244,9 +272,33 @@ def anchor_costs(cal, inventory, spec):
 
         x = solve_cost(gap, measured, prior=getattr(cal, field), cap=cap)
         cal = cal.replace(**{field: max(x, low)})
+    cal = _borrow_piece_cost(cal)
     if "powersgd" in anchors:
         cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
     return cal.replace(cost_model=COST_MODEL_VERSION)
+
+
+PIECE_PAIRS = {"ar_piece_s": ("ar_split", "all_reduce"), "ps_piece_s": ("ps_split", "ps")}
+
+
+def piece_pairs_resolved(cal) -> dict[str, bool]:
+    """Per piece cost (``PIECE_PAIRS``) whose two anchor steps the calibration holds: whether its pair resolved
+    its difference (:func:`resolved`)."""
+    return {field: resolved(*pair_difference(cal, name, base)) for field, (name, base) in PIECE_PAIRS.items()
+            if name in cal.anchors_s and base in cal.anchors_s}
+
+
+def _borrow_piece_cost(cal):
+    """A piece cost whose pair resolved nothing takes the other's, where that one's did: an extra shard is the
+    same kind of CPU work (slicing, packing, applying) whether all-reduced or on a server, and a pair of long steps
+    can hide it in their noise (the mlp's PS pair, 134-145 ms steps, three times in twelve calibrations; the
+    recommender's all-reduced pair, 240-253 ms, twice in eight)."""
+    ok = piece_pairs_resolved(cal)
+    if len(ok) < 2 or ok["ar_piece_s"] == ok["ps_piece_s"]:
+        return cal
+    if ok["ar_piece_s"]:
+        return cal.replace(ps_piece_s=cal.ar_piece_s)
+    return cal.replace(ar_piece_s=cal.ps_piece_s)
 
 
 def _solve_spread(cal, anchor: Callable, measured: float):
@@ -395,9 +447,11 @@ def format_table(m: Measurements, cal, fit: dict[str, tuple[float, float]] | Non
     if cal.ps_spread_serial is not None:
         sets["ps_lb"] = (f"-> spread over the servers (the busiest {cal.ps_spread_busiest:.0%} of the load), a PS "
                          f"step loses {cal.ps_spread_serial:.2f} of its staggering")
+    bases = {name: base for _, name, base in ANCHOR_PAIRS if base is not None}
     for name, t in m.anchors_s.items():
         predicted = f" (the cost model: {fit[name][1] * 1e3:.2f} ms)" if fit and name in fit else ""
-        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms{predicted} {sets.get(name, '')}".rstrip()))
+        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms{predicted} {sets.get(name, '')}".rstrip()
+                     + _pair_note(cal, name, bases.get(name))))
     width = max(len(k) for k, _ in rows)
     lines += [f"{k:<{width}}  {v}" for k, v in rows]
     missed = anchor_misfits(fit or {})
@@ -406,6 +460,22 @@ def format_table(m: Measurements, cal, fit: dict[str, tuple[float, float]] | Non
                        f"(predicted over measured): {', '.join(missed)}; strategies like them will be predicted off "
                        "by about as much (`autotune validate-simulator --fit-residual` fits a correction)")]
     return "\n".join(lines)
+
+
+def _pair_note(cal, name: str, base: str | None) -> str:
+    """`` (+1.60 ± 2.10 ms against ps, not resolved: ...)``: an anchor pair's measured difference, with two
+    standard errors where the rounds were kept; empty for an anchor that is no pair's."""
+    if base is None or base not in cal.anchors_s or name not in cal.anchors_s:
+        return ""
+    difference, se = pair_difference(cal, name, base)
+    spread = f" ± {RESOLVED_SE * se * 1e3:.2f}" if se is not None else ""
+    note = f"{difference * 1e3:+.2f}{spread} ms against {base}"
+    if not resolved(difference, se):
+        borrowed = {"ps_split": ": a PS shard takes an all-reduced shard's cost",
+                    "ar_split": ": an all-reduced shard takes a PS shard's cost"}
+        ok = piece_pairs_resolved(cal)
+        note += ", not resolved" + (borrowed.get(name, "") if len(ok) == 2 and any(ok.values()) else "")
+    return f" ({note})"
 
 
 def _size(nbytes: int) -> str:

@@ -324,12 +324,13 @@ class Prober:
             return statistics.median(job.run(steps))
 
     def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2,
-                    rounds_per_pass: int = 5) -> tuple[float, float, float, dict]:
+                    rounds_per_pass: int = 5) -> tuple[float, float, float, dict, dict]:
         """Median steps of the model, ``steps * passes`` each: on one replica alone (the compute of a replica with
         the machine to itself); on every replica with nothing synchronized (every tower trains its own copy: the
         compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning the
         nodes); the same with no update applied (what the replicas' updates take of that compute); and of each
-        :func:`anchor_strategies`. Returns (alone, nothing synchronized, no update, {anchor: median}).
+        :func:`anchor_strategies`. Returns (alone, nothing synchronized, no update, {anchor: median}, {anchor: its
+        mean step in each round}).
 
         Head to head: every job is built and warmed up first, then they take turns, ``rounds_per_pass * passes``
         rounds of a few steps each, each round starting one job later, so the machine's drift over the minutes
@@ -344,7 +345,7 @@ class Prober:
         """
         import contextlib
 
-        from runners.profile import take_turns
+        from runners.profile import round_means, take_turns, turn_chunks
         from runners.transform import TrainingJob
         from space.strategy import Strategy
 
@@ -367,7 +368,9 @@ class Prober:
             times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
                 f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
         medians = {name: statistics.median(t) for (name, *_), t in zip(runs, times)}
-        return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians
+        chunks = turn_chunks(steps * passes, rounds_per_pass * passes)
+        rounds = {name: round_means(t, chunks) for (name, *_), t in zip(runs, times) if name in strategies}
+        return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians, rounds
 
     def reset(self) -> None:
         """Free every probe variable on the servers."""
@@ -436,7 +439,7 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
             p.reset()
     if traced is not None:
         if len(cluster.spec.replicas) >= 2:
-            m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s = p.model_steps(
+            m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s, m.anchor_rounds_s = p.model_steps(
                 traced, inventory, steps, warmup)
         else:
             progress(f"model step: {warmup} warm-up + {steps} steps on one replica alone")

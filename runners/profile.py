@@ -107,6 +107,24 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
 
 
+def turn_chunks(steps: int, rounds: int) -> list[int]:
+    """The steps each job runs in each round of :func:`take_turns` (the first rounds take one more where
+    ``steps`` does not divide evenly); the rounds are capped at the steps."""
+    rounds = max(1, min(rounds, steps))
+    return [steps // rounds + (1 if k < steps % rounds else 0) for k in range(rounds)]
+
+
+def round_means(times: list[float], chunks: list[int]) -> list[float]:
+    """One job's step times from :func:`take_turns` as the mean step of each round (``chunks``: its steps per
+    round, :func:`turn_chunks`)."""
+    out, start = [], 0
+    for n in chunks:
+        if n:
+            out.append(sum(times[start:start + n]) / n)
+        start += n
+    return out
+
+
 def take_turns(jobs, steps: int, rounds: int, *, on_step: Callable[[int, float], None] | None = None,
                progress: Callable[[int, int, int], None] | None = None) -> list[list[float]]:
     """Run ``steps`` steps of every running job (``TrainingJob``) in ``rounds`` chunks of about ``steps / rounds``,
@@ -114,8 +132,7 @@ def take_turns(jobs, steps: int, rounds: int, *, on_step: Callable[[int, float],
 
     ``on_step(job index, loss)`` after every step; ``progress(round, rounds, steps of each this round)`` before each.
     """
-    rounds = max(1, min(rounds, steps))
-    chunks = [steps // rounds + (1 if k < steps % rounds else 0) for k in range(rounds)]
+    chunks = turn_chunks(steps, rounds)
     times: list[list[float]] = [[] for _ in jobs]
     order = range(len(jobs))
     for k, n in enumerate(chunks):

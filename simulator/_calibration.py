@@ -11,7 +11,7 @@ import datetime
 import json
 import math
 import pathlib
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from space.cluster import ClusterSpec
 from space.errors import BadInput
@@ -25,8 +25,11 @@ CALIBRATION_VERSION = 1
 # per-tensor RPC work on one resource where the nodes share CPUs, PowerSGD shards without the all-reduced piece
 # cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies). 4: the share of
 # its staggering a step loses no longer scales with its largest PS tensor's share of the PS bytes (nor
-# ``ps_shards_together``, retired), so the ``ps_split`` anchor sets the per-piece cost of a PS shard
-COST_MODEL_VERSION = 4
+# ``ps_shards_together``, retired), so the ``ps_split`` anchor sets the per-piece cost of a PS shard. 5: a piece pair
+# (``ar_split`` or ``ps_split``) that does not resolve its difference (its split step no slower than the whole one,
+# or slower by less than two standard errors of their round-by-round difference) takes the other pair's shard cost,
+# where that pair resolved its own
+COST_MODEL_VERSION = 5
 # keys of calibrations written by earlier versions that this one no longer reads: dropped on load (the derived
 # values come again from the anchor steps, see COST_MODEL_VERSION)
 RETIRED_KEYS = frozenset({"ps_shards_together"})
@@ -102,6 +105,10 @@ class Calibration:
     # calibrate's anchor steps as measured (name -> median seconds): a changed cost model re-derives the anchor
     # costs from them (``validate-simulator --reuse``) without measuring again
     anchors_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    # each anchor step's mean in every round of calibrate's head-to-head turns (name -> seconds per round, the
+    # rounds in one order for every anchor): the spread of a pair's round-by-round difference says whether the pair
+    # resolved its cost (empty: a file from before they were kept)
+    anchor_rounds_s: Mapping[str, Sequence[float]] = dataclasses.field(default_factory=dict)
     # the COST_MODEL_VERSION that derived the anchor costs from ``anchors_s`` (None: a file from before versions
     # were recorded, version 1)
     cost_model: int | None = None
@@ -126,6 +133,10 @@ class Calibration:
                         "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
         non_negative |= {f"anchors_s[{k!r}]": v for k, v in self.anchors_s.items()}
+        for k, rounds in self.anchor_rounds_s.items():
+            if isinstance(rounds, (str, bytes)) or not isinstance(rounds, Sequence):
+                raise CalibrationError(f"`anchor_rounds_s[{k!r}]` must be a list of seconds, but got {rounds!r}", where)
+            non_negative |= {f"anchor_rounds_s[{k!r}][{i}]": v for i, v in enumerate(rounds)}
         for name, value in non_negative.items():
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise CalibrationError(f"`{name} >= 0` must hold, but got {value!r}", where)
@@ -229,6 +240,7 @@ class Calibration:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "source"}
         for key in ("node_bandwidth_gbit", "link_bandwidth_gbit", "link_latency_s", "device_speed", "anchors_s"):
             d[key] = dict(d[key])
+        d["anchor_rounds_s"] = {k: list(v) for k, v in d["anchor_rounds_s"].items()}
         if d["residual"] is not None:
             d["residual"] = dict(d["residual"])
         return {"format": CALIBRATION_FORMAT, "version": CALIBRATION_VERSION, **d}

@@ -138,10 +138,68 @@ def test_anchor_pairs_recover_the_piece_and_collective_costs(clusters, inventori
     for field in ("ar_piece_s", "ps_piece_s", "powersgd_matrix_s"):
         assert getattr(cal, field) == pytest.approx(getattr(true, field), rel=1e-4), field
     assert cal.collective_overhead_s == pytest.approx(1.2e-3)
-    # a pair measured faster than predicted with no cost charges nothing (never negative)
+    # a pair measured faster than predicted with no cost charges nothing (never negative); a piece pair that
+    # resolves nothing takes the other's cost where that one resolved it
     anchors["ar_split"], anchors["ar_groups"] = anchors["all_reduce"] - 1e-3, anchors["all_reduce"] - 1e-3
     cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    assert cal.ar_piece_s == 0.0 and cal.collective_overhead_s == 0.0
+    assert cal.collective_overhead_s == 0.0 and cal.ar_piece_s == pytest.approx(5e-4, rel=1e-4)
+    anchors["ps_split"] = anchors["ps"]
+    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
+    assert cal.ar_piece_s == 0.0 and cal.ps_piece_s == 0.0
+
+
+def test_a_piece_pair_that_resolves_nothing_takes_the_other_pairs_cost(clusters, inventories):
+    """Anchor steps generated with 1 ms per all-reduced shard and 0.5 ms per PS shard. A ``ps_split`` step no
+    slower than ``ps`` resolves nothing (the mlp's, three times in twelve calibrations): the PS shard takes the
+    all-reduced shard's 1 ms, not 0. With calibrate's rounds kept, the pair's standard error decides: rounds whose
+    difference swings by twice its size leave it unresolved, steady ones keep its own 0.5 ms. The table says
+    which, with two standard errors. An all-reduced pair that resolves nothing takes the PS shard's cost alike
+    (the recommender's, twice in eight calibrations)."""
+
+    from runners._calibration_data import RESOLVED_SE, format_table, pair_difference
+    from runners.calibrate import anchor_strategies
+    from simulator import Scorer
+
+    spec, inv = clusters["localhost"], inventories("mlp")
+    m = _measurements({(n.address, o.address): 2.0 for n in spec.nodes for o in spec.nodes if n is not o}, 2)
+    true = to_calibration(m, spec, inv).replace(ar_piece_s=1e-3, ps_piece_s=5e-4)
+    strategies = anchor_strategies(inv, spec)
+    anchors = {k: Scorer(inv, spec, true).predict(strategies[k]).raw_step_time_s
+               for k in ("all_reduce", "ar_split", "ps", "ps_split")}
+    gap = anchors["ps_split"] - anchors["ps"]
+    assert gap > 0
+    assert to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv).ps_piece_s == pytest.approx(5e-4,
+                                                                                                         rel=1e-4)
+    for faster in (0.0, 1e-3):
+        flat = dict(anchors, ps_split=anchors["ps"] - faster)
+        cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
+        assert cal.ar_piece_s == pytest.approx(1e-3, rel=1e-4)
+        assert cal.ps_piece_s == cal.ar_piece_s
+        assert "against ps, not resolved: a PS shard takes an all-reduced shard's cost" in format_table(
+            dataclasses.replace(m, anchors_s=flat), cal)
+
+    def rounds(step: float, wobble: float) -> list[float]:
+        return [step + wobble * (-1) ** k for k in range(10)]
+
+    steady = {k: rounds(t, 1e-4) for k, t in anchors.items()}
+    noisy = dict(steady, ps_split=rounds(anchors["ps_split"], 2 * gap))  # the difference swings by twice its size
+    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors, anchor_rounds_s=steady), spec, inv)
+    difference, se = pair_difference(cal, "ps_split", "ps")
+    assert difference == pytest.approx(gap) and se == pytest.approx(0.0, abs=1e-12)
+    assert cal.ps_piece_s == pytest.approx(5e-4, rel=1e-4)
+    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors, anchor_rounds_s=noisy), spec, inv)
+    difference, se = pair_difference(cal, "ps_split", "ps")
+    assert RESOLVED_SE * se > difference > 0
+    assert cal.ps_piece_s == cal.ar_piece_s == pytest.approx(1e-3, rel=1e-4)
+    table = format_table(dataclasses.replace(m, anchors_s=anchors, anchor_rounds_s=noisy), cal)
+    assert f"{gap * 1e3:+.2f} ± {RESOLVED_SE * se * 1e3:.2f} ms against ps, not resolved" in table
+    assert "against all_reduce, not resolved" not in table  # the all-reduced pair stands out
+    # the other way round: an all-reduced pair lost in its noise takes the PS shard's cost
+    flat = dict(anchors, ar_split=anchors["all_reduce"])
+    cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
+    assert cal.ar_piece_s == cal.ps_piece_s == pytest.approx(5e-4, rel=1e-4)
+    assert "against all_reduce, not resolved: an all-reduced shard takes a PS shard's cost" in format_table(
+        dataclasses.replace(m, anchors_s=flat), cal)
 
 
 def test_the_all_reduce_factor_is_read_again_from_the_fused_all_reduce_step(clusters, inventories):
@@ -289,6 +347,15 @@ def test_the_ps_lb_step_sets_the_staggering_a_spread_ps_step_loses(clusters, inv
     assert cal.ps_serial_fraction == 0.0 and cal.ps_spread_serial is None and cal.ps_spread_busiest is None
 
 
+def test_the_turns_rounds_split_a_jobs_steps_as_take_turns_ran_them():
+    """20 steps in 10 rounds: 2 a round; 7 in 3: 3, 2, 2 (the first rounds take the rest); rounds beyond the steps
+    are dropped. A job's times read back as each round's mean step, in the order the rounds ran."""
+    from runners.profile import round_means, turn_chunks
+
+    assert turn_chunks(20, 10) == [2] * 10 and turn_chunks(7, 3) == [3, 2, 2] and turn_chunks(2, 10) == [1, 1]
+    assert round_means([1.0, 3.0, 2.0, 2.0, 4.0, 6.0, 8.0], [3, 2, 2]) == [2.0, 3.0, 7.0]
+
+
 def test_solve_cost_crossing_flat_and_unreachable():
     from runners._calibration_data import solve_cost
 
@@ -367,6 +434,11 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
     assert set(found.node_bandwidth_gbit) == {"127.0.0.1", "127.0.0.2"}
     assert "model step, powersgd" in captured.out and found.powersgd_matrix_s >= 0
     assert "model step, ar_split" in captured.out and found.ar_piece_s >= 0 and found.ps_piece_s >= 0
+    # each anchor's mean step per round of the turns (2 steps x 2 passes: 4 rounds of one), for its pair's spread
+    assert set(found.anchor_rounds_s) == set(found.anchors_s)
+    for name, rounds in found.anchor_rounds_s.items():
+        assert len(rounds) == 4 and min(rounds) <= found.anchors_s[name] <= max(rounds), name
+    assert " ms against ps" in captured.out and " ms against all_reduce" in captured.out
     # the SGD update of the mlp's 235k parameters on one node: measured, and part of one replica's step
     assert "optimizer update on one node: sgd on 6 variable(s)" in captured.err
     assert 0 < found.update_s <= found.alone_step_s and "optimizer update, every variable once" in captured.out

@@ -15,6 +15,7 @@ def test_round_trip_keeps_every_field(tmp_path):
     spec = cluster(2)
     cal = Calibration.from_spec(spec, latency_s=2e-4, link_latency_s={"198.18.0.1|198.18.0.2": 3e-4},
                                 step_time_s=0.5, alone_step_s=0.2, update_s=0.05, anchors_s={"ps": 0.3},
+                                anchor_rounds_s={"ps": [0.29, 0.31, 0.3]},
                                 model_hash="abc", ps_serial_fraction=0.5, ps_spread_serial=0.2, ps_spread_busiest=0.4,
                                 cost_model=2, device_speed={"198.18.0.2": 0.5},
                                 residual={"intercept": 0.01, "compute": 1.0, "comm": 1.1, "latency": 0.0})
@@ -86,11 +87,14 @@ def test_other_json_is_not_a_calibration(tmp_path):
     ("alone_step_s", 0.2, "alone_step_s.*model_hash"),
     ("residual", {"compute": 1.0}, "residual"),
     ("ps_serial_fraction", 1.5, "0 <= ps_serial_fraction <= 1"),
+    ("anchor_rounds_s", {"ps": [0.3, -0.1]}, "anchor_rounds_s['ps'][1] >= 0"),
+    ("anchor_rounds_s", {"ps": 0.3}, "anchor_rounds_s['ps']` must be a list"),
     ("update_s", 0.01, "update_s.*model_hash"),
     ("update_s", "fast", "update_s.*non-negative"),
     ("update_share", 0.4, "update_share.*model_hash"),
 ], ids=["negative-latency", "zero-bandwidth", "backward-fraction", "step-without-model", "alone-without-model",
-        "partial-residual", "ps-serial-above-one", "update-without-model", "update-not-a-number",
+        "partial-residual", "ps-serial-above-one", "negative-round", "rounds-not-a-list",
+        "update-without-model", "update-not-a-number",
         "update-share-without-model"])
 def test_impossible_values_are_rejected(field, value, rule):
     with pytest.raises(CalibrationError, match=rule.replace("(", r"\(").replace("[", r"\[")):
