@@ -264,3 +264,15 @@ def test_the_ps_pieces_experiment_predicts_the_split_ps_steps_as_measured():
     assert set(rows) == {"ps", "ps2", "ps4", "ps8", "ps16", "ps_proxy", "ps16_proxy", "ps16_h1"}
     errors = {name: rows[name][0] / rows[name][1] - 1 for name in ("ps", "ps2", "ps4", "ps8")}
     assert all(abs(e) < 0.04 for e in errors.values()), errors
+
+
+def test_the_spread_pieces_experiment_predicts_the_split_ps_steps_within_its_noise():
+    """``benchmarks/experiments/stop39-spread-pieces/spread.py predict``: the transformer's ``ps`` step whole and
+    in 4 shards on one server, and in 4 shards with the variables spread over the three servers (each variable's
+    shards on its server, or spread too), predicted within 6% by the shard cost of the ``ps_split`` pair; the whole
+    spread step, ``rr``, 29% slow (the floor of replicas sharing CPUs), stays out, so this fails for a change that
+    prices the spread shards up without mending that floor (9-12% slow) or that breaks the one-server pair."""
+    rows = predict_experiment(EXPERIMENTS / "stop39-spread-pieces" / "spread.py")
+    assert set(rows) == {"ps", "ps4", "rr", "rr4_own", "rr4_spread", "rr_proxy", "rr4_spread_proxy"}
+    errors = {name: rows[name][0] / rows[name][1] - 1 for name in ("ps", "ps4", "rr4_own", "rr4_spread")}
+    assert all(abs(e) < 0.06 for e in errors.values()), errors
