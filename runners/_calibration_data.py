@@ -172,6 +172,8 @@ ANCHOR_PAIRS = (("collective_overhead_s", "ar_groups", "all_reduce"),
                 ("collective_bandwidth_factor", "all_reduce", None),
                 ("ps_serial_fraction", "ps", None), ("ps_spread_serial", "ps_lb", None),
                 ("ar_piece_s", "ar_split", "all_reduce"), ("ps_piece_s", "ps_split", "ps"))
+# the pairs that set a shard's cost: field -> (split anchor, whole anchor)
+PIECE_PAIRS = {field: (name, base) for field, name, base in ANCHOR_PAIRS if field.endswith("_piece_s")}
 RESOLVED_SE = 2.0  # a pair's measured difference counts as resolved beyond this many standard errors
 
 
@@ -223,7 +225,7 @@ def anchor_costs(cal, inventory, spec):
     Per piece (CPU work on the critical path): the x >= 0 at which the predicted difference of the pair equals the
     measured one (solved for: the prediction is piecewise linear in x). Where one of the two piece pairs does not
     resolve its difference (:func:`resolved`) and the other does, its shard takes the other's cost
-    (:func:`_borrow_piece_cost`): the mlp's 18 extra PS shards added -1.7 to +4.1 ms to a 134-145 ms step on its 12
+    (:func:`borrowed_piece_cost`): the mlp's 18 extra PS shards added -1.7 to +4.1 ms to a 134-145 ms step on its 12
     calibrations, at or below zero on 3 (a cost of 0), where its 18 all-reduced shards added 3.2-13.5 ms to a
     53-65 ms one. Per
     collective: the measured difference over the extra collectives, as if none were hidden. The cost model charges
@@ -272,33 +274,26 @@ def anchor_costs(cal, inventory, spec):
 
         x = solve_cost(gap, measured, prior=getattr(cal, field), cap=cap)
         cal = cal.replace(**{field: max(x, low)})
-    cal = _borrow_piece_cost(cal)
+    borrowed = borrowed_piece_cost(cal)
+    if borrowed is not None:
+        taker, giver = borrowed
+        cal = cal.replace(**{taker: getattr(cal, giver)})
     if "powersgd" in anchors:
         cal = cal.replace(powersgd_matrix_s=powersgd_matrix_from_step(cal, inventory, spec, anchors["powersgd"]))
     return cal.replace(cost_model=COST_MODEL_VERSION)
 
 
-PIECE_PAIRS = {"ar_piece_s": ("ar_split", "all_reduce"), "ps_piece_s": ("ps_split", "ps")}
-
-
-def piece_pairs_resolved(cal) -> dict[str, bool]:
-    """Per piece cost (``PIECE_PAIRS``) whose two anchor steps the calibration holds: whether its pair resolved
-    its difference (:func:`resolved`)."""
-    return {field: resolved(*pair_difference(cal, name, base)) for field, (name, base) in PIECE_PAIRS.items()
-            if name in cal.anchors_s and base in cal.anchors_s}
-
-
-def _borrow_piece_cost(cal):
-    """A piece cost whose pair resolved nothing takes the other's, where that one's did: an extra shard is the
-    same kind of CPU work (slicing, packing, applying) whether all-reduced or on a server, and a pair of long steps
-    can hide it in their noise (the mlp's PS pair, 134-145 ms steps, three times in twelve calibrations; the
-    recommender's all-reduced pair, 240-253 ms, twice in eight)."""
-    ok = piece_pairs_resolved(cal)
+def borrowed_piece_cost(cal) -> tuple[str, str] | None:
+    """``(taker, giver)``: the piece cost (``PIECE_PAIRS``) whose pair resolved nothing (:func:`resolved`) and the
+    one whose pair did, which it takes; None where the calibration lacks a pair or both resolved alike. An extra
+    shard is the same kind of CPU work (slicing, packing, applying) whether all-reduced or on a server, and a pair of
+    long steps can hide it in their noise (the mlp's PS pair, 134-145 ms steps, three times in twelve calibrations;
+    the recommender's all-reduced pair, 240-253 ms, twice in eight)."""
+    ok = {field: resolved(*pair_difference(cal, name, base)) for field, (name, base) in PIECE_PAIRS.items()
+          if name in cal.anchors_s and base in cal.anchors_s}
     if len(ok) < 2 or ok["ar_piece_s"] == ok["ps_piece_s"]:
-        return cal
-    if ok["ar_piece_s"]:
-        return cal.replace(ps_piece_s=cal.ar_piece_s)
-    return cal.replace(ar_piece_s=cal.ps_piece_s)
+        return None
+    return ("ps_piece_s", "ar_piece_s") if ok["ar_piece_s"] else ("ar_piece_s", "ps_piece_s")
 
 
 def _solve_spread(cal, anchor: Callable, measured: float):
@@ -471,10 +466,10 @@ def _pair_note(cal, name: str, base: str | None) -> str:
     spread = f" ± {RESOLVED_SE * se * 1e3:.2f}" if se is not None else ""
     note = f"{difference * 1e3:+.2f}{spread} ms against {base}"
     if not resolved(difference, se):
-        borrowed = {"ps_split": ": a PS shard takes an all-reduced shard's cost",
-                    "ar_split": ": an all-reduced shard takes a PS shard's cost"}
-        ok = piece_pairs_resolved(cal)
-        note += ", not resolved" + (borrowed.get(name, "") if len(ok) == 2 and any(ok.values()) else "")
+        takes = {"ps_piece_s": ": a PS shard takes an all-reduced shard's cost",
+                 "ar_piece_s": ": an all-reduced shard takes a PS shard's cost"}
+        borrowed = borrowed_piece_cost(cal)
+        note += ", not resolved" + (takes[borrowed[0]] if borrowed and PIECE_PAIRS[borrowed[0]][0] == name else "")
     return f" ({note})"
 
 

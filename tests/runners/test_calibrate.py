@@ -1,5 +1,6 @@
-"""``autotune calibrate``: measurements -> Calibration without TensorFlow, then (slow) on real servers: the local
-2-node cluster (a file the search finds) and a tc-shaped testbed link (bandwidth near the tc rate)."""
+"""``autotune calibrate``: measurements -> Calibration without TensorFlow (the anchor steps' costs are in
+``test_calibrate_anchors.py``), then (slow) on real servers: the local 2-node cluster (a file the search finds) and a
+tc-shaped testbed link (bandwidth near the tc rate)."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,25 +12,13 @@ import types
 import pytest
 
 from autotune.cli import main
-from runners.calibrate import LinkFit, Measurements, to_calibration
+from calibrate_helpers import MIB, measurements
+from runners.calibrate import to_calibration
 from testsupport import netns_forbidden
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "models" / "mlp.py"
 LOCAL = ROOT / "examples" / "clusters" / "localhost.yml"
-MIB = 2**20
-
-
-def _measurements(gbit_by_pair: dict[tuple[str, str], float], n: int) -> Measurements:
-    links = []
-    for (a, b), g in gbit_by_pair.items():
-        secs = [0.001 + s / (g * 1e9 / 8) for s in (MIB, 4 * MIB)]
-        links.append(LinkFit(a, b, [MIB, 4 * MIB], secs, 0.001, latency_s=5e-5, bandwidth_gbit=g))
-    ring = min(gbit_by_pair.values()) * 1e9 / 8
-    ar = [0.003 + 2 * (n - 1) / n * s / (0.5 * ring) for s in (MIB, 4 * MIB)]  # half the ideal ring bandwidth
-    return Measurements(links=links, allreduce_sizes=[MIB, 4 * MIB], allreduce_s=ar, allreduce_tiny_s=0.003,
-                        allreduce_base_s=0.001, rpc_tensors=101, rpc_s=0.011, rpc_one_s=0.001, reduce_s_per_byte=0.0,
-                        cast_s_per_byte=1e-10, step_single_s=0.01, nosync_step_s=0.02)
 
 
 # ---- pure conversion ------------------------------------------------------------------------------------
@@ -37,7 +26,7 @@ def _measurements(gbit_by_pair: dict[tuple[str, str], float], n: int) -> Measure
 def test_to_calibration_derives_every_constant(clusters):
     spec = clusters["localhost"]
     a, b = (n.address for n in spec.nodes)
-    m = _measurements({(a, b): 2.0, (b, a): 2.0}, 2)
+    m = measurements({(a, b): 2.0, (b, a): 2.0}, 2)
     inv = types.SimpleNamespace(model_hash="abc123", flops_per_step=1e9)
     cal = to_calibration(m, spec, inv)
     assert cal.node_bandwidth_gbit == {a: 2.0, b: 2.0} and cal.link_bandwidth_gbit == {}
@@ -67,7 +56,7 @@ def test_latency_collective_and_step_overheads_from_the_difference_probes(cluste
 
     spec = clusters["localhost"]
     a, b = (n.address for n in spec.nodes)
-    m = dataclasses.replace(_measurements({(a, b): 2.0, (b, a): 2.0}, 2), chain_hops=(2, 22),
+    m = dataclasses.replace(measurements({(a, b): 2.0, (b, a): 2.0}, 2), chain_hops=(2, 22),
                             chain_s={f"{a}|{b}": (0.002, 0.004)}, collectives=16, collectives_many_s=0.0085,
                             collectives_one_s=0.001, run_all_tasks_s=0.003, run_one_task_s=0.001)
     cal = to_calibration(m, spec)
@@ -91,290 +80,12 @@ def test_powersgd_constants_from_a_small_and_a_large_probe():
     assert got["powersgd_matrix_s"] == pytest.approx(fixed) and got["powersgd_s_per_flop"] == pytest.approx(per_flop)
 
 
-def test_powersgd_per_matrix_cost_from_the_models_powersgd_step(clusters, inventories):
-    """The mlp's `all_reduce_powersgd` step measured 2 ms per compressed matrix above the prediction without a
-    per-matrix cost: the calibration charges 2 ms per matrix, and then predicts that step exactly."""
-
-    from runners._calibration_data import powersgd_matrix_from_step
-    from simulator import Scorer
-    from space.builders import build_strategy
-
-    spec, inv = clusters["localhost"], inventories("mlp")
-    base = to_calibration(_measurements({(n.address, m.address): 2.0 for n in spec.nodes for m in spec.nodes
-                                         if n is not m}, 2), spec, inv)
-    strategy = build_strategy("all_reduce_powersgd", inv, spec)
-    zero = base.replace(powersgd_matrix_s=0.0)
-    assert base.powersgd_matrix_s == 0.0  # no probe in these measurements
-    p0 = Scorer(inv, spec, zero).predict(strategy).raw_step_time_s
-    matrices = sum(len(v.shape) >= 2 and min(v.shape[0], v.num_elements // v.shape[0]) > 1 for v in inv.variables)
-    assert matrices == 3
-    assert powersgd_matrix_from_step(zero, inv, spec, p0 + matrices * 2e-3) == pytest.approx(2e-3)
-    assert powersgd_matrix_from_step(zero.replace(powersgd_matrix_s=1e-5), inv, spec, p0 - 1e-3) == 1e-5  # never lower
-    m = dataclasses.replace(_measurements({(n.address, m.address): 2.0 for n in spec.nodes for m in spec.nodes
-                                           if n is not m}, 2), anchors_s={"powersgd": p0 + matrices * 2e-3})
-    cal = to_calibration(m, spec, inv)
-    assert cal.powersgd_matrix_s == pytest.approx(2e-3)
-    assert Scorer(inv, spec, cal).predict(strategy).raw_step_time_s == pytest.approx(p0 + matrices * 2e-3)
-
-
-def test_anchor_pairs_recover_the_piece_and_collective_costs(clusters, inventories):
-    """Anchor steps generated by a calibration with known per-piece and per-matrix costs: the conversion recovers
-    each from its pair's difference, whatever the shared compute. The per-collective cost is the measured
-    difference over the extra collectives (the mlp's group per variable launches 6 for the fused step's 1)."""
-
-    from runners.calibrate import anchor_strategies
-    from simulator import Scorer
-
-    spec, inv = clusters["localhost"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 2.0 for n in spec.nodes for o in spec.nodes if n is not o}, 2)
-    base = to_calibration(m, spec, inv)
-    true = base.replace(collective_overhead_s=1.2e-3, ar_piece_s=1e-3, ps_piece_s=5e-4, powersgd_matrix_s=1.5e-3)
-    strategies = anchor_strategies(inv, spec)
-    assert set(strategies) == {"all_reduce", "ar_split", "ar_groups", "ps", "ps_split", "ps_lb",
-                               "powersgd"}
-    anchors = {k: Scorer(inv, spec, true).predict(s).raw_step_time_s for k, s in strategies.items()}
-    anchors["ar_groups"] = anchors["all_reduce"] + 5 * 1.2e-3
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    for field in ("ar_piece_s", "ps_piece_s", "powersgd_matrix_s"):
-        assert getattr(cal, field) == pytest.approx(getattr(true, field), rel=1e-4), field
-    assert cal.collective_overhead_s == pytest.approx(1.2e-3)
-    # a pair measured faster than predicted with no cost charges nothing (never negative); a piece pair that
-    # resolves nothing takes the other's cost where that one resolved it
-    anchors["ar_split"], anchors["ar_groups"] = anchors["all_reduce"] - 1e-3, anchors["all_reduce"] - 1e-3
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    assert cal.collective_overhead_s == 0.0 and cal.ar_piece_s == pytest.approx(5e-4, rel=1e-4)
-    anchors["ps_split"] = anchors["ps"]
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    assert cal.ar_piece_s == 0.0 and cal.ps_piece_s == 0.0
-
-
-def test_a_piece_pair_that_resolves_nothing_takes_the_other_pairs_cost(clusters, inventories):
-    """Anchor steps generated with 1 ms per all-reduced shard and 0.5 ms per PS shard. A ``ps_split`` step no
-    slower than ``ps`` resolves nothing (the mlp's, three times in twelve calibrations): the PS shard takes the
-    all-reduced shard's 1 ms, not 0. With calibrate's rounds kept, the pair's standard error decides: rounds whose
-    difference swings by twice its size leave it unresolved, steady ones keep its own 0.5 ms. The table says
-    which, with two standard errors. An all-reduced pair that resolves nothing takes the PS shard's cost alike
-    (the recommender's, twice in eight calibrations)."""
-
-    from runners._calibration_data import RESOLVED_SE, format_table, pair_difference
-    from runners.calibrate import anchor_strategies
-    from simulator import Scorer
-
-    spec, inv = clusters["localhost"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 2.0 for n in spec.nodes for o in spec.nodes if n is not o}, 2)
-    true = to_calibration(m, spec, inv).replace(ar_piece_s=1e-3, ps_piece_s=5e-4)
-    strategies = anchor_strategies(inv, spec)
-    anchors = {k: Scorer(inv, spec, true).predict(strategies[k]).raw_step_time_s
-               for k in ("all_reduce", "ar_split", "ps", "ps_split")}
-    gap = anchors["ps_split"] - anchors["ps"]
-    assert gap > 0
-    assert to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv).ps_piece_s == pytest.approx(5e-4,
-                                                                                                         rel=1e-4)
-    for faster in (0.0, 1e-3):
-        flat = dict(anchors, ps_split=anchors["ps"] - faster)
-        cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
-        assert cal.ar_piece_s == pytest.approx(1e-3, rel=1e-4)
-        assert cal.ps_piece_s == cal.ar_piece_s
-        assert "against ps, not resolved: a PS shard takes an all-reduced shard's cost" in format_table(
-            dataclasses.replace(m, anchors_s=flat), cal)
-
-    def rounds(step: float, wobble: float) -> list[float]:
-        return [step + wobble * (-1) ** k for k in range(10)]
-
-    steady = {k: rounds(t, 1e-4) for k, t in anchors.items()}
-    noisy = dict(steady, ps_split=rounds(anchors["ps_split"], 2 * gap))  # the difference swings by twice its size
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors, anchor_rounds_s=steady), spec, inv)
-    difference, se = pair_difference(cal, "ps_split", "ps")
-    assert difference == pytest.approx(gap) and se == pytest.approx(0.0, abs=1e-12)
-    assert cal.ps_piece_s == pytest.approx(5e-4, rel=1e-4)
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors, anchor_rounds_s=noisy), spec, inv)
-    difference, se = pair_difference(cal, "ps_split", "ps")
-    assert RESOLVED_SE * se > difference > 0
-    assert cal.ps_piece_s == cal.ar_piece_s == pytest.approx(1e-3, rel=1e-4)
-    table = format_table(dataclasses.replace(m, anchors_s=anchors, anchor_rounds_s=noisy), cal)
-    assert f"{gap * 1e3:+.2f} ± {RESOLVED_SE * se * 1e3:.2f} ms against ps, not resolved" in table
-    assert "against all_reduce, not resolved" not in table  # the all-reduced pair stands out
-    # the other way round: an all-reduced pair lost in its noise takes the PS shard's cost
-    flat = dict(anchors, ar_split=anchors["all_reduce"])
-    cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
-    assert cal.ar_piece_s == cal.ps_piece_s == pytest.approx(5e-4, rel=1e-4)
-    assert "against all_reduce, not resolved: an all-reduced shard takes a PS shard's cost" in format_table(
-        dataclasses.replace(m, anchors_s=flat), cal)
-
-
-def test_the_all_reduce_factor_is_read_again_from_the_fused_all_reduce_step(clusters, inventories):
-    """The bare probe says half the link (0.5); anchor steps generated with 0.8: the conversion reads 0.8 from the
-    fused all-reduce step (after the per-collective cost, which it depends on) and predicts that step."""
-
-    from runners.calibrate import anchor_strategies
-    from simulator import Scorer
-
-    spec, inv = clusters["localhost"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 2.0 for n in spec.nodes for o in spec.nodes if n is not o}, 2)
-    assert to_calibration(m, spec, inv).collective_bandwidth_factor == pytest.approx(0.5)
-    true = to_calibration(m, spec, inv).replace(collective_bandwidth_factor=0.8, collective_overhead_s=1.5e-3)
-    strategies = anchor_strategies(inv, spec)
-    anchors = {"all_reduce": Scorer(inv, spec, true).predict(strategies["all_reduce"]).raw_step_time_s}
-    anchors["ar_groups"] = anchors["all_reduce"] + 5 * 1.5e-3  # the mlp's 6 collectives against 1
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    assert cal.collective_overhead_s == pytest.approx(1.5e-3)
-    assert cal.collective_bandwidth_factor == pytest.approx(0.8, rel=1e-4)
-    assert Scorer(inv, spec, cal).predict(strategies["all_reduce"]).raw_step_time_s == pytest.approx(
-        anchors["all_reduce"], abs=1e-6)
-    # a step slower than any factor up to the probe's floor can explain keeps the floor, never a factor <= 0
-    slow = to_calibration(dataclasses.replace(m, anchors_s={"all_reduce": 10.0}), spec, inv)
-    assert slow.collective_bandwidth_factor == pytest.approx(0.05)
-    # without the all-reduce step, the probe's factor stays
-    only = to_calibration(dataclasses.replace(m, anchors_s={"ps": anchors["all_reduce"]}), spec, inv)
-    assert only.collective_bandwidth_factor == pytest.approx(0.5)
-
-
-def test_the_ps_step_sets_how_much_staggering_ps_steps_lose(clusters, inventories):
-    """Anchor steps generated with ps_serial_fraction 0.4 on the 3-node spec: the conversion reads 0.4 from the
-    `ps` step and predicts it; a `ps` step faster than the staggered model keeps 0, a slower one than the
-    unstaggered keeps 1 (a share, never beyond)."""
-
-    from runners.calibrate import anchor_strategies
-    from simulator import Scorer
-
-    spec, inv = clusters["heterogeneous"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
-    base = to_calibration(m, spec, inv)
-    assert base.ps_serial_fraction == 0.0
-    ps = anchor_strategies(inv, spec)["ps"]
-    step = lambda share: Scorer(inv, spec, base.replace(ps_serial_fraction=share)).predict(ps).raw_step_time_s  # noqa: E731
-    assert step(1.0) > step(0.0) * 1.05  # the spec's links make the difference visible
-    for measured, share in ((step(0.4), 0.4), (step(0.0) * 0.9, 0.0), (step(1.0) * 1.1, 1.0)):
-        cal = to_calibration(dataclasses.replace(m, anchors_s={"ps": measured}), spec, inv)
-        assert cal.ps_serial_fraction == pytest.approx(share, abs=1e-4), measured
-    cal = to_calibration(dataclasses.replace(m, anchors_s={"ps": step(0.4)}), spec, inv)
-    assert Scorer(inv, spec, cal).predict(ps).raw_step_time_s == pytest.approx(step(0.4), rel=1e-6)
-
-
-def test_anchor_fit_names_the_anchor_steps_the_cost_model_cannot_reach(clusters, inventories):
-    """Anchor steps a calibration generated: the costs derived from them predict every one (nothing named). A `ps`
-    step slower than the unstaggered model (the share stops at 1) stays predicted fast, and the table says by how
-    much, under the step's own line."""
-    from runners.calibrate import anchor_fit, anchor_misfits, anchor_strategies, format_table
-    from simulator import Scorer
-
-    spec, inv = clusters["heterogeneous"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
-    true = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=5e-4)
-    strategies = anchor_strategies(inv, spec)
-    anchors = {k: Scorer(inv, spec, true).predict(strategies[k]).raw_step_time_s for k in ("all_reduce", "ps")}
-    m = dataclasses.replace(m, anchors_s=anchors)
-    cal = to_calibration(m, spec, inv)
-    fit = anchor_fit(cal, inv, spec)
-    assert set(fit) == {"all_reduce", "ps"}
-    for name, (measured, predicted) in fit.items():
-        assert measured == anchors[name] and predicted == pytest.approx(measured, rel=1e-3), name
-    assert anchor_misfits(fit) == []
-    table = format_table(m, cal, fit)
-    assert f"(the cost model: {fit['ps'][1] * 1e3:.2f} ms)" in table and "misses" not in table
-
-    unstaggered = Scorer(inv, spec, true.replace(ps_serial_fraction=1.0)).predict(strategies["ps"]).raw_step_time_s
-    slow = dataclasses.replace(m, anchors_s={**anchors, "ps": 1.25 * unstaggered})
-    cal = to_calibration(slow, spec, inv)
-    assert cal.ps_serial_fraction == 1.0
-    fit = anchor_fit(cal, inv, spec)
-    assert fit["ps"][1] == pytest.approx(unstaggered, rel=1e-3)
-    assert anchor_misfits(fit) == ["ps -20%"]  # 1 / 1.25 - 1
-    assert "the cost model misses 1 of its own anchor steps by more than 5% (predicted over measured): ps -20%" \
-        in format_table(slow, cal, fit)
-    assert anchor_fit(cal.replace(anchors_s={}), inv, spec) == {}
-
-
-def test_the_split_ps_step_sets_the_cost_of_a_ps_piece(clusters, inventories):
-    """Anchor steps generated with ps_serial_fraction 0.4 and a PS shard costing 0.3 ms (an all-reduced one 1 ms):
-    the conversion reads the share from the `ps` step and the PS shard's cost from the `ps_split` step less the
-    `ps` step, both with the share lost alike (cost model 4: the split step loses as much as the whole one). A
-    model that loses no staggering reads the shard's cost the same way."""
-    from runners.calibrate import anchor_strategies
-    from simulator import Scorer
-
-    spec, inv = clusters["heterogeneous"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
-    true = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=3e-4)
-    strategies = anchor_strategies(inv, spec)
-    step = lambda name, **kw: Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
-    assert step("ps_split") > step("ps_split", ps_piece_s=0.0) + 2e-3  # the pieces show in the step
-    anchors = {name: step(name) for name in ("all_reduce", "ar_split", "ps", "ps_split")}
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    assert cal.ps_serial_fraction == pytest.approx(0.4, abs=1e-4)
-    assert cal.ar_piece_s == pytest.approx(1e-3, rel=1e-3)
-    assert cal.ps_piece_s == pytest.approx(3e-4, rel=1e-3)
-    flat = dict(anchors, ps=step("ps", ps_serial_fraction=0.0),
-                ps_split=step("ps_split", ps_serial_fraction=0.0, ps_piece_s=2e-3))
-    cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
-    assert cal.ps_serial_fraction == 0.0
-    assert cal.ps_piece_s == pytest.approx(2e-3, rel=1e-3)
-
-
-def test_the_ps_lb_step_sets_the_staggering_a_spread_ps_step_loses(clusters, inventories):
-    """Anchor steps generated with ps_serial_fraction 0.4 (all on one server) and 0.1 where the load is spread as
-    ``ps_lb`` spreads it: the conversion reads 0.1 and the busiest server's share from the `ps_lb` step, and the
-    `ps` step is unchanged by it. A `ps_lb` step slower than the one-server share explains keeps that share (spread
-    never loses more); a model that loses no staggering sets nothing."""
-
-    from runners.calibrate import anchor_strategies
-    from simulator import Scorer
-
-    spec, inv = clusters["heterogeneous"], inventories("mlp")
-    m = _measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
-    base = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=1e-3)
-    strategies = anchor_strategies(inv, spec)
-    loads = Scorer(inv, spec, base).predict(strategies["ps_lb"]).server_load_bytes
-    busiest = max(loads.values()) / sum(loads.values())
-    assert 0 < busiest < 1 and len(loads) > 1
-    true = base.replace(ps_spread_serial=0.1, ps_spread_busiest=busiest)
-    step = lambda name, **kw: Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
-    unspread = dict(ps_spread_serial=None, ps_spread_busiest=None)
-    assert step("ps_lb") < step("ps_lb", **unspread) - 1e-3  # the spread share matters to the spread step
-    assert step("ps") == step("ps", **unspread)  # and not to the one with all its load on one server
-    shares = [step("ps_lb", ps_spread_serial=x) for x in (0.0, 0.1, 0.2, 0.4)]
-    assert shares == sorted(shares) and shares[0] < shares[-1]  # losing more staggering is never faster
-    anchors = {name: step(name) for name in ("all_reduce", "ar_split", "ps", "ps_split", "ps_lb")}
-    cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
-    assert cal.ps_serial_fraction == pytest.approx(0.4, abs=1e-4)
-    assert cal.ps_spread_serial == pytest.approx(0.1, abs=1e-3)
-    assert cal.ps_spread_busiest == pytest.approx(busiest)
-    slow = dict(anchors, ps_lb=step("ps_lb", **unspread) + 5e-3)
-    cal = to_calibration(dataclasses.replace(m, anchors_s=slow), spec, inv)
-    assert cal.ps_spread_serial == cal.ps_serial_fraction
-    flat = dict(anchors, ps=step("ps", ps_serial_fraction=0.0, **unspread))
-    cal = to_calibration(dataclasses.replace(m, anchors_s=flat), spec, inv)
-    assert cal.ps_serial_fraction == 0.0 and cal.ps_spread_serial is None and cal.ps_spread_busiest is None
-
-
-def test_the_turns_rounds_split_a_jobs_steps_as_take_turns_ran_them():
-    """20 steps in 10 rounds: 2 a round; 7 in 3: 3, 2, 2 (the first rounds take the rest); rounds beyond the steps
-    are dropped. A job's times read back as each round's mean step, in the order the rounds ran."""
-    from runners.profile import round_means, turn_chunks
-
-    assert turn_chunks(20, 10) == [2] * 10 and turn_chunks(7, 3) == [3, 2, 2] and turn_chunks(2, 10) == [1, 1]
-    assert round_means([1.0, 3.0, 2.0, 2.0, 4.0, 6.0, 8.0], [3, 2, 2]) == [2.0, 3.0, 7.0]
-
-
-def test_solve_cost_crossing_flat_and_unreachable():
-    from runners._calibration_data import solve_cost
-
-    assert solve_cost(lambda x: 0.01 + 3 * x, 0.016) == pytest.approx(2e-3, abs=1e-7)
-    # hidden up to 2.5 ms, then 5 per ms: 3 ms is the first value predicting the measurement
-    hidden = lambda x: -1e-3 + 5 * max(x - 2.5e-3, 0.0)  # noqa: E731
-    assert solve_cost(hidden, 1.5e-3) == pytest.approx(3e-3, abs=1e-7)
-    # a measurement inside the flat part cannot tell the values apart: the prior (the probe's value) stays
-    assert solve_cost(hidden, -1e-3, prior=1.7e-3) == pytest.approx(1.7e-3)
-    # below every prediction: the closest, nearest the prior
-    assert solve_cost(lambda x: 0.01 + x, 0.005, prior=0.0) == 0.0
-
-
 def test_only_a_clearly_slower_link_gets_its_own_entry():
     from space.cluster import ClusterSpec
 
     spec = ClusterSpec.from_dict({"nodes": [{"address": f"127.0.0.{i}", "chief": i == 1} for i in (1, 2, 3)]})
     a, b, c = (n.address for n in spec.nodes)
-    m = _measurements({(a, b): 1.0, (b, a): 1.0, (a, c): 0.98, (c, a): 1.0, (b, c): 0.5, (c, b): 0.5}, 3)
+    m = measurements({(a, b): 1.0, (b, a): 1.0, (a, c): 0.98, (c, a): 1.0, (b, c): 0.5, (c, b): 0.5}, 3)
     cal = to_calibration(m, spec)
     assert cal.link_bandwidth_gbit == {f"{b}|{c}": 0.5}
     assert cal.node_bandwidth_gbit[c] == 1.0 and cal.step_time_s is None
