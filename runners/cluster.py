@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -52,6 +53,7 @@ class RunningCluster:
         self.instance_keys_per_trial = instance_keys_per_trial
         self._launchers = list(launchers)
         self._owns_log_dir = owns_log_dir
+        self._keep_logs = False  # set when a start fails: its error message points at the logs
         self._next_key_base = instance_keys_per_trial
         self._lock = threading.Lock()
         self._closed = False
@@ -171,19 +173,26 @@ class RunningCluster:
 
     # ---- shutdown ----------------------------------------------------------------------------------
     def close(self) -> None:
-        """Stop every server this cluster started (SIGTERM, then SIGKILL), by PID; idempotent."""
+        """Stop every server this cluster started (SIGTERM, then SIGKILL), by PID; idempotent.
+
+        With a log dir of its own (``start_cluster`` without ``log_dir``), it then removes the logs: that
+        dir and each server's remote log. A failed start keeps them for its error message (an empty dir goes).
+        """
         with self._lock:
             if self._closed:
                 return
             self._closed = True
         _stop_all(self.servers, self.stop_timeout_s)
+        if self._owns_log_dir and not self._keep_logs:
+            for s in self.servers:  # before the launchers close: remote logs need their connections
+                s.discard_log()
         for launcher in self._launchers:
             try:
                 launcher.close()
             except Exception:  # noqa: BLE001 - closing connections must not mask the stop
                 pass
         _OPEN.discard(self)
-        if self._owns_log_dir:
+        if self._owns_log_dir and not (self._keep_logs and _holds_files(self.log_dir)):
             shutil.rmtree(self.log_dir, ignore_errors=True)
 
     @property
@@ -211,7 +220,8 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
         spec: the cluster; task ``k`` is ``spec.nodes[k]``.
         timeout_s: how long to wait for every server to be ready (starts run in parallel).
         accept_unknown_hosts: SSH only; add unknown host keys instead of refusing them.
-        log_dir: where local server logs go; default a temporary directory removed by :meth:`close`.
+        log_dir: where local server logs go. Default: a temporary directory that :meth:`close` removes along
+            with the servers' remote logs; when the start fails, the logs are kept (an empty directory is not).
         launcher: launch every node with this launcher instead of the rule in the module docstring.
         stop_timeout_s: grace between SIGTERM and SIGKILL when stopping.
         instance_keys_per_trial: size of each block returned by ``next_instance_key_base``.
@@ -227,11 +237,12 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
     _register_atexit()
     owns_log_dir = log_dir is None
     log_dir = log_dir or tempfile.mkdtemp(prefix="autotune-servers-")
-    launchers = _launchers_for(spec, launcher, accept_unknown_hosts, log_dir)
     run_id = uuid.uuid4().hex[:8]
+    launchers: list[Launcher] = []
     servers: list[ServerProcess] = []
     cluster: RunningCluster | None = None
     try:
+        launchers = _launchers_for(spec, launcher, accept_unknown_hosts, log_dir)
         ports = _choose_ports(spec, launchers)
         cluster_json = json.dumps({JOB: [f"{n.address}:{p}" for n, p in zip(spec.nodes, ports)]})
         deadline = time.monotonic() + timeout_s
@@ -247,12 +258,14 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
         return cluster
     except BaseException:
         if cluster is not None:
-            cluster._owns_log_dir = False  # keep the logs the error message points at
+            cluster._keep_logs = True  # the error message points at them
             cluster.close()
         else:
             _stop_all(servers, stop_timeout_s)
             for lau in set(launchers):
                 lau.close()
+            if owns_log_dir and not _holds_files(log_dir):
+                shutil.rmtree(log_dir, ignore_errors=True)
         raise
 
 
@@ -351,6 +364,11 @@ def _death_message(s: ServerProcess, port: int) -> str:
     tail = s.log_tail(20).strip()
     return (f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid}) exited with "
             f"status {s.poll()}; log {s.log_path}" + (f", last lines:\n{tail}" if tail else " is empty"))
+
+
+def _holds_files(directory: str) -> bool:
+    """Whether ``directory`` or any folder below it holds a file (SSH-only clusters log remotely)."""
+    return any(files for _, _, files in os.walk(directory))
 
 
 def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_hosts: bool,

@@ -3,7 +3,8 @@
 A launcher knows *how* to run a command on a node (a local subprocess, SSH, a network namespace); it does
 not know what the server is for. :func:`runners.cluster.start_cluster` drives it in this order:
 ``free_port`` once per node, then ``launch`` once per node, then polls each :class:`ServerProcess` until
-it is ready or dead, and finally ``stop``s every process and calls ``close``.
+it is ready or dead, and finally ``stop``s every process, discards its log after a clean stop
+(``discard_log``) and calls ``close``.
 """
 from __future__ import annotations
 
@@ -51,6 +52,12 @@ class ServerProcess(abc.ABC):
 
     def release(self) -> None:
         """Free what watching the process held (pipes, channels). Called once after it ended."""
+
+    def discard_log(self) -> None:
+        """Remove the server's log; never raises. Called after a clean stop, before the launcher's ``close``.
+
+        Default: nothing (local logs live in a directory the cluster removes itself).
+        """
 
     @property
     def where(self) -> str:

@@ -6,6 +6,7 @@ stdin (``--watch-fd 0``), so when the driver's connection drops for any reason t
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import socket
@@ -65,6 +66,13 @@ class SSHProcess(ServerProcess):
     def release(self) -> None:
         self._channel.close()
 
+    def discard_log(self) -> None:
+        transport = self._channel.get_transport()
+        if transport is None or not transport.is_active():
+            return  # the node dropped off; reconnecting could hold up the stop for connect_timeout_s
+        with contextlib.suppress(Exception):  # a log left behind must not mask the stop
+            self._launcher.run(self.node, f"rm -f {shlex.quote(self.log_path)}", timeout_s=5)
+
 
 class SSHLauncher(Launcher):
     """Launches servers through paramiko on nodes that name an ``ssh`` group in the spec.
@@ -77,7 +85,8 @@ class SSHLauncher(Launcher):
         spec: the cluster spec holding the ``ssh`` groups.
         accept_unknown_hosts: accept hosts whose key is not in known_hosts (AutoAddPolicy).
         connect_timeout_s: TCP connect, banner and authentication timeout.
-        remote_log_dir: directory on each node for the server logs.
+        remote_log_dir: directory on each node for the server logs. They are removed on a clean stop (of a
+            cluster started without ``log_dir``) and kept when a start fails, for its error message.
         default_python: interpreter for nodes without ``python`` in the spec.
     """
 

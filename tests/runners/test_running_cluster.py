@@ -7,6 +7,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -190,10 +191,22 @@ def test_failed_start_names_the_node_and_stops_what_started(case, tmp_path):
     assert set(_server_children()) - before == set()
 
 
-def test_remote_node_without_ssh_config_is_a_spec_error():
+def test_failed_start_keeps_its_log_dir_with_the_logs(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where start_cluster makes its log dir
+    spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True, "python": "/bin/false"}]})
+    with pytest.raises(RunError, match="exited before it was ready") as e:
+        start_cluster(spec, timeout_s=60)
+    (log_dir,) = tmp_path.iterdir()
+    (log,) = log_dir.iterdir()
+    assert log_dir.name.startswith("autotune-servers-") and f"; log {log} is empty" in str(e.value)
+
+
+def test_remote_node_without_ssh_config_is_a_spec_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     spec = ClusterSpec.from_dict({"nodes": [{"address": "10.9.9.9", "chief": True}]})
     with pytest.raises(SpecError, match="has no `ssh_config`"):
         start_cluster(spec)
+    assert list(tmp_path.iterdir()) == []  # no empty log dir left behind
 
 
 _DRIVER = """

@@ -4,11 +4,13 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -16,7 +18,7 @@ import pytest
 from runners import run_with_timeout, start_cluster
 from runners.launch import SSHLauncher
 from space.cluster import ClusterSpec
-from space.errors import UnreachableHost
+from space.errors import RunError, UnreachableHost
 from testsupport import alive, wait_gone
 
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
@@ -74,10 +76,10 @@ StrictModes no
     proc.wait(10)
 
 
-def _spec(sshd, *, known_hosts=None, port=None, local_chief=True) -> ClusterSpec:
+def _spec(sshd, *, known_hosts=None, port=None, local_chief=True, python=sys.executable) -> ClusterSpec:
     sshd_port, key, hosts, _ = sshd
     nodes = [{"address": "127.0.0.1", "chief": True}] if local_chief else []
-    nodes.append({"address": SSH_ADDRESS, "ssh_config": "test", "python": sys.executable, "workdir": str(ROOT),
+    nodes.append({"address": SSH_ADDRESS, "ssh_config": "test", "python": str(python), "workdir": str(ROOT),
                   "chief": not local_chief})
     group = {"username": "root", "port": port or sshd_port, "key_file": str(key),
              "known_hosts": str(known_hosts or hosts), "shared_envs": {"TF_CPP_MIN_LOG_LEVEL": "2"}}
@@ -147,10 +149,46 @@ def test_changed_host_key_is_refused_even_with_the_flag(sshd, tmp_path):
         SSHLauncher(spec, accept_unknown_hosts=True).free_port(spec.nodes[1])
 
 
-def test_unreachable_host_is_named(sshd):
+def test_unreachable_host_is_named(sshd, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where start_cluster makes its log dir
     closed = _free_port()
     with pytest.raises(UnreachableHost, match=rf"cannot reach node {SSH_ADDRESS} \(root@{SSH_ADDRESS}:{closed}\)"):
         start_cluster(_spec(sshd, port=closed))
+    assert list(tmp_path.iterdir()) == []  # its log dir stayed empty, so it is not kept
+
+
+def test_clean_close_removes_the_remote_log(sshd, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    c = start_cluster(_spec(sshd, local_chief=False), timeout_s=120)
+    try:
+        (server,) = c.servers
+        assert server.log_path.startswith("/tmp/autotune-") and os.path.isfile(server.log_path)  # the default
+        assert list(tmp_path.iterdir()) == [pathlib.Path(c.log_dir)]
+    finally:
+        c.close()
+    left = os.path.exists(server.log_path)
+    if left:
+        os.remove(server.log_path)
+    assert not left
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_start_keeps_the_remote_log_and_drops_the_empty_local_dir(sshd, tmp_path, monkeypatch):
+    python = tmp_path / "python"  # probes the free port like python, then fails as the server
+    python.write_text(f'#!/bin/sh\n[ "$1" = -c ] && exec {sys.executable} "$@"\necho no-server-here >&2\nexit 3\n')
+    python.chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    with pytest.raises(RunError, match=r"exited before it was ready with status 3; log \S+, last lines:\n"
+                                       r"no-server-here") as e:
+        start_cluster(_spec(sshd, local_chief=False, python=python), timeout_s=60)
+    log = re.search(r"; log (\S+),", str(e.value)).group(1)
+    try:
+        assert pathlib.Path(log).read_text() == "no-server-here\n"  # kept: the message points at it
+    finally:
+        os.remove(log)
+    assert list(temp.iterdir()) == []
 
 
 _DRIVER = """
@@ -158,7 +196,7 @@ import json, sys, time
 from runners import start_cluster
 from space.cluster import ClusterSpec
 cluster = start_cluster(ClusterSpec.from_dict(json.loads(sys.argv[1])), timeout_s=120, log_dir=sys.argv[2])
-print(json.dumps(cluster.pids), flush=True)
+print(json.dumps([cluster.pids, [s.log_path for s in cluster.servers]]), flush=True)
 time.sleep(600)
 """
 
@@ -168,8 +206,9 @@ def test_driver_sigkill_leaves_no_remote_server(sshd, tmp_path):
     driver = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec), str(tmp_path)], cwd=ROOT,
                               stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
+    logs: list[str] = []
     try:
-        (pid,) = json.loads(driver.stdout.readline())
+        (pid,), logs = json.loads(driver.stdout.readline())
         assert alive(pid)
         driver.kill()
         driver.wait(30)
@@ -178,3 +217,5 @@ def test_driver_sigkill_leaves_no_remote_server(sshd, tmp_path):
         if driver.poll() is None:
             driver.kill()
             driver.wait()
+        for log in logs:  # a killed driver cannot remove its remote logs
+            os.remove(log)
