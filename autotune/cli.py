@@ -1,13 +1,17 @@
 """The ``autotune`` command line. Each sub-command lives in ``autotune/commands/<name>.py``.
 
-Exit codes: 0 ok, 1 the work failed, 2 bad input (one line ``error: what, where; hint: ...``).
+Exit codes: 0 ok, 1 the work failed, 2 bad input (one line ``error: what, where; hint: ...``), 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM, as a scheduler or ``timeout`` stops a job). Both stop as Ctrl-C does: the servers
+started are stopped by PID and what was measured is kept.
 """
 from __future__ import annotations
 
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
 from typing import Sequence
 
 from space.errors import AutotuneError
@@ -37,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    _terminated.clear()
+    installed, previous = _stop_on_sigterm()
     try:
         return int(args.func(args) or 0)
     except AutotuneError as e:
@@ -44,6 +50,39 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"error: {e}", file=sys.stderr)
         return e.exit_code
+    except Terminated:
+        print("terminated (SIGTERM)", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        if installed:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: whatever cleans up after Ctrl-C (``finally``, ``except
+    BaseException``) cleans up after it too."""
+
+
+_terminated = threading.Event()
+
+
+def _raise_terminated(signum, frame) -> None:
+    _terminated.set()
+    raise Terminated()
+
+
+def interrupted_code() -> int:
+    """The exit code of a command that stopped early and kept its work: 143 after SIGTERM, else 130 (Ctrl-C)."""
+    return 143 if _terminated.is_set() else 130
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM stop the command as Ctrl-C does (by default it ends the process at once: no ``finally`` runs,
+    so an owned log directory, a half-written report and the servers' clean stop would be lost). Returns whether
+    it did (not outside the main thread, where signals cannot be set) and the handler it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return False, None
+    return True, signal.signal(signal.SIGTERM, _raise_terminated)

@@ -11,7 +11,8 @@ model:
 
 Each run profiles every strategy in ``--repeats`` passes of head-to-head groups of ``--together`` (6) strategies,
 with the machine's drift between groups divided out, and reports the measurement's own noise (one pass against
-another). One row per model is printed; the testbed is removed at the end (``--keep`` leaves it up).
+another). One row per model is printed; the testbed is removed at the end (``--keep`` leaves it up), also after Ctrl-C or a
+SIGTERM (forwarded to the running ``autotune`` command, which stops its servers first).
 
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
 
@@ -35,6 +36,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -43,10 +45,37 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+_running: list[subprocess.Popen] = []  # the autotune command running now, for the SIGTERM handler
+STOP_WAIT_S = 120  # for a stopped command to stop its servers, before it is killed
+
+
 def _cli(*args: str) -> None:
     cmd = [sys.executable, "-m", "autotune", *args]
     print("$ autotune " + " ".join(args), file=sys.stderr, flush=True)
-    subprocess.run(cmd, check=True, cwd=ROOT)
+    proc = subprocess.Popen(cmd, cwd=ROOT)
+    _running.append(proc)
+    try:
+        code = proc.wait()
+    except BaseException:  # Ctrl-C (the command got it too) or SIGTERM (forwarded): it stops its servers first
+        try:
+            proc.wait(STOP_WAIT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
+    finally:
+        _running.remove(proc)
+    if code:
+        raise subprocess.CalledProcessError(code, cmd)
+
+
+def _on_sigterm(signum, frame) -> None:
+    """SIGTERM stops the run as Ctrl-C does: the running command gets it (the product stops as after Ctrl-C, exit
+    143), then the ``finally`` below takes the testbed down, which a second SIGTERM does not interrupt."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for proc in _running:
+        proc.send_signal(signal.SIGTERM)
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse:
         return _reuse(args, out)
     cache = pathlib.Path(args.cache_dir or out / "cache").resolve()
+    signal.signal(signal.SIGTERM, _on_sigterm)
     testbed_dir = None
     spec = args.spec
     if spec is None:
@@ -377,4 +407,8 @@ def _print(results: dict, out: pathlib.Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted; the testbed is down, and --resume goes on from what was measured", file=sys.stderr)
+        sys.exit(130)

@@ -74,4 +74,6 @@ def run(args) -> int:
                        cache_dir=args.cache_dir,
                        steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts)
     result = run_search(cfg, progress=not args.quiet)
-    return 130 if result.interrupted else 0
+    from autotune.cli import interrupted_code
+
+    return interrupted_code() if result.interrupted else 0

@@ -75,3 +75,38 @@ def test_module_entry_point_runs():
     r = subprocess.run([sys.executable, "-m", "autotune", "builders"], capture_output=True, text=True,
                        cwd=MODELS.parent.parent)
     assert r.returncode == 0 and "parallax" in r.stdout
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
+    """A scheduler's SIGTERM: the servers are stopped through the command's own clean-up (their owned log
+    directory removed, which the default action, ending the process at once, leaves behind) and exit code 143."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from testpaths import ROOT
+
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "autotune", "calibrate", "--spec", str(CLUSTERS / "localhost.yml"), "--model",
+           str(MODELS / "mlp.py"), "--cache-dir", str(cache_dir), "--output", str(tmp_path / "cal.json")]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        logs: list = []
+        while time.monotonic() < deadline and proc.poll() is None and len(logs) < 2:
+            logs = [p for d in tmp_path.glob("autotune-servers-*") for p in d.glob("*.log")
+                    if "ready" in p.read_text(errors="replace")]
+            time.sleep(0.2)
+        assert len(logs) == 2, "both servers were up before the signal"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 143, err
+    assert "terminated (SIGTERM)" in err
+    assert not list(tmp_path.glob("autotune-servers-*")), "the servers' clean stop removed their log directory"

@@ -81,7 +81,8 @@ def test_existing_study_needs_resume(tmp_path, cache_dir, capsys):
 
 
 @pytest.mark.slow
-def test_interrupted_search_resumes(tmp_path, cache_dir):
+@pytest.mark.parametrize("stop, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
+def test_interrupted_search_resumes(tmp_path, cache_dir, stop, code):
     out = tmp_path / "o"
     env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "autotune", "search", "--model", MODEL, "--spec", SPEC, "-o", str(out),
@@ -95,13 +96,13 @@ def test_interrupted_search_resumes(tmp_path, cache_dir):
             if (out / "simulated.jsonl").is_file() and len((out / "simulated.jsonl").read_text().splitlines()) >= 40:
                 break
             time.sleep(0.2)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     before = _records(out)
     assert len(before) >= 40 and (out / "best.pb").is_file(), "an interrupted search keeps its trials and a winner"
     total = len(before) + 30
