@@ -11,8 +11,8 @@ model:
 
 Each run profiles every strategy in ``--repeats`` passes of head-to-head groups of ``--together`` (6) strategies,
 with the machine's drift between groups divided out, and reports the measurement's own noise (one pass against
-another). One row per model is printed; the testbed is removed at the end (``--keep`` leaves it up), also after Ctrl-C or a
-SIGTERM (forwarded to the running ``autotune`` command, which stops its servers first).
+another). One row per model is printed; the testbed is removed at the end (``--keep`` leaves it up), also after
+Ctrl-C or a SIGTERM (forwarded to the running ``autotune`` command, which stops its servers first).
 
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
 
