@@ -192,8 +192,8 @@ class RunningCluster:
             except Exception:  # noqa: BLE001 - closing connections must not mask the stop
                 pass
         _OPEN.discard(self)
-        if self._owns_log_dir and not (self._keep_logs and _holds_files(self.log_dir)):
-            shutil.rmtree(self.log_dir, ignore_errors=True)
+        if self._owns_log_dir:
+            _remove_log_dir(self.log_dir, keep_logs=self._keep_logs)
 
     @property
     def closed(self) -> bool:
@@ -264,8 +264,8 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
             _stop_all(servers, stop_timeout_s)
             for lau in set(launchers):
                 lau.close()
-            if owns_log_dir and not _holds_files(log_dir):
-                shutil.rmtree(log_dir, ignore_errors=True)
+            if owns_log_dir:
+                _remove_log_dir(log_dir, keep_logs=True)  # the error message points at any log in it
         raise
 
 
@@ -366,9 +366,11 @@ def _death_message(s: ServerProcess, port: int) -> str:
             f"status {s.poll()}; log {s.log_path}" + (f", last lines:\n{tail}" if tail else " is empty"))
 
 
-def _holds_files(directory: str) -> bool:
-    """Whether ``directory`` or any folder below it holds a file (SSH-only clusters log remotely)."""
-    return any(files for _, _, files in os.walk(directory))
+def _remove_log_dir(directory: str, *, keep_logs: bool) -> None:
+    """Remove a log directory ``start_cluster`` made; with ``keep_logs`` (a failed start) only if it holds no file
+    (SSH-only clusters log remotely, and an empty directory tells nobody anything)."""
+    if not (keep_logs and any(files for _, _, files in os.walk(directory))):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_hosts: bool,

@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
-from testpaths import CLUSTERS, MODELS
+from testpaths import CLUSTERS, MODELS, ROOT
 from space import builders
 from space.strategy import Strategy
 
@@ -81,14 +86,6 @@ def test_module_entry_point_runs():
 def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
     """A scheduler's SIGTERM: the servers are stopped through the command's own clean-up (their owned log
     directory removed, which the default action, ending the process at once, leaves behind) and exit code 143."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    from testpaths import ROOT
-
     env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "autotune", "calibrate", "--spec", str(CLUSTERS / "localhost.yml"), "--model",
            str(MODELS / "mlp.py"), "--cache-dir", str(cache_dir), "--output", str(tmp_path / "cal.json")]
