@@ -60,8 +60,6 @@ class Report:
     holdout_before: dict[str, float] | None = None
     holdout_after: dict[str, float] | None = None
     residual: dict[str, float] | None = None
-    residual_form: str = ""  # the form cross-validation picked ("linear" | "scale"), see simulator.choose_residual
-    residual_cv: dict[str, float] | None = None  # cross-validated MAPE of each form on the train split
     noise: dict[str, float] | None = None  # one pass's medians against another's (mean over pairs of passes)
     raw_metrics: dict[str, float] | None = None  # without the calibration's residual, when it has one
     since_calibration: float | None = None  # the machine's speed: steps measured here over the same ones calibrated
@@ -155,7 +153,7 @@ def measurement_noise(rows: list[Row]) -> dict[str, float] | None:
 
 def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: int = 0) -> Report:
     """Fidelity of the measured rows; with ``fit`` a residual on the train split, scored on the held-out one."""
-    from simulator import COUNT_UNIT_S, apply_residual, choose_residual, fidelity
+    from simulator import COUNT_UNIT_S, apply_residual, fidelity, fit_residual
 
     good = [r for r in rows if r.ok]
     if len(good) < 2:
@@ -171,7 +169,7 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
     mask = split_holdout(len(good), holdout, seed)
     feats = np.array([[r.compute_s, r.comm_s, r.latency_s, r.pieces * COUNT_UNIT_S, r.collectives * COUNT_UNIT_S]
                       for r in good])
-    residual, report.residual_form, report.residual_cv = choose_residual(feats[~mask], meas[~mask])
+    residual = fit_residual(feats[~mask], meas[~mask])
     corrected = apply_residual(feats, residual)
     for r, held, c in zip(good, mask, corrected):
         r.split, r.corrected_s = ("holdout" if held else "train"), float(c)

@@ -49,11 +49,7 @@ def format_report(report: Report) -> str:
     if report.residual is not None:
         lines += [f"held-out, before residual: {format_metrics(report.holdout_before)}",
                   f"held-out, after residual:  {format_metrics(report.holdout_after)}",
-                  f"residual ({report.residual_form or 'linear'}): "
-                  + ", ".join(f"{k} {v:.4g}" for k, v in report.residual.items())]
-        if report.residual_cv:
-            lines.append("  picked by 5-fold cross-validation on the train split: " + ", ".join(
-                f"{k} {100 * v:.1f}%" for k, v in report.residual_cv.items()) + " MAPE")
+                  "residual: " + ", ".join(f"{k} {v:.4g}" for k, v in report.residual.items())]
     return "\n".join(lines)
 
 
@@ -122,7 +118,6 @@ def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pa
             w.writerow(dataclasses.asdict(r))
     summary = {"metrics": report.metrics, "holdout_before": report.holdout_before,
                "holdout_after": report.holdout_after, "residual": report.residual, "noise": report.noise,
-               "residual_form": report.residual_form, "residual_cv": report.residual_cv,
                "raw_metrics": report.raw_metrics, "since_calibration": report.since_calibration,
                "metrics_at_calibration": report.metrics_at_calibration,
                "anchor_fit": {k: list(v) for k, v in report.anchor_fit.items()} if report.anchor_fit else None,

@@ -11,15 +11,14 @@ from space.strategy import Strategy
 from simulator._bound import distance, lower_bound
 from simulator._calibration import (COST_MODEL_VERSION, Calibration, CalibrationError, StaleCalibration,
                                     calibration_path, link_key)
-from simulator._fidelity import (apply_residual, choose_residual, features, fidelity, fit_alpha_beta, fit_residual,
-                                 kendall_tau, mape, scale_residual, top1_regret, topk_regret)
+from simulator._fidelity import (apply_residual, features, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape,
+                                 top1_regret, topk_regret)
 from simulator._prediction import COUNT_UNIT_S, Bound, Distance, Prediction
 from simulator._scorer import Choices, Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
            "calibration_path", "link_key", "lower_bound", "distance", "Bound", "Distance", "kendall_tau", "mape",
-           "top1_regret", "topk_regret", "fidelity", "fit_residual", "scale_residual", "choose_residual",
-           "apply_residual", "features", "fit_alpha_beta", "COUNT_UNIT_S", "COST_MODEL_VERSION"]
+           "top1_regret", "topk_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta", "COUNT_UNIT_S", "COST_MODEL_VERSION"]
 
 _last: tuple[Inventory, ClusterSpec, Calibration, Scorer] | None = None
 

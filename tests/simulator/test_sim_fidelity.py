@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from simulator import (apply_residual, choose_residual, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape,
-                       scale_residual, top1_regret, topk_regret)
+from simulator import (apply_residual, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape, top1_regret,
+                       topk_regret)
 
 
 @pytest.mark.parametrize("a,b,expected", [
@@ -108,40 +108,37 @@ def _parts(n: int, seed: int) -> np.ndarray:
                             rng.integers(0, 80, n) * 1e-3, rng.integers(0, 40, n) * 1e-3])
 
 
-def test_scale_residual_is_one_factor_on_the_whole_step():
-    f = _parts(12, 0)
-    res = scale_residual(f, 0.9 * (f[:, 0] + f[:, 1]))
-    assert res == pytest.approx({"intercept": 0, "compute": 0.9, "comm": 0.9, "latency": 0, "pieces": 0,
-                                 "collectives": 0})
-    np.testing.assert_allclose(apply_residual(f, res), 0.9 * (f[:, 0] + f[:, 1]))
+def _short_and_long(rng, short: int, long: int) -> tuple[np.ndarray, np.ndarray]:
+    """Short steps (5-13 ms) whose communication the model undercounts by 30%, beside long ones (200-300 ms) it
+    gets right on average, measured with 5% noise: a model's fp16 and PowerSGD steps beside its PS steps."""
+    def parts(n, comm):
+        return np.column_stack([rng.uniform(0.003, 0.005, n), rng.uniform(*comm, n), np.zeros(n),
+                                rng.integers(0, 20, n) * 1e-3, np.zeros(n)])
+    fs, fl = parts(short, (0.002, 0.008)), parts(long, (0.2, 0.3))
+    ys = (fs[:, 0] + 1.3 * fs[:, 1]) * rng.lognormal(0, 0.02, short)
+    yl = (fl[:, 0] + fl[:, 1]) * rng.lognormal(0, 0.05, long)
+    return np.vstack([fs, fl]), np.r_[ys, yl]
 
 
-def test_choose_residual_keeps_one_factor_where_the_linear_fit_would_fit_noise():
-    """A model 10% slow everywhere, measured with 8% noise: six coefficients on 21 strategies chase the noise
-    through the counts and latency; cross-validation sees it and keeps the factor, which also does better on 200
-    strategies it never saw."""
-    rng = np.random.default_rng(4)
-    f = _parts(221, 1)
-    y = 0.9 * (f[:, 0] + f[:, 1]) * rng.lognormal(0, 0.08, len(f))
-    res, form, errors = choose_residual(f[:21], y[:21])
-    assert form == "scale" and errors["scale"] < errors["linear"]
-    unseen = {k: mape(apply_residual(f[21:], r), y[21:]) for k, r in
-              (("picked", res), ("linear", fit_residual(f[:21], y[:21])))}
-    assert unseen["picked"] < unseen["linear"]
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fit_residual_is_not_set_by_the_longest_steps(seed):
+    """Fitted to relative errors, the correction serves the short steps as well as the long: on strategies it never
+    saw it errs less than a least-squares fit in seconds, which the long steps' noise sets."""
+    rng = np.random.default_rng(seed)
+    f, y = _short_and_long(rng, 20, 5)
+    unseen_f, unseen_y = _short_and_long(rng, 200, 50)
+    X = np.column_stack([np.ones(len(y)), f])
+    in_seconds = dict(zip(("intercept", "compute", "comm", "latency", "pieces", "collectives"),
+                          np.linalg.lstsq(X, y, rcond=None)[0]))
+    relative = fit_residual(f, y, ridge=1e-9)
+    assert mape(apply_residual(unseen_f, relative), unseen_y) < mape(apply_residual(unseen_f, in_seconds), unseen_y)
+    assert mape(apply_residual(unseen_f, relative), unseen_y) < 0.06  # the raw model: 26%
 
 
-def test_choose_residual_takes_the_linear_fit_where_the_error_has_structure():
-    f = _parts(30, 2)
-    y = 0.02 + 1.1 * f[:, 0] + 1.3 * f[:, 1] + 2.0 * f[:, 2] + 0.4 * f[:, 3] + 1.5 * f[:, 4]
-    res, form, errors = choose_residual(f, y)
-    assert form == "linear" and errors["linear"] < errors["scale"] / 2  # the ridge keeps it a little off
-    assert mape(apply_residual(f, res), y) < mape(apply_residual(f, scale_residual(f, y)), y) / 2
-
-
-def test_choose_residual_with_few_measurements_fits_linearly_without_checking():
-    f = _parts(8, 3)
-    res, form, errors = choose_residual(f, f[:, 0] + f[:, 1])
-    assert form == "linear" and errors == {} and res == fit_residual(f, f[:, 0] + f[:, 1])
+def test_fit_residual_rejects_a_step_that_is_not_positive():
+    f = _parts(6, 0)
+    with pytest.raises(ValueError, match="> 0"):
+        fit_residual(f, np.r_[f[:5, 0] + f[:5, 1], 0.0])
 
 
 def test_fit_alpha_beta():
