@@ -1,0 +1,47 @@
+
+search-6730f4aecc0c
+mlp/dense/kernel:0	€¿
+mlp/dense/bias:0"16*0
+mlp/dense/bias/part_0:0
+198.18.7.13:CPU:0*!
+mlp/dense/bias/part_1:0*
+mlp/dense/bias/part_2:0*!
+mlp/dense/bias/part_3:0*$
+mlp/dense/bias/part_4:0	€*0
+mlp/dense/bias/part_5:0
+198.18.7.12:CPU:0*$
+mlp/dense/bias/part_6:0	€*"
+mlp/dense/bias/part_7:0€*2
+mlp/dense/bias/part_8:0
+198.18.7.11:CPU:0*$
+mlp/dense/bias/part_9:0	€*1
+mlp/dense/bias/part_10:0
+198.18.7.12:CPU:0*1
+mlp/dense/bias/part_11:0
+198.18.7.11:CPU:0*"
+mlp/dense/bias/part_12:0*3
+mlp/dense/bias/part_13:0
+198.18.7.12:CPU:0*1
+mlp/dense/bias/part_14:0
+198.18.7.13:CPU:0* 
+mlp/dense/bias/part_15:0‹
+mlp/dense_1/kernel:0"2,1*6
+mlp/dense_1/kernel/part_0:0
+198.18.7.12:CPU:0*6
+mlp/dense_1/kernel/part_1:0
+198.18.7.13:CPU:0
+mlp/dense_1/bias:0€x
+mlp/dense_2/kernel:0"2,1*6
+mlp/dense_2/kernel/part_0:0
+198.18.7.12:CPU:0*#
+mlp/dense_2/kernel/part_1:0¹
+mlp/dense_2/bias:0"3*4
+mlp/dense_2/bias/part_0:0
+198.18.7.13:CPU:0*4
+mlp/dense_2/bias/part_1:0
+198.18.7.11:CPU:0*4
+mlp/dense_2/bias/part_2:0
+198.18.7.13:CPU:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
