@@ -18,7 +18,8 @@ from simulator._scorer import Choices, Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
            "calibration_path", "link_key", "lower_bound", "distance", "Bound", "Distance", "kendall_tau", "mape",
-           "top1_regret", "topk_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta", "COUNT_UNIT_S", "COST_MODEL_VERSION"]
+           "top1_regret", "topk_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta",
+           "COUNT_UNIT_S", "COST_MODEL_VERSION"]
 
 _last: tuple[Inventory, ClusterSpec, Calibration, Scorer] | None = None
 

@@ -76,9 +76,8 @@ def features(predictions: Sequence[Prediction] | np.ndarray) -> np.ndarray:
 
 def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: Sequence[float],
                  ridge: float = 1e-3) -> dict[str, float]:
-    """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency + c4*pieces + c5*collectives, each strategy's error
-    relative to its measured step (the terms of MAPE, and of the order the search ranks by), pulled toward the
-    identity.
+    """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency + c4*pieces + c5*collectives by least squares of each
+    strategy's error relative to its measured step (the terms of MAPE), pulled toward the identity.
 
     The two counts (synchronized pieces beyond one per variable, collectives per step; see
     ``Prediction.features``) carry what each extra tensor costs the step beyond its bytes: graph ops, RPC and
