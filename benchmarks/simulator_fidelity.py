@@ -344,12 +344,11 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
               + f"; calibrated as calibrate does now: {sum(r['meets'] != 'no' for r in now)} of {len(now)}")
         fresh = [r for r in mine if "fitted_tau" in r]
         if fresh:
-            def mean(key, fresh=fresh):
-                return statistics.fmean(r[key] for r in fresh)
+            mean = {k: statistics.fmean(r[k] for r in fresh) for k in ("fitted_tau", "fitted_mape", "tau", "mape")}
             print(f"  fresh runs with the residual fitted on their dev run: {sum(r['fitted_meets'] for r in fresh)} of "
                   f"{len(fresh)} meet the targets raw (without it: {sum(r['meets'] == 'yes' for r in fresh)}); "
-                  f"mean tau {mean('fitted_tau'):.3f}, MAPE {mean('fitted_mape'):.1%} "
-                  f"(without: {mean('tau'):.3f}, {mean('mape'):.1%})")
+                  f"mean tau {mean['fitted_tau']:.3f}, MAPE {mean['fitted_mape']:.1%} "
+                  f"(without: {mean['tau']:.3f}, {mean['mape']:.1%})")
         missed = _misses([r for r in mine if not r.get("fresh")])
         if missed:
             from runners.calibrate import ANCHOR_MISFIT

@@ -8,6 +8,7 @@ import pytest
 
 from simulator import (apply_residual, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape, top1_regret,
                        topk_regret)
+from simulator._calibration import RESIDUAL_KEYS
 
 
 @pytest.mark.parametrize("a,b,expected", [
@@ -128,8 +129,7 @@ def test_fit_residual_is_not_set_by_the_longest_steps(seed):
     f, y = _short_and_long(rng, 20, 5)
     unseen_f, unseen_y = _short_and_long(rng, 200, 50)
     X = np.column_stack([np.ones(len(y)), f])
-    in_seconds = dict(zip(("intercept", "compute", "comm", "latency", "pieces", "collectives"),
-                          np.linalg.lstsq(X, y, rcond=None)[0]))
+    in_seconds = dict(zip(RESIDUAL_KEYS, np.linalg.lstsq(X, y, rcond=None)[0]))
     relative = fit_residual(f, y, ridge=1e-9)
     assert mape(apply_residual(unseen_f, relative), unseen_y) < mape(apply_residual(unseen_f, in_seconds), unseen_y)
     assert mape(apply_residual(unseen_f, relative), unseen_y) < 0.06  # the raw model: 26%
