@@ -107,6 +107,18 @@ def load_measured(directory: pathlib.Path) -> tuple[list[tuple[str, Any]], list[
     return picked, rows
 
 
+def recorded_seed(directory: pathlib.Path) -> int | None:
+    """The seed an earlier run saved in ``directory`` drew its strategies and its train/held-out split with, as its
+    journal's first line records it (``measurements.jsonl``); None where there is no journal or it names none."""
+    try:
+        with open(pathlib.Path(directory) / "measurements.jsonl") as fh:
+            header = json.loads(fh.readline())
+    except (OSError, json.JSONDecodeError):
+        return None
+    seed = header.get("seed") if isinstance(header, dict) else None
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
 def write_outputs(report: Report, out: pathlib.Path, title: str = "") -> list[pathlib.Path]:
     """``rows.csv``, ``summary.json``, ``table.txt`` and ``predicted_vs_measured.png`` in ``out``."""
     out.mkdir(parents=True, exist_ok=True)

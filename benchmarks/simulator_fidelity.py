@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache-dir", default=None, help="calibration/inventory cache (default: a fresh one in --out)")
     p.add_argument("--out", default="runs/simulator_fidelity", help="output directory")
     p.add_argument("--reuse", default=None, metavar="DIR",
-                   help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling)")
+                   help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling); "
+                        "the residual is fitted again on the split each dev run drew (the seed its journal records)")
     p.add_argument("--kept", nargs="?", const="benchmarks/fidelity_runs", default=None, metavar="DIR",
                    help="re-predict every kept run in DIR (benchmarks/fidelity_runs), one row each, with issue 5's "
                         "targets met or not (no testbed, no profiling)")
@@ -222,7 +223,9 @@ def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.P
     cal = anchor_costs(cal, inv, spec)  # the anchor costs as the current cost model derives them (if kept)
     raw = Scorer(inv, spec, cal.replace(residual=None))
     picked, measured = fidelity_io.load_measured(src / name)
-    dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=args.seed)
+    seed = fidelity_io.recorded_seed(src / name)  # the split the run drew itself, as validate-simulator --reuse
+    seed = args.seed if seed is None else seed
+    dev = fidelity.repredict(raw, picked, measured, fit=True, holdout=args.holdout, seed=seed)
     fidelity.since_calibration(dev, picked, raw)
     fidelity.anchor_fit(dev, raw)
     fidelity_io.write_outputs(dev, out / name, title=name)
@@ -267,7 +270,7 @@ def _kept(args, out: pathlib.Path) -> int:
     for run in sorted(runs, key=lambda d: _run_name(d.name)):
         model, seed = _run_name(run.name)
         print(f"re-predicting {run.name}", file=sys.stderr, flush=True)
-        # the residual fitted on the train split the run itself drew (validate-simulator --seed)
+        # the residual fitted on the train split the run itself drew: its journal's seed, else its name's
         own = argparse.Namespace(**{**vars(args), "seed": seed})
         result = _repredict(run, model, out / run.name, run / "cache", own)
         calibration = {"update_share": result["update_share"], "lacks": result["lacks"],

@@ -23,7 +23,9 @@ def register(sub) -> None:
     p.add_argument("--model", required=True, metavar="M.PY", help="model file")
     p.add_argument("--spec", required=True, metavar="CLUSTER.YML", help="cluster spec")
     p.add_argument("--strategies", type=int, default=30, metavar="N", help="strategies to profile (30)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random samples and of the split (0)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the random samples and of the split (0; with --reuse, the seed the run recorded in "
+                        "its journal, so a residual is fitted again on the split that run drew)")
     p.add_argument("--holdout", type=float, default=0.3, help="held-out fraction with --fit-residual (0.3)")
     p.add_argument("--fit-residual", action="store_true",
                    help="fit a residual correction on the train split and store it in the calibration")
@@ -113,7 +115,8 @@ def run(args) -> int:
     if args.reuse:
         return _reuse(args, scorer, cal_path, say)
     space = make_space(inventory, cluster, **_common.space_options(args))
-    picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=args.seed, space=space)
+    seed = 0 if args.seed is None else args.seed
+    picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=seed, space=space)
     say(f"{len(picked)} strategies ({sum(not l.startswith('random') for l, _ in picked)} builders) from the "
         f"{'reduced' if space.reduced else 'per-variable'} space; calibration {cal_path or 'uncalibrated defaults'}")
     out = pathlib.Path(args.output) if args.output else \
@@ -121,7 +124,7 @@ def run(args) -> int:
 
     journal = fidelity.Journal(out / "measurements.jsonl", fidelity.journal_header(
         picked, model=inventory.model_hash, cluster=cluster.fingerprint, steps=args.steps, warmup=args.warmup,
-        repeats=args.repeats, together=args.together, seed=args.seed), resume=args.resume)
+        repeats=args.repeats, together=args.together, seed=seed), resume=args.resume)
     if len(journal):
         say(f"resuming: {len(journal)} run(s) recorded in {journal.path}")
 
@@ -146,7 +149,7 @@ def run(args) -> int:
 
         try:
             report = fidelity.run_validation(picked, scorer, profile, repeats=args.repeats, fit=args.fit_residual,
-                                             holdout=args.holdout, seed=args.seed, progress=say, files=files,
+                                             holdout=args.holdout, seed=seed, progress=say, files=files,
                                              profile_group=profile_group, together=args.together, journal=journal)
         except BaseException:
             if len(journal):
@@ -162,6 +165,23 @@ def run(args) -> int:
     print(fidelity_io.format_report(report))
     print(f"\nwrote {', '.join(str(p) for p in written)}")
     return 0
+
+
+def split_seed(given: int | None, src: pathlib.Path, say) -> int:
+    """The seed of the train/held-out split for a residual fitted again on the run saved in ``src``: ``--seed`` if
+    given, else the one the run recorded in its journal (the split it drew itself), else 0."""
+    from autotune import fidelity_io
+
+    recorded = fidelity_io.recorded_seed(src)
+    if given is not None:
+        if recorded is not None and recorded != given:
+            say(f"splitting with --seed {given}, not the seed {recorded} that {src} recorded")
+        return given
+    if recorded is None:
+        say(f"{src} recorded no seed (no measurements.jsonl); splitting with seed 0")
+        return 0
+    say(f"splitting with the seed {src} recorded: {recorded}")
+    return recorded
 
 
 def _reuse(args, scorer, cal_path, say) -> int:
@@ -183,8 +203,8 @@ def _reuse(args, scorer, cal_path, say) -> int:
             f"{cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix, PS staggering lost on one server "
             f"{cal.ps_serial_fraction:.2f}")
     say(f"re-predicting {len(picked)} saved strategies of {src}; calibration {cal_path or 'uncalibrated defaults'}")
-    report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout,
-                                seed=args.seed)
+    seed = split_seed(args.seed, src, say) if args.fit_residual else 0
+    report = fidelity.repredict(scorer, picked, measured, fit=args.fit_residual, holdout=args.holdout, seed=seed)
     fidelity.since_calibration(report, picked, scorer)
     fidelity.anchor_fit(report, scorer)
     out = pathlib.Path(args.output) if args.output else src / "reuse"

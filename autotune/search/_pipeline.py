@@ -129,7 +129,11 @@ class SearchResult:
     kept_builder: str = ""  # the noise rule's line when it kept the best builder over a faster-looking mix
 
 
-def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None]):
+def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None],
+            say: Callable[[str], None] = lambda _m: None):
+    """(Scorer, Calibration, calibrated): the stored calibration (its costs derived again where another version of
+    the cost model derived them), else the spec's nominal values, with a warning. Says whether the predictions
+    include a residual correction."""
     from simulator import Calibration, Scorer
 
     if cfg.calibration:
@@ -146,6 +150,12 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
         from autotune.calibration import current_costs
 
         cal = current_costs(cal, inventory, cluster, warn)
+        if cal.residual is not None:
+            say("predictions include the residual correction stored with the calibration "
+                "(`autotune validate-simulator --fit-residual` fitted it)")
+        else:
+            say("the calibration holds no residual correction: predictions are the cost model's own "
+                "(`autotune validate-simulator --fit-residual` fits one on profiled strategies; see the README)")
     return Scorer(inventory, cluster, cal), cal, calibrated
 
 
@@ -230,7 +240,7 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
                        "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async}}
     persistent = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                                    attrs=attrs, resume=cfg.resume)
-    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"))
+    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say)
     journal = Journal(cfg.output / "simulated.jsonl")
     if not cfg.resume and journal.path.exists():
         journal.path.unlink()

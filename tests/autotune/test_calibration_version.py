@@ -107,3 +107,22 @@ def test_reuse_with_fit_residual_stores_the_fit_with_the_derived_costs(tmp_path,
     predicted = Scorer(inv, spec, stored.replace(residual=None)).predict(build_strategy("all_reduce", inv, spec))
     assert summary["anchor_fit"]["all_reduce"][1] == pytest.approx(predicted.raw_step_time_s)
     assert "calibration's anchor steps: all_reduce 100.00 predicted" in (tmp_path / "again" / "table.txt").read_text()
+
+
+def test_search_predicts_with_the_stored_residual_and_says_whether_there_is_one(tmp_path, cache_dir, inventories,
+                                                                             clusters, capsys):
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    bare = Calibration.from_spec(spec)
+    raw = Scorer(inv, spec, bare).predict(build_strategy("all_reduce", inv, spec)).step_time_s
+    shifted = {"intercept": 0.05, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
+    for residual, expected, line in ((shifted, raw + 0.05, "include the residual correction"),
+                                     (None, raw, "holds no residual correction")):
+        path = bare.replace(residual=residual).save(tmp_path / f"cal-{residual is None}.json")
+        out = tmp_path / f"o-{residual is None}"
+        assert main(["search", "--model", str(MODELS / "mlp.py"), "--spec", str(CLUSTERS / "localhost.yml"), "-o",
+                     str(out), "--cache-dir", str(cache_dir), "--calibration", str(path), "--simulate-only",
+                     "--trials", "20"]) == 0
+        assert line in capsys.readouterr().err
+        records = [json.loads(x) for x in (out / "simulated.jsonl").read_text().splitlines()]
+        predicted = next(r["predicted_s"] for r in records if "all_reduce" in (r["builders"] or []))
+        assert predicted == pytest.approx(expected)

@@ -113,3 +113,44 @@ def test_a_stored_residual_is_used_and_the_raw_model_reported_too(tmp_path, caps
     assert "without the residual" not in capsys.readouterr().out
     rows = list(csv.DictReader(open(tmp_path / "fit" / "rows.csv")))
     assert all(float(r["predicted_s"]) == pytest.approx(float(r["raw_s"])) for r in rows)
+
+
+def test_reuse_fits_the_residual_again_on_the_split_the_run_drew(tmp_path, capsys, inventories, clusters):
+    """A run's journal records its seed, and with it the 70/30 split its residual was fitted on; ``--reuse
+    --fit-residual`` takes that seed unless ``--seed`` is given, so re-fitting an old run reproduces its split."""
+    from simulator import Calibration, Scorer, calibration_path
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    cal = Calibration.from_spec(spec)
+    scorer = Scorer(inv, spec, cal)
+    picked = fidelity.pick_strategies(inv, spec, 12, seed=7)
+    out = tmp_path / "run"
+    journal = fidelity.Journal(out / "measurements.jsonl", fidelity.journal_header(picked, seed=7))
+    report = fidelity.run_validation(picked, scorer, lambda s: (1.3 * scorer.predict(s).step_time_s,) * 3,
+                                     files=fidelity_io.save_strategies(picked, out), journal=journal)
+    fidelity_io.write_outputs(report, out)
+    cal.save(calibration_path(tmp_path / "cache" / "calibration", spec))
+    assert fidelity_io.recorded_seed(out) == 7
+    own, zero = (list(fidelity.split_holdout(len(picked), 0.3, s)) for s in (7, 0))
+    assert own != zero  # else the test could not tell the two seeds apart
+
+    def split(*extra):
+        again = tmp_path / f"again{len(extra)}"
+        assert main(["validate-simulator", "--model", str(MLP), "--spec", str(LOCAL), "--reuse", str(out),
+                     "--fit-residual", "--cache-dir", str(tmp_path / "cache"), "-o", str(again), *extra]) == 0
+        return [r["split"] == "holdout" for r in csv.DictReader(open(again / "rows.csv"))], capsys.readouterr().err
+
+    held, err = split()
+    assert held == own and "splitting with the seed" in err and ": 7" in err
+    held, err = split("--seed", "0")
+    assert held == zero and "not the seed 7" in err
+
+
+def test_recorded_seed_is_none_without_a_readable_journal(tmp_path):
+    assert fidelity_io.recorded_seed(tmp_path) is None
+    (tmp_path / "measurements.jsonl").write_text("not json\n")
+    assert fidelity_io.recorded_seed(tmp_path) is None
+    (tmp_path / "measurements.jsonl").write_text('{"journal": 1, "seed": true}\n')
+    assert fidelity_io.recorded_seed(tmp_path) is None
+    (tmp_path / "measurements.jsonl").write_text('{"journal": 1, "seed": 3}\n{"key": [0], "steps": [[1.0]]}\n')
+    assert fidelity_io.recorded_seed(tmp_path) == 3
