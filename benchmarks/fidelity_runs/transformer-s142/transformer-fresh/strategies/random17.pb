@@ -1,0 +1,154 @@
+
+search-02e4b49a41ffœ
+transformer/positions:0"3,1*(
+transformer/positions/part_0:0*(
+transformer/positions/part_1:0*(
+transformer/positions/part_2:0¦
+transformer/tokens/embeddings:0"8,1*.
+&transformer/tokens/embeddings/part_0:0*.
+&transformer/tokens/embeddings/part_1:0*.
+&transformer/tokens/embeddings/part_2:0*.
+&transformer/tokens/embeddings/part_3:0*.
+&transformer/tokens/embeddings/part_4:0*.
+&transformer/tokens/embeddings/part_5:0*.
+&transformer/tokens/embeddings/part_6:0*.
+&transformer/tokens/embeddings/part_7:0î
++transformer/block0/attention/query/kernel:0"3,1,1*<
+2transformer/block0/attention/query/kernel/part_0:0*<
+2transformer/block0/attention/query/kernel/part_1:0*<
+2transformer/block0/attention/query/kernel/part_2:0ä
+)transformer/block0/attention/query/bias:0"3,1*:
+0transformer/block0/attention/query/bias/part_0:0*:
+0transformer/block0/attention/query/bias/part_1:0*:
+0transformer/block0/attention/query/bias/part_2:0æ
+)transformer/block0/attention/key/kernel:0"3,1,1*:
+0transformer/block0/attention/key/kernel/part_0:0*:
+0transformer/block0/attention/key/kernel/part_1:0*:
+0transformer/block0/attention/key/kernel/part_2:0Ü
+'transformer/block0/attention/key/bias:0"3,1*8
+.transformer/block0/attention/key/bias/part_0:0*8
+.transformer/block0/attention/key/bias/part_1:0*8
+.transformer/block0/attention/key/bias/part_2:0î
++transformer/block0/attention/value/kernel:0"3,1,1*<
+2transformer/block0/attention/value/kernel/part_0:0*<
+2transformer/block0/attention/value/kernel/part_1:0*<
+2transformer/block0/attention/value/kernel/part_2:0ä
+)transformer/block0/attention/value/bias:0"3,1*:
+0transformer/block0/attention/value/bias/part_0:0*:
+0transformer/block0/attention/value/bias/part_1:0*:
+0transformer/block0/attention/value/bias/part_2:0š
+6transformer/block0/attention/attention_output/kernel:0"3,1,1*G
+=transformer/block0/attention/attention_output/kernel/part_0:0*G
+=transformer/block0/attention/attention_output/kernel/part_1:0*G
+=transformer/block0/attention/attention_output/kernel/part_2:0Ž
+4transformer/block0/attention/attention_output/bias:0"3*E
+;transformer/block0/attention/attention_output/bias/part_0:0*E
+;transformer/block0/attention/attention_output/bias/part_1:0*E
+;transformer/block0/attention/attention_output/bias/part_2:0¾
+ transformer/block0/norm1/gamma:0"3*1
+'transformer/block0/norm1/gamma/part_0:0*1
+'transformer/block0/norm1/gamma/part_1:0*1
+'transformer/block0/norm1/gamma/part_2:0º
+transformer/block0/norm1/beta:0"3*0
+&transformer/block0/norm1/beta/part_0:0*0
+&transformer/block0/norm1/beta/part_1:0*0
+&transformer/block0/norm1/beta/part_2:0¼
+transformer/block0/ff1/kernel:0"3,1*0
+&transformer/block0/ff1/kernel/part_0:0*0
+&transformer/block0/ff1/kernel/part_1:0*0
+&transformer/block0/ff1/kernel/part_2:0²
+transformer/block0/ff1/bias:0"3*.
+$transformer/block0/ff1/bias/part_0:0*.
+$transformer/block0/ff1/bias/part_1:0*.
+$transformer/block0/ff1/bias/part_2:0¼
+transformer/block0/ff2/kernel:0"3,1*0
+&transformer/block0/ff2/kernel/part_0:0*0
+&transformer/block0/ff2/kernel/part_1:0*0
+&transformer/block0/ff2/kernel/part_2:0²
+transformer/block0/ff2/bias:0"3*.
+$transformer/block0/ff2/bias/part_0:0*.
+$transformer/block0/ff2/bias/part_1:0*.
+$transformer/block0/ff2/bias/part_2:0¾
+ transformer/block0/norm2/gamma:0"3*1
+'transformer/block0/norm2/gamma/part_0:0*1
+'transformer/block0/norm2/gamma/part_1:0*1
+'transformer/block0/norm2/gamma/part_2:0º
+transformer/block0/norm2/beta:0"3*0
+&transformer/block0/norm2/beta/part_0:0*0
+&transformer/block0/norm2/beta/part_1:0*0
+&transformer/block0/norm2/beta/part_2:0î
++transformer/block1/attention/query/kernel:0"3,1,1*<
+2transformer/block1/attention/query/kernel/part_0:0*<
+2transformer/block1/attention/query/kernel/part_1:0*<
+2transformer/block1/attention/query/kernel/part_2:0ä
+)transformer/block1/attention/query/bias:0"3,1*:
+0transformer/block1/attention/query/bias/part_0:0*:
+0transformer/block1/attention/query/bias/part_1:0*:
+0transformer/block1/attention/query/bias/part_2:0æ
+)transformer/block1/attention/key/kernel:0"3,1,1*:
+0transformer/block1/attention/key/kernel/part_0:0*:
+0transformer/block1/attention/key/kernel/part_1:0*:
+0transformer/block1/attention/key/kernel/part_2:0Ü
+'transformer/block1/attention/key/bias:0"3,1*8
+.transformer/block1/attention/key/bias/part_0:0*8
+.transformer/block1/attention/key/bias/part_1:0*8
+.transformer/block1/attention/key/bias/part_2:0î
++transformer/block1/attention/value/kernel:0"3,1,1*<
+2transformer/block1/attention/value/kernel/part_0:0*<
+2transformer/block1/attention/value/kernel/part_1:0*<
+2transformer/block1/attention/value/kernel/part_2:0ä
+)transformer/block1/attention/value/bias:0"3,1*:
+0transformer/block1/attention/value/bias/part_0:0*:
+0transformer/block1/attention/value/bias/part_1:0*:
+0transformer/block1/attention/value/bias/part_2:0š
+6transformer/block1/attention/attention_output/kernel:0"3,1,1*G
+=transformer/block1/attention/attention_output/kernel/part_0:0*G
+=transformer/block1/attention/attention_output/kernel/part_1:0*G
+=transformer/block1/attention/attention_output/kernel/part_2:0Ž
+4transformer/block1/attention/attention_output/bias:0"3*E
+;transformer/block1/attention/attention_output/bias/part_0:0*E
+;transformer/block1/attention/attention_output/bias/part_1:0*E
+;transformer/block1/attention/attention_output/bias/part_2:0¾
+ transformer/block1/norm1/gamma:0"3*1
+'transformer/block1/norm1/gamma/part_0:0*1
+'transformer/block1/norm1/gamma/part_1:0*1
+'transformer/block1/norm1/gamma/part_2:0º
+transformer/block1/norm1/beta:0"3*0
+&transformer/block1/norm1/beta/part_0:0*0
+&transformer/block1/norm1/beta/part_1:0*0
+&transformer/block1/norm1/beta/part_2:0¼
+transformer/block1/ff1/kernel:0"3,1*0
+&transformer/block1/ff1/kernel/part_0:0*0
+&transformer/block1/ff1/kernel/part_1:0*0
+&transformer/block1/ff1/kernel/part_2:0²
+transformer/block1/ff1/bias:0"3*.
+$transformer/block1/ff1/bias/part_0:0*.
+$transformer/block1/ff1/bias/part_1:0*.
+$transformer/block1/ff1/bias/part_2:0¼
+transformer/block1/ff2/kernel:0"3,1*0
+&transformer/block1/ff2/kernel/part_0:0*0
+&transformer/block1/ff2/kernel/part_1:0*0
+&transformer/block1/ff2/kernel/part_2:0²
+transformer/block1/ff2/bias:0"3*.
+$transformer/block1/ff2/bias/part_0:0*.
+$transformer/block1/ff2/bias/part_1:0*.
+$transformer/block1/ff2/bias/part_2:0¾
+ transformer/block1/norm2/gamma:0"3*1
+'transformer/block1/norm2/gamma/part_0:0*1
+'transformer/block1/norm2/gamma/part_1:0*1
+'transformer/block1/norm2/gamma/part_2:0º
+transformer/block1/norm2/beta:0"3*0
+&transformer/block1/norm2/beta/part_0:0*0
+&transformer/block1/norm2/beta/part_1:0*0
+&transformer/block1/norm2/beta/part_2:0¤
+transformer/head/kernel:0"3,1**
+ transformer/head/kernel/part_0:0**
+ transformer/head/kernel/part_1:0**
+ transformer/head/kernel/part_2:0š
+transformer/head/bias:0"3*(
+transformer/head/bias/part_0:0*(
+transformer/head/bias/part_1:0*(
+transformer/head/bias/part_2:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search

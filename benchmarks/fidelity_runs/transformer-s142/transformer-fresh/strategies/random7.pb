@@ -1,0 +1,115 @@
+
+search-bcc0fea3d460n
+transformer/positions:0"1,2*&
+transformer/positions/part_0:0*&
+transformer/positions/part_1:0¨
+transformer/tokens/embeddings:0"2,1*?
+&transformer/tokens/embeddings/part_0:0
+198.18.7.12:CPU:0*?
+&transformer/tokens/embeddings/part_1:0
+198.18.7.12:CPU:0¬
++transformer/block0/attention/query/kernel:0"1,1,2*:
+2transformer/block0/attention/query/kernel/part_0:0*:
+2transformer/block0/attention/query/kernel/part_1:0¤
+)transformer/block0/attention/query/bias:0"1,2*8
+0transformer/block0/attention/query/bias/part_0:0*8
+0transformer/block0/attention/query/bias/part_1:0¦
+)transformer/block0/attention/key/kernel:0"1,1,2*8
+0transformer/block0/attention/key/kernel/part_0:0*8
+0transformer/block0/attention/key/kernel/part_1:0ž
+'transformer/block0/attention/key/bias:0"1,2*6
+.transformer/block0/attention/key/bias/part_0:0*6
+.transformer/block0/attention/key/bias/part_1:0¬
++transformer/block0/attention/value/kernel:0"1,1,2*:
+2transformer/block0/attention/value/kernel/part_0:0*:
+2transformer/block0/attention/value/kernel/part_1:0¤
+)transformer/block0/attention/value/bias:0"1,2*8
+0transformer/block0/attention/value/bias/part_0:0*8
+0transformer/block0/attention/value/bias/part_1:0Í
+6transformer/block0/attention/attention_output/kernel:0"1,1,2*E
+=transformer/block0/attention/attention_output/kernel/part_0:0*E
+=transformer/block0/attention/attention_output/kernel/part_1:0Ã
+4transformer/block0/attention/attention_output/bias:0"2*C
+;transformer/block0/attention/attention_output/bias/part_0:0*C
+;transformer/block0/attention/attention_output/bias/part_1:0‡
+ transformer/block0/norm1/gamma:0"2*/
+'transformer/block0/norm1/gamma/part_0:0*/
+'transformer/block0/norm1/gamma/part_1:0„
+transformer/block0/norm1/beta:0"2*.
+&transformer/block0/norm1/beta/part_0:0*.
+&transformer/block0/norm1/beta/part_1:0†
+transformer/block0/ff1/kernel:0"1,2*.
+&transformer/block0/ff1/kernel/part_0:0*.
+&transformer/block0/ff1/kernel/part_1:0~
+transformer/block0/ff1/bias:0"2*,
+$transformer/block0/ff1/bias/part_0:0*,
+$transformer/block0/ff1/bias/part_1:0†
+transformer/block0/ff2/kernel:0"1,2*.
+&transformer/block0/ff2/kernel/part_0:0*.
+&transformer/block0/ff2/kernel/part_1:0~
+transformer/block0/ff2/bias:0"2*,
+$transformer/block0/ff2/bias/part_0:0*,
+$transformer/block0/ff2/bias/part_1:0‡
+ transformer/block0/norm2/gamma:0"2*/
+'transformer/block0/norm2/gamma/part_0:0*/
+'transformer/block0/norm2/gamma/part_1:0„
+transformer/block0/norm2/beta:0"2*.
+&transformer/block0/norm2/beta/part_0:0*.
+&transformer/block0/norm2/beta/part_1:0¬
++transformer/block1/attention/query/kernel:0"1,1,2*:
+2transformer/block1/attention/query/kernel/part_0:0*:
+2transformer/block1/attention/query/kernel/part_1:0¤
+)transformer/block1/attention/query/bias:0"1,2*8
+0transformer/block1/attention/query/bias/part_0:0*8
+0transformer/block1/attention/query/bias/part_1:0¦
+)transformer/block1/attention/key/kernel:0"1,1,2*8
+0transformer/block1/attention/key/kernel/part_0:0*8
+0transformer/block1/attention/key/kernel/part_1:0ž
+'transformer/block1/attention/key/bias:0"1,2*6
+.transformer/block1/attention/key/bias/part_0:0*6
+.transformer/block1/attention/key/bias/part_1:0¬
++transformer/block1/attention/value/kernel:0"1,1,2*:
+2transformer/block1/attention/value/kernel/part_0:0*:
+2transformer/block1/attention/value/kernel/part_1:0¤
+)transformer/block1/attention/value/bias:0"1,2*8
+0transformer/block1/attention/value/bias/part_0:0*8
+0transformer/block1/attention/value/bias/part_1:0Í
+6transformer/block1/attention/attention_output/kernel:0"1,1,2*E
+=transformer/block1/attention/attention_output/kernel/part_0:0*E
+=transformer/block1/attention/attention_output/kernel/part_1:0Ã
+4transformer/block1/attention/attention_output/bias:0"2*C
+;transformer/block1/attention/attention_output/bias/part_0:0*C
+;transformer/block1/attention/attention_output/bias/part_1:0‡
+ transformer/block1/norm1/gamma:0"2*/
+'transformer/block1/norm1/gamma/part_0:0*/
+'transformer/block1/norm1/gamma/part_1:0„
+transformer/block1/norm1/beta:0"2*.
+&transformer/block1/norm1/beta/part_0:0*.
+&transformer/block1/norm1/beta/part_1:0†
+transformer/block1/ff1/kernel:0"1,2*.
+&transformer/block1/ff1/kernel/part_0:0*.
+&transformer/block1/ff1/kernel/part_1:0~
+transformer/block1/ff1/bias:0"2*,
+$transformer/block1/ff1/bias/part_0:0*,
+$transformer/block1/ff1/bias/part_1:0†
+transformer/block1/ff2/kernel:0"1,2*.
+&transformer/block1/ff2/kernel/part_0:0*.
+&transformer/block1/ff2/kernel/part_1:0~
+transformer/block1/ff2/bias:0"2*,
+$transformer/block1/ff2/bias/part_0:0*,
+$transformer/block1/ff2/bias/part_1:0‡
+ transformer/block1/norm2/gamma:0"2*/
+'transformer/block1/norm2/gamma/part_0:0*/
+'transformer/block1/norm2/gamma/part_1:0„
+transformer/block1/norm2/beta:0"2*.
+&transformer/block1/norm2/beta/part_0:0*.
+&transformer/block1/norm2/beta/part_1:0t
+transformer/head/kernel:0"1,2*(
+ transformer/head/kernel/part_0:0*(
+ transformer/head/kernel/part_1:0l
+transformer/head/bias:0"2*&
+transformer/head/bias/part_0:0*&
+transformer/head/bias/part_1:0"9
+198.18.7.11:CPU:0
+198.18.7.12:CPU:0
+198.18.7.13:CPU:0‚"search
