@@ -14,6 +14,7 @@ import sys
 import threading
 from typing import Sequence
 
+from autotune._quiet import quiet_runtime
 from space.errors import AutotuneError
 
 
@@ -44,7 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _terminated.clear()
     installed, previous = _stop_on_sigterm()
     try:
-        return int(args.func(args) or 0)
+        with quiet_runtime(not args.debug):
+            return int(args.func(args) or 0)
     except AutotuneError as e:
         if args.debug:
             raise
@@ -56,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader left (`| head`): nothing more to say, and nobody to say it to
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     finally:
         if installed:
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)

@@ -14,6 +14,7 @@ import importlib.util
 import os
 import pathlib
 import sys
+import traceback
 import types
 from typing import Any
 
@@ -30,23 +31,66 @@ def file_hash(path: str | os.PathLike) -> str:
     return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()[:16]
 
 
-def import_model_file(path: str | os.PathLike) -> types.ModuleType:
-    """Import the model file as a fresh module; every failure is a :class:`ModelError` naming the file."""
+def user_line(tb, path: str | os.PathLike) -> str:
+    """``file:line`` of the innermost frame of ``tb`` in the model's folder (the model file or a helper it imports),
+    else the model file itself."""
+    folder = pathlib.Path(path).resolve().parent
+    where = str(path)
+    for frame, lineno in traceback.walk_tb(tb):
+        f = pathlib.Path(frame.f_code.co_filename)
+        if f.is_absolute() and folder in f.parents and "site-packages" not in f.parts:
+            where = f"{f}:{lineno}"
+    return where
+
+
+def call_user(source: str, what: str, fn, *args):
+    """``fn(*args)``, a piece of the user's code: any failure, ``sys.exit()`` included, is a :class:`ModelError`
+    naming ``what`` and the user's ``file:line``."""
+    try:
+        return fn(*args)
+    except ModelError:
+        raise
+    except SystemExit as e:
+        raise ModelError(f"{what} called sys.exit({'' if e.code is None else repr(e.code)})",
+                         user_line(e.__traceback__, source),
+                         hint="a model file must return, not exit: autotune runs it in its own process") from None
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [""])[0][:300]
+        raise ModelError(f"{what} failed: {type(e).__name__}: {first}", user_line(e.__traceback__, source)) from None
+
+
+def model_file(path: str | os.PathLike) -> pathlib.Path:
+    """``path`` as the model file it must be, else a :class:`ModelError` saying what it is instead."""
     p = pathlib.Path(path)
+    if p.is_dir():
+        raise ModelError(f"model file is a directory: {p}", hint="pass --model PATH to a .py file")
     if not p.is_file():
         raise ModelError(f"model file not found: {p}", hint="pass --model PATH to a .py file")
+    return p
+
+
+def import_model_file(path: str | os.PathLike) -> types.ModuleType:
+    """Import the model file as a fresh module; every failure is a :class:`ModelError` naming the file."""
+    p = model_file(path)
     name = f"autotune_model_{hashlib.sha1(str(p.resolve()).encode()).hexdigest()[:10]}"
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:
         raise ModelError("cannot import model file (not a Python file?)", str(p))
     module = importlib.util.module_from_spec(spec)
+    # registered like any imported module: AutoGraph looks a function's module up there to convert it (a
+    # `dataset.map` function with a Python `if` on a tensor), and pickling / inspect find it
+    sys.modules[name] = module
     sys.path.insert(0, str(p.resolve().parent))  # let the model import its sibling files
     try:
         spec.loader.exec_module(module)
     except SyntaxError as e:
         raise ModelError(f"model file has a syntax error: {e.msg}", f"{p}:{e.lineno}") from None
+    except SystemExit as e:
+        raise ModelError(f"model file called sys.exit({'' if e.code is None else repr(e.code)}) on import",
+                         user_line(e.__traceback__, p), hint="a model file must define functions, not exit") from None
     except Exception as e:
-        raise ModelError(f"model file fails to import: {type(e).__name__}: {e}", str(p)) from None
+        raise ModelError(f"model file fails to import: {type(e).__name__}: {e}", user_line(e.__traceback__, p)) \
+            from None
     finally:
         sys.path.remove(str(p.resolve().parent))
     missing = [f for f in REQUIRED if not callable(getattr(module, f, None))]
@@ -75,7 +119,13 @@ def optimizer_config(module: types.ModuleType, source: str) -> dict[str, Any]:
 
 @dataclasses.dataclass
 class TracedStep:
-    """One training step traced as a ``tf.function`` (TF objects; use in the process that traced it)."""
+    """One training step traced as a ``tf.function`` (TF objects; use in the process that traced it).
+
+    ``concrete_function`` is traced on the first batch's exact shapes (the inventory's FLOPs and gathered rows come
+    from it); ``step_function`` is what every batch runs through: the same function, or, where the dataset's
+    batches may differ in shape (no ``drop_remainder``, padded batches), one traced on the dataset's own
+    ``element_spec``.
+    """
 
     path: str
     module: types.ModuleType
@@ -84,12 +134,20 @@ class TracedStep:
     state: list  # non-trainable tf.Variable
     names: list[str]  # strategy names of ``trainable``
     state_names: list[str]
-    concrete_function: Any  # batch -> (loss, grads)
+    concrete_function: Any  # batch -> (loss, grads), on the first batch's shapes
     batch_spec: Any
     sample_batch: Any
     sparse: list[bool]
     gather_rows: list[int | None]
     optimizer: dict[str, Any]
+    step_function: Any = None  # batch -> (loss, grads), on the dataset's element_spec
+    element_spec: Any = None
+
+    def __post_init__(self) -> None:
+        if self.step_function is None:
+            self.step_function = self.concrete_function
+        if self.element_spec is None:
+            self.element_spec = self.batch_spec
 
 
 def _tf_variable(v):
@@ -141,61 +199,112 @@ def _fresh_keras_names() -> None:
     keras.backend.clear_session(free_memory=False)
 
 
+def _first_batch(module, source: str, r: int, n: int):
+    """(dataset, first batch) of ``dataset_fn(r, n)``, every failure a :class:`ModelError`."""
+    import tensorflow as tf
+
+    what = f"dataset_fn({r}, {n})"
+    dataset = call_user(source, what, module.dataset_fn, r, n)
+    if not isinstance(dataset, tf.data.Dataset):
+        raise ModelError(f"{what} returned {type(dataset).__name__}, not a tf.data.Dataset", source)
+    batch = call_user(source, f"the first batch of {what}", lambda: next(iter(dataset), None))
+    if batch is None:
+        raise ModelError(f"{what} returned an empty dataset", source)
+    return dataset, batch
+
+
+def _check_loss(loss, line: str) -> None:
+    import numpy as np
+    import tensorflow as tf
+
+    if not tf.is_tensor(loss) and not isinstance(loss, (float, int)):
+        raise ModelError(f"loss_fn returned {type(loss).__name__}, not a scalar tensor", line)
+    loss = tf.convert_to_tensor(loss)
+    if loss.shape.rank != 0:
+        raise ModelError(f"loss_fn must return a scalar, but returned shape {loss.shape.as_list()}", line,
+                         hint="reduce it, e.g. tf.reduce_mean(...)")
+    if not loss.dtype.is_floating:
+        raise ModelError(f"loss_fn returned a {loss.dtype.name} tensor, not a floating-point one", line)
+    if not np.isfinite(float(loss)):
+        raise ModelError(f"loss_fn returned {float(loss)} on the first batch", line,
+                         hint="check the inputs and the initial weights; training would only spread it")
+
+
+def _loss_line(module, source: str) -> str:
+    """Where ``loss_fn`` is defined: the place a bad loss value is reported at."""
+    code = getattr(module.loss_fn, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else source
+
+
 def trace_step(path: str | os.PathLike) -> TracedStep:
-    """Import ``path``, build the model, run the loss once eagerly, and trace loss + gradients."""
+    """Import ``path``, build the model, run the loss once eagerly, and trace loss + gradients.
+
+    Everything the backend will need of the file is checked here, so that a file ``autotune inspect`` accepts
+    does not fail later for a reason it could have seen: ``dataset_fn`` for two workers as well as one, with one
+    batch structure; a finite scalar loss; a gradient for every trainable variable; a step that traces on the
+    dataset's batch shapes.
+    """
     import tensorflow as tf
 
     source = str(path)
     _fresh_keras_names()
     module = import_model_file(path)
     optimizer = optimizer_config(module, source)
-    try:
-        model = module.build_model()
-    except Exception as e:
-        raise ModelError(f"build_model() failed: {type(e).__name__}: {e}", source) from None
-    try:
-        dataset = module.dataset_fn(0, 1)
-    except Exception as e:
-        raise ModelError(f"dataset_fn(0, 1) failed: {type(e).__name__}: {e}", source) from None
-    if not isinstance(dataset, tf.data.Dataset):
-        raise ModelError(f"dataset_fn(0, 1) returned {type(dataset).__name__}, not a tf.data.Dataset", source)
-    try:
-        batch = next(iter(dataset))
-    except StopIteration:
-        raise ModelError("dataset_fn(0, 1) returned an empty dataset", source) from None
-    try:
-        loss = module.loss_fn(model, batch)  # eager: builds lazily-created variables, checks the loss
-    except Exception as e:
-        raise ModelError(f"loss_fn(model, batch) failed: {type(e).__name__}: {e}", source) from None
-    if not tf.is_tensor(loss) and not isinstance(loss, (float, int)):
-        raise ModelError(f"loss_fn returned {type(loss).__name__}, not a scalar tensor", source)
-    loss = tf.convert_to_tensor(loss)
-    if loss.shape.rank != 0:
-        raise ModelError(f"loss_fn must return a scalar, but returned shape {loss.shape.as_list()}", source,
-                         hint="reduce it, e.g. tf.reduce_mean(...)")
+    model = call_user(source, "build_model()", module.build_model)
+    dataset, batch = _first_batch(module, source, 0, 1)
+    element_spec = dataset.element_spec
+    other, _ = _first_batch(module, source, 1, 2)
+    if not _same_structure(other.element_spec, element_spec):
+        raise ModelError("dataset_fn(1, 2) yields batches of another structure than dataset_fn(0, 1): "
+                         f"{other.element_spec} vs {element_spec}", source,
+                         hint="every worker's batches must have one structure and dtypes")
+    loss = call_user(source, "loss_fn(model, batch)", module.loss_fn, model, batch)  # eager: builds lazy variables
+    _check_loss(loss, _loss_line(module, source))
     trainable, state, names, state_names = _model_variables(model, source)
     if not trainable:
         raise ModelError("the model has no trainable variables", source)
-    batch_spec = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), batch)
+    batch_spec = tf.nest.map_structure(tf.type_spec_from_value, batch)
 
-    @tf.function(autograph=False)
+    @tf.function  # AutoGraph on, as for any tf.function: the user's Python `if` on a tensor means tf.cond
     def step(b):
         with tf.GradientTape() as tape:
             value = module.loss_fn(model, b)
         return value, tape.gradient(value, trainable)
 
-    cf = step.get_concrete_function(batch_spec)
+    cf = call_user(source, "tracing loss_fn as a tf.function", step.get_concrete_function, batch_spec)
     _, grads = cf.structured_outputs
     missing = [n for n, g in zip(names, grads) if g is None]
     if missing:
         raise ModelError(f"variable {missing[0]!r} gets no gradient from loss_fn", source,
                          hint="remove unused layers or mark them trainable=False")
+    step_cf = cf
+    if not _fully_defined(element_spec):  # batches may differ in shape: one function for all of them
+        step_cf = call_user(source, f"tracing loss_fn on the dataset's batch shapes {element_spec}",
+                            step.get_concrete_function, element_spec)
     sparse = [isinstance(g, tf.IndexedSlices) for g in grads]
     rows = [int(g.indices.shape[0]) if s and g.indices.shape[0] is not None else None
             for g, s in zip(grads, sparse)]
     return TracedStep(path=source, module=module, model=model, trainable=trainable, state=state, names=names,
-                      state_names=state_names, concrete_function=cf, batch_spec=batch_spec, sample_batch=batch, sparse=sparse,
-                      gather_rows=rows, optimizer=optimizer)
+                      state_names=state_names, concrete_function=cf, batch_spec=batch_spec, sample_batch=batch,
+                      sparse=sparse, gather_rows=rows, optimizer=optimizer, step_function=step_cf,
+                      element_spec=element_spec)
+
+
+def _fully_defined(spec) -> bool:
+    import tensorflow as tf
+
+    return all(s.shape.is_fully_defined() for s in tf.nest.flatten(spec, expand_composites=True))
+
+
+def _same_structure(a, b) -> bool:
+    import tensorflow as tf
+
+    try:
+        tf.nest.assert_same_structure(a, b, expand_composites=True)
+    except (ValueError, TypeError):
+        return False
+    fa, fb = tf.nest.flatten(a, expand_composites=True), tf.nest.flatten(b, expand_composites=True)
+    return all(x.dtype == y.dtype and x.shape.is_compatible_with(y.shape) for x, y in zip(fa, fb))
 
 
 def inventory_from_trace(traced: TracedStep) -> Inventory:
@@ -205,8 +314,9 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
         return VariableInfo(name=name, shape=tuple(int(d) for d in v.shape), dtype=v.dtype.name,
                             trainable=trainable, sparse=sparse, gather_rows=rows, grad_ready=ready)
 
-    first = traced.sample_batch
-    leaves = __import__("tensorflow").nest.flatten(first)
+    import tensorflow as tf
+
+    leaves = tf.nest.flatten(traced.sample_batch)  # a ragged leaf's first dimension is its rows too
     batch_size = int(leaves[0].shape[0]) if leaves and leaves[0].shape.rank else 1
     graph = traced.concrete_function.graph
     loss, grads = traced.concrete_function.structured_outputs
@@ -227,9 +337,7 @@ def default_cache_dir() -> pathlib.Path:
 def load_inventory(path: str | os.PathLike, cache_dir: str | os.PathLike | None = None,
                    use_cache: bool = True) -> Inventory:
     """The model's inventory, from the cache (keyed by the file's content hash) or by tracing it."""
-    p = pathlib.Path(path)
-    if not p.is_file():
-        raise ModelError(f"model file not found: {p}", hint="pass --model PATH to a .py file")
+    p = model_file(path)
     cache = pathlib.Path(cache_dir) if cache_dir else default_cache_dir()
     entry = cache / f"inventory-{file_hash(p)}.json"
     if use_cache and entry.is_file():

@@ -12,9 +12,9 @@ class TracedAnalysis:
     def __init__(self, traced) -> None:
         import tensorflow as tf
 
-        cf = traced.concrete_function
+        cf = traced.step_function
         g = cf.graph
-        n_batch = len(tf.nest.flatten(traced.batch_spec))
+        n_batch = len(tf.nest.flatten(traced.element_spec, expand_composites=True))
         self.batch_inputs = [t.name for t in cf.inputs[:n_batch]]
         by_handle = {id(v.handle): ("var", i) for i, v in enumerate(traced.trainable)}
         by_handle.update({id(v.handle): ("state", j) for j, v in enumerate(traced.state)})

@@ -58,7 +58,7 @@ class TrainingJob:
         times = []
         for s in range(steps):
             t0 = time.perf_counter()
-            _, loss = self._run([self.graph.train_op, self.graph.loss])
+            _, loss = self._run([self.graph.train_op, self.graph.loss], feed_dict=self.graph.feed())
             dt = time.perf_counter() - t0
             times.append(dt)
             self.steps_done = [c + 1 for c in self.steps_done]
@@ -84,7 +84,8 @@ class TrainingJob:
                     if delays.get(r):
                         time.sleep(delays[r])
                     t0 = time.perf_counter()
-                    self._run([self.graph.tower_train_ops[r], self.graph.tower_losses[r]])
+                    self._run([self.graph.tower_train_ops[r], self.graph.tower_losses[r]],
+                              feed_dict=self.graph.feed([r]))
                     times[r].append(time.perf_counter() - t0)
                     with cond:
                         self.steps_done[r] += 1
@@ -124,6 +125,8 @@ class TrainingJob:
         session, self.session = self.session, None
         if session is None:
             return
+        for inp in self.graph.inputs:  # a fed tower's generator ends now, not at interpreter exit
+            inp.iterator = None
         for what, call in (("freeing the trial's variables", lambda: self._run_with_timeout(
                 session, self.graph.destroy_op, 30.0)), ("closing the session", session.close)):
             try:

@@ -1,7 +1,7 @@
 """Build ONE distributed training graph for a Strategy (in-graph replication, driven by one client).
 
 The traced step (``space.model.trace_step``) is imported once per tower with ``import_graph_def``: its batch
-placeholders are fed by the tower's ``dataset_fn(r, N)`` iterator, its variable handles are mapped to the
+placeholders are fed by the tower's ``dataset_fn(r, N)`` pipeline (built eagerly, ``_input``), its variable handles are mapped to the
 variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads of a
 partitioned variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``)
 becomes a ``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied.
@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _partition, _ps
+from runners.transform import _allreduce, _control, _input, _partition, _ps
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
@@ -45,6 +45,18 @@ class TrainGraph:
     destroy_op: object
     bytes_per_step: float
     container: str
+    inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
+    feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
+
+    def feed(self, towers=None) -> dict | None:
+        """The feed of the next step of ``towers`` (default all): the next batch of each fed one."""
+        import tensorflow as tf
+
+        out: dict = {}
+        for r in range(self.num_towers) if towers is None else towers:
+            if self.feeds[r]:
+                out.update(_input.next_feed(tf, self.inputs[r], self.feeds[r]))
+        return out or None
 
 
 def _safe(name: str) -> str:
@@ -72,6 +84,7 @@ class _Builder:
         self.update = update
         self.values = [v.numpy() for v in traced.trainable]  # eager, before entering the graph
         self.state_values = [v.numpy() for v in traced.state]
+        self.inputs = _input.tower_inputs(traced, self.n)  # the user's dataset_fn, under TF2 semantics
         self.container = container
         self.init_feed: dict = {}
         self.init_ops: list = []
@@ -163,16 +176,15 @@ class _Builder:
             self.state_refresh.append(refresh)
 
     def build_datasets(self) -> list:
-        tf = self.tf
+        """Each tower's flat batch tensors; the placeholders of fed towers go to ``self.feeds``."""
         batches = []
-        self.iterator_inits = []
-        for r, dev in enumerate(self.tower_dev):
-            with tf.compat.v1.device(dev), tf.name_scope(f"input{r}"), tf.compat.v1.get_default_graph().container(""):
-                ds = self.traced.module.dataset_fn(r, self.n)
-                it = tf.compat.v1.data.make_initializable_iterator(ds, shared_name=f"{self.container}_input{r}")
-                self.init_ops.append(it.initializer)
-                self.resources.append((it._iterator_resource, dev))  # noqa: SLF001 - only way to free it
-                batches.append(tf.nest.flatten(it.get_next()))
+        self.feeds: list[list] = []
+        for r, (inp, dev) in enumerate(zip(self.inputs, self.tower_dev)):
+            with self.tf.compat.v1.get_default_graph().container(""):
+                batch, phs = _input.build_tower_batch(self.tf, inp, dev, f"input{r}", f"{self.container}_input{r}",
+                                                      self.init_feed, self.init_ops, self.resources)
+            batches.append(batch)
+            self.feeds.append(phs)
         return batches
 
     def import_tower(self, r: int, batch: list, an: TracedAnalysis):
@@ -448,4 +460,5 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n, global_batch=per_replica * b.n,
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
-                      destroy_op=destroy_op, bytes_per_step=b.bytes, container=container)
+                      destroy_op=destroy_op, bytes_per_step=b.bytes, container=container, inputs=b.inputs,
+                      feeds=b.feeds)

@@ -1,6 +1,7 @@
 """Single-device training the backend is proven against (and the averaging rule, executable).
 
-Step k: every replica r computes its gradient on batch k of ``dataset_fn(r, N)`` from the same parameters;
+Step k: every replica r computes its gradient on batch k of ``dataset_fn(r, N)`` (repeated: a finite pipeline
+starts over) from the same parameters, whatever its size (a smaller last batch counts like any other);
 the update applies the mean of those gradients with the model's Keras optimizer. Non-trainable state
 (BatchNorm statistics) becomes the mean over replicas of each replica's updated value (floats; others take
 replica 0's). With N=1 this is plain single-device Keras training.
@@ -17,6 +18,7 @@ def reference_train(traced, num_replicas: int, steps: int, only: int | None = No
     import numpy as np
     import tensorflow as tf
 
+    from runners.transform._input import replica_dataset
     from runners.transform._optimizer import Optimizer
 
     trainable, state = traced.trainable, traced.state
@@ -24,7 +26,7 @@ def reference_train(traced, num_replicas: int, steps: int, only: int | None = No
     model_vars = list(getattr(traced.model, "trainable_variables", trainable))
     opt = Optimizer(traced.optimizer).keras()
     replicas = range(num_replicas) if only is None else [only]
-    iters = [iter(traced.module.dataset_fn(r, num_replicas)) for r in replicas]
+    iters = [iter(replica_dataset(traced.module, r, num_replicas, traced.path)) for r in replicas]
     losses = []
     try:
         for _ in range(steps):
@@ -33,7 +35,7 @@ def reference_train(traced, num_replicas: int, steps: int, only: int | None = No
             for r in range(len(iters)):
                 for v, x in zip(state, start):
                     v.assign(x)
-                loss, grads = traced.concrete_function(next(iters[r]))
+                loss, grads = traced.step_function(next(iters[r]))
                 dense = [tf.convert_to_tensor(g) for g in grads]
                 grad_sum = dense if grad_sum is None else [a + b for a, b in zip(grad_sum, dense)]
                 new_state.append([v.numpy() for v in state])

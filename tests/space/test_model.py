@@ -153,6 +153,20 @@ BROKEN = {
                         .replace("return keras.Sequential", "m = keras.Sequential").replace(
                             "    m.extra = 1", "    m.add_weight(shape=(2,), name='unused')\n    return m"),
                         r"gets no gradient"),
+    "exit_on_import": ("import sys\nsys.exit(3)\n" + GOOD_TAIL, r"called sys.exit\(3\) on import, .*m.py:2"),
+    "exit_in_build_model": (GOOD_TAIL.replace("    return keras.Sequential", "    raise SystemExit\n    return keras"),
+                            r"build_model\(\) called sys.exit\(\), .*m.py:4"),
+    "nan_loss": (GOOD_TAIL.replace("return tf.reduce_mean(model(batch) ** 2)", "return tf.math.log(-1.0 + 0 * "
+                                   "tf.reduce_mean(model(batch)))"), r"loss_fn returned nan on the first batch, .*m.py:5"),
+    "integer_loss": (GOOD_TAIL.replace("return tf.reduce_mean(model(batch) ** 2)", "return tf.constant(1)"),
+                     r"loss_fn returned a int32 tensor"),
+    "empty_dataset": (GOOD_TAIL.replace("tf.ones([8, 3])).batch(4)", "tf.ones([8, 3])).batch(4).take(0)"),
+                      r"dataset_fn\(0, 1\) returned an empty dataset"),
+    "second_worker_differs": (GOOD_TAIL.replace("tf.ones([8, 3])).batch(4)", "tf.ones([8, 3 + worker_index])).batch(4)"),
+                              r"dataset_fn\(1, 2\) yields batches of another structure"),
+    "raises_in_dataset_fn_at_its_line": (GOOD_TAIL.replace("    return tf.data.Dataset",
+                                                           "    x = {}['no such key']\n    return tf.data.Dataset"),
+                                         r"dataset_fn\(0, 1\) failed: KeyError: 'no such key', .*m.py:8"),
 }
 
 
@@ -169,3 +183,35 @@ def test_broken_model_names_file_and_problem(case, tmp_path):
 def test_missing_model_file():
     with pytest.raises(ModelError, match="model file not found"):
         load_inventory(MODELS / "nope.py")
+
+
+def test_a_directory_is_not_a_model_file(tmp_path):
+    (tmp_path / "m.py").mkdir()
+    with pytest.raises(ModelError, match="model file is a directory"):
+        load_inventory(tmp_path / "m.py")
+
+
+def test_user_code_runs_under_tf2_semantics_where_inspect_runs_it(tmp_path):
+    """``==`` on tensors in dataset_fn, Python ``and`` / ``if`` on tensors in a map function and in loss_fn."""
+    model = tmp_path / "m.py"
+    model.write_text('''
+import tensorflow as tf, keras
+def build_model():
+    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+def loss_fn(model, batch):
+    x, y = batch
+    loss = tf.reduce_mean((model(x)[:, 0] - y) ** 2)
+    if tf.reduce_sum(y) > 100.0:
+        loss = loss * 2.0
+    return loss
+def dataset_fn(worker_index, num_workers):
+    x = tf.reshape(tf.range(24, dtype=tf.float32), [8, 3])
+    y = tf.cast(tf.range(8) % 2 == 0, tf.float32)
+    def label(x, y):
+        if x[0] > 3.0 and y > 0.5:
+            return x, y + 1.0
+        return x, y
+    return tf.data.Dataset.from_tensor_slices((x, y)).map(label).batch(4)
+''')
+    inv = load_inventory(model, use_cache=False)
+    assert inv.batch_size == 4

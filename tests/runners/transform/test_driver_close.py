@@ -30,7 +30,7 @@ def test_close_survives_a_session_that_times_out_and_frees_nothing_twice():
 
     session = _Session(tf.errors.DeadlineExceededError(None, None, "Deadline Exceeded"))
     job = TrainingJob.__new__(TrainingJob)
-    job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy"), ""
+    job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy", inputs=[]), ""
     job._run_with_timeout = destroy
     job.close()
     assert job.session is None and session.closed == 1 and calls == [(session, "destroy", 30.0)]
@@ -46,7 +46,7 @@ def test_close_records_a_failing_session_close():
 
     session = _Session(tf.errors.DeadlineExceededError(None, None, "Deadline Exceeded"))
     job = TrainingJob.__new__(TrainingJob)
-    job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy"), ""
+    job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy", inputs=[]), ""
     job._run_with_timeout = lambda *a: None
     job.close()
     assert job.session is None and job.close_error == "closing the session: DeadlineExceededError: Deadline Exceeded"
