@@ -7,14 +7,15 @@ started are stopped by PID and what was measured is kept.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
 import sys
-import threading
 from typing import Sequence
 
 from autotune._quiet import quiet_runtime
+from autotune._signals import Terminated, stop_on_sigterm
 from space.errors import AutotuneError
 
 
@@ -42,8 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(e.code or 0)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    _terminated.clear()
-    installed, previous = _stop_on_sigterm()
+    installed, previous = stop_on_sigterm()
     try:
         with quiet_runtime(not args.debug):
             return int(args.func(args) or 0)
@@ -59,35 +59,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader left (`| head`): nothing more to say, and nobody to say it to
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as e:  # the machine refused: a full disk, a file gone from under us
+        if args.debug:
+            raise
+        where = f": {e.filename}" if e.filename else ""
+        print(f"error: {e.strerror or e}{where}; what was written before is kept", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug of ours still ends in one line; --debug shows where
+        if args.debug:
+            raise
+        first = (str(e).strip().splitlines() or [""])[0][:300]
+        print(f"error: {type(e).__name__}: {first}; hint: rerun with --debug for the traceback", file=sys.stderr)
+        return 1
     finally:
         if installed:
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread: whatever cleans up after Ctrl-C (``finally``, ``except
-    BaseException``) cleans up after it too."""
-
-
-_terminated = threading.Event()
-
-
-def _raise_terminated(signum, frame) -> None:
-    _terminated.set()
-    raise Terminated()
-
-
-def interrupted_code() -> int:
-    """The exit code of a command that stopped early and kept its work: 143 after SIGTERM, else 130 (Ctrl-C)."""
-    return 143 if _terminated.is_set() else 130
-
-
-def _stop_on_sigterm():
-    """Make SIGTERM stop the command as Ctrl-C does (by default it ends the process at once: no ``finally`` runs,
-    so an owned log directory, a half-written report and the servers' clean stop would be lost). Returns whether
-    it did (not outside the main thread, where signals cannot be set) and the handler it replaced."""
-    if threading.current_thread() is not threading.main_thread():
-        return False, None
-    return True, signal.signal(signal.SIGTERM, _raise_terminated)

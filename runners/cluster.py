@@ -53,7 +53,7 @@ class RunningCluster:
         self.instance_keys_per_trial = instance_keys_per_trial
         self._launchers = list(launchers)
         self._owns_log_dir = owns_log_dir
-        self._keep_logs = False  # set when a start fails: its error message points at the logs
+        self._keep_logs = False  # set when a start fails or a server dies: its error message points at the logs
         self._next_key_base = instance_keys_per_trial
         self._lock = threading.Lock()
         self._closed = False
@@ -141,7 +141,12 @@ class RunningCluster:
         if self._closed:
             raise RunError("the cluster was closed")
         for s in self.dead_servers():
-            raise RunError(_death_message(s, self.ports[s.task]))
+            raise RunError(self.death_message(s), node=s.node.name)
+
+    def death_message(self, s: ServerProcess) -> str:
+        """What to say of a server that exited: node, exit status, log tail; its log is kept for the message."""
+        self._keep_logs = True
+        return _death_message(s, self.ports[s.task])
 
     def unresponsive_tasks(self, timeout_s: float = 5.0) -> list[int]:
         """Tasks whose server does not run a trivial op within ``timeout_s`` (a stopped or wedged node)."""
@@ -271,16 +276,17 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
 
 def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningCluster | None = None,
                      feed_dict=None, options=None, probe_timeout_s: float = 5.0, watchdog: bool = False,
-                     grace_s: float = 5.0):
+                     grace_s: float = 5.0, poll_s: float = 0.2):
     """``session.run(fetches)`` cut after ``timeout_s``; failures become :class:`RunError` naming a node.
 
-    ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers. Creating a session is not covered
-    by it and blocks forever while any server is down: use :meth:`RunningCluster.session` (it sets
-    ``operation_timeout_in_ms``); with ``cluster`` given, dead servers are also checked (cheaply) first.
-    ``watchdog=True`` additionally runs the call in a helper thread and gives up after
-    ``timeout_s + grace_s`` whatever TF does (costs a thread hand-off per call). The abandoned call stays
-    blocked in its daemon thread (a session without an operation timeout retries forever), so do not
-    ``close()`` that session; the cluster is closed and the run should end.
+    ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers. With ``cluster`` given, the call runs
+    in a helper thread (one per calling thread, reused: a hand-off costs ~20 us) while this one watches the
+    servers every ``poll_s``: a server that dies ends the call at once, naming the node, its exit status and
+    the last lines of its log (kept for that message), where TensorFlow's own retries would take minutes (a
+    killed chief blocked a step for over 200 s). The call is also given up after ``timeout_s + grace_s``
+    whatever TensorFlow does (creating a session blocks forever while a server is stopped). ``watchdog=True``
+    watches the time limit without a cluster. A call given up stays blocked in its daemon thread, so its
+    session must not be closed; when the time limit gave it up, the cluster is closed and the run should end.
     On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
     answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
@@ -295,13 +301,15 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     if cluster is not None:
         cluster.check_alive()
     try:
-        if not watchdog:
+        if cluster is None and not watchdog:
             return session.run(fetches, feed_dict=feed_dict, options=opts)
-        return _run_watched(session, fetches, feed_dict, opts, timeout_s + grace_s)
+        return _run_watched(session, fetches, feed_dict, opts, timeout_s + grace_s, cluster, poll_s)
     except tf.errors.DeadlineExceededError as e:
         raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", e, probe_timeout_s)) from e
     except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError) as e:
         raise RunError(_diagnose(cluster, f"step failed ({type(e).__name__})", e, probe_timeout_s)) from e
+    except _ServerDied:
+        raise RunError(_diagnose(cluster, "step failed", None, probe_timeout_s)) from None
     except _Abandoned:
         message = _diagnose(cluster, f"step did not return within {timeout_s + grace_s:g} s (blocked outside "
                                      "the step, e.g. creating a session while a server is down)", None,
@@ -316,21 +324,51 @@ class _Abandoned(Exception):
     """The watchdog gave up on a call that is still blocked in its thread."""
 
 
-def _run_watched(session, fetches, feed_dict, opts, limit_s: float):
-    box: dict[str, Any] = {}
-    done = threading.Event()
+class _ServerDied(Exception):
+    """A server of the cluster exited while a call was running."""
 
-    def call() -> None:
-        try:
-            box["value"] = session.run(fetches, feed_dict=feed_dict, options=opts)
-        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
-            box["error"] = e
-        finally:
+
+class _StepThread:
+    """A daemon thread that runs one call at a time for one calling thread. Not a ``ThreadPoolExecutor``: the
+    interpreter joins those at exit, and a call given up on may never return."""
+
+    def __init__(self) -> None:
+        import queue
+
+        self._calls: "queue.SimpleQueue" = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="autotune-step", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            fn, box, done = self._calls.get()
+            try:
+                box["value"] = fn()
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = e
             done.set()
 
-    threading.Thread(target=call, name="autotune-step", daemon=True).start()
-    if not done.wait(limit_s):
-        raise _Abandoned()
+    def submit(self, fn) -> tuple[dict, threading.Event]:
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        self._calls.put((fn, box, done))
+        return box, done
+
+
+_STEP_THREAD = threading.local()  # each calling thread's helper (towers of an asynchronous job call at once)
+
+
+def _run_watched(session, fetches, feed_dict, opts, limit_s: float, cluster: RunningCluster | None,
+                 poll_s: float):
+    helper = getattr(_STEP_THREAD, "helper", None)
+    if helper is None:
+        helper = _STEP_THREAD.helper = _StepThread()
+    box, done = helper.submit(lambda: session.run(fetches, feed_dict=feed_dict, options=opts))
+    end = time.monotonic() + limit_s
+    while not done.wait(poll_s):
+        died = cluster is not None and bool(cluster.dead_servers())
+        if died or time.monotonic() > end:
+            _STEP_THREAD.helper = None  # its thread stays blocked in the call; the next call gets a new one
+            raise _ServerDied() if died else _Abandoned()
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -347,7 +385,7 @@ def _diagnose(cluster: RunningCluster | None, what: str, error: Exception | None
     while not (dead := cluster.dead_servers()) and time.monotonic() < end:
         time.sleep(0.1)
     if dead:
-        return f"{what}: {_death_message(dead[0], cluster.ports[dead[0].task])}"
+        return f"{what}: {cluster.death_message(dead[0])}"
     stuck = cluster.unresponsive_tasks(probe_timeout_s)
     if stuck:
         names = ", ".join(f"node {cluster.node_of_task(k).name} ({cluster.addresses[k]}, task {k})" for k in stuck)

@@ -44,7 +44,11 @@ class StrategyError(BadInput):
 
 
 class RunError(AutotuneError):
-    """Running something on the cluster failed (a server died, a step hung)."""
+    """Running something on the cluster failed (a server died, a step hung). ``node``: the node at fault, if known."""
+
+    def __init__(self, message: str = "", node: str = "", hint: str = "") -> None:
+        super().__init__(f"{message}; hint: {hint}" if hint else message)
+        self.node, self.hint = node, hint
 
 
 class UnreachableHost(BadInput):

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import pathlib
+import sys
 
+from autotune._signals import interrupted_code
 from autotune.commands import _common
 
 
@@ -74,6 +76,8 @@ def run(args) -> int:
                        cache_dir=args.cache_dir,
                        steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts)
     result = run_search(cfg, progress=not args.quiet)
-    from autotune.cli import interrupted_code
-
-    return interrupted_code() if result.interrupted else 0
+    if not result.interrupted:
+        return 0
+    print(f"interrupted: {result.simulated} simulated trials and {result.profiled} profiling runs kept in "
+          f"{result.output}; continue with the same command and --resume", file=sys.stderr)
+    return interrupted_code()

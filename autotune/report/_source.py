@@ -18,7 +18,7 @@ from space.errors import BadInput
 
 TRIAL_COLUMNS = ["trial", "state", "builders", "predicted_s", "measured_s", "wire_mb", "finished_at"]
 CANDIDATE_COLUMNS = ["label", "trial", "is_builder", "winner", "predicted_s", "measured_s", "p10_s", "p90_s",
-                     "examples_per_s"]
+                     "examples_per_s", "error"]
 
 
 @dataclasses.dataclass
@@ -108,7 +108,8 @@ def _candidates_from_rows(rows: list[dict], trials: pd.DataFrame) -> pd.DataFram
         p10, _, p90 = str(r.get("p10-p90_ms", "-")).partition("-")
         rec = {"label": label, "trial": trial, "is_builder": m is None, "winner": winner,
                "predicted_s": _ms_cell(r.get("predicted_ms")), "measured_s": _ms_cell(r.get("measured_ms")),
-               "p10_s": _ms_cell(p10), "p90_s": _ms_cell(p90), "examples_per_s": float("nan")}
+               "p10_s": _ms_cell(p10), "p90_s": _ms_cell(p90), "examples_per_s": float("nan"),
+               "error": r.get("error") if r.get("error") not in (None, "-") else ""}
         if trial is not None and trial in indexed.index:
             row = indexed.loc[trial]
             rec["predicted_s"] = float(row["predicted_s"])
@@ -146,6 +147,8 @@ def load_from_study(storage: str, name: str) -> Run:
         raise BadInput(f"cannot open storage: {type(e).__name__}: {str(e).splitlines()[0]}", storage,
                        hint="give a SQLAlchemy URL such as sqlite:///DIR/study.db") from None
     kept = [t for t in study.trials if t.user_attrs.get("stage") in ("simulated", "profiled", "confirmed")]
+    errors = {t.user_attrs.get("sim_trial", t.number): t.user_attrs.get("error", "")
+              for t in study.trials if t.user_attrs.get("stage") == "failed"}
     if not kept:
         raise BadInput(f"study {name!r} has no trials of an autotune search", storage,
                        hint="report on the study `autotune search` wrote (see its summary.json)")
@@ -172,7 +175,8 @@ def load_from_study(storage: str, name: str) -> Run:
                         "winner": num == chosen.get("sim_trial"), "predicted_s": a.get("predicted_s", float("nan")),
                         "measured_s": measured,
                         "p10_s": pa.get("p10_s", float("nan")), "p90_s": pa.get("p90_s", float("nan")),
-                        "examples_per_s": pa.get("examples_per_s", float("nan"))})
+                        "examples_per_s": pa.get("examples_per_s", float("nan")),
+                        "error": "" if p else errors.get(num, "")})
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
     candidates = _finish_candidates(records)
     attrs = study.user_attrs

@@ -51,6 +51,8 @@ def candidates_table(run: Run) -> pd.DataFrame:
                        "measured_ms": (c["measured_s"] * 1e3).round(3),
                        "p10_ms": (c["p10_s"] * 1e3).round(3), "p90_ms": (c["p90_s"] * 1e3).round(3)})
     df = df.join(_speedups(c, run))
+    if c["error"].fillna("").astype(bool).any():  # a candidate whose profiling failed says why
+        df["error"] = c["error"].fillna("")
     order = c["measured_s"].fillna(math.inf).to_numpy(), c["predicted_s"].to_numpy()
     df = df.iloc[sorted(range(len(df)), key=lambda i: (order[0][i], order[1][i]))]
     return df.reset_index(drop=True)

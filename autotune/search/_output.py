@@ -18,9 +18,11 @@ def summary_rows(result) -> list[dict]:
     """Builders and profiled candidates with predicted / measured times, speedup and distance to the bound.
 
     ``measured_ms`` pools every run of a candidate; ``head_to_head_ms`` is its median in the confirmation, where
-    the confirmed candidates took turns, and that column decides the winner among them."""
+    the confirmed candidates took turns, and that column decides the winner among them. Where a candidate failed,
+    its ``measured_ms`` says so and an ``error`` column says why."""
     measured_builders = [c.measured.median_s for c in result.candidates if c.builders and c.measured]
     best_builder = min(measured_builders) if measured_builders else None
+    any_failed = any(c.error for c in result.candidates)
     rows = []
     for c in sorted(result.candidates, key=lambda c: (c.measured.median_s if c.measured else float("inf"),
                                                        c.predicted_s)):
@@ -32,6 +34,9 @@ def summary_rows(result) -> list[dict]:
                      "head_to_head_ms": _ms(c.measured.head_to_head_s) if c.measured else "-",
                      "speedup_vs_best_builder": f"{best_builder / m:.2f}x" if m and best_builder else "-",
                      "x_lower_bound": f"{ref / result.lower_bound_s:.2f}" if result.lower_bound_s else "-"})
+        if any_failed:
+            rows[-1]["measured_ms"] = "failed" if c.error else rows[-1]["measured_ms"]
+            rows[-1]["error"] = c.error or "-"
     return rows
 
 
@@ -72,6 +77,7 @@ def write_outputs(result, cfg, sim, say) -> None:
                "lower_bound_s": result.lower_bound_s, "simulated_trials": result.simulated, "pruned": result.pruned,
                "profiling_runs": result.profiled, "calibrated": result.calibrated, "wall_s": round(result.wall_s, 2),
                "interrupted": result.interrupted, "kept_builder": result.kept_builder,
+               "failed": [{"strategy": c.label, "error": c.error} for c in result.candidates if c.error],
                "study_name": result.study_name, "storage": result.storage,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))

@@ -17,7 +17,7 @@ from autotune.search._journal import Journal
 from autotune.search._progress import Progress
 from autotune.search._select import diverse_top_k
 from space.cluster import ClusterSpec
-from space.errors import BadInput
+from space.errors import BadInput, RunError
 from space.inventory import Inventory
 from space.strategy import Strategy
 
@@ -100,6 +100,7 @@ class Candidate:
     trial: int
     measured: Any = None  # runners' measurement, when profiled
     simplified: int = 0  # changes the simplification made to the trial's parameters before profiling
+    error: str = ""  # why profiling it failed (the first line), when it did
 
     @property
     def label(self) -> str:
@@ -221,7 +222,8 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     context manager with ``profile(strategy) -> measurement``; default: the real cluster through ``runners``."""
     from space.cluster import load_cluster
     from space.model import load_inventory
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # ERROR: a Ctrl-C inside a trial is a clean stop, not Optuna's "Trial N failed" warning with its parameters
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     say = out or (lambda s: print(s, file=sys.stderr))
     started = time.monotonic()
     cluster = load_cluster(cfg.spec)
@@ -285,6 +287,10 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
         profiled, interrupted = profile_candidates(to_profile, persistent, dists, inventory, cluster, cfg,
                                                    profiler_factory, Progress(progress, say), multi, sim)
     measured = [c for c in to_profile if c.measured is not None]
+    failed = [c for c in to_profile if c.error]
+    if failed and not measured and not interrupted:
+        raise RunError(f"every profiled candidate failed; the first, {failed[0].label}: {failed[0].error}",
+                       hint=f"the simulated trials are kept in {url}: fix the cause and rerun with --resume")
     pool = measured or sim.candidates()[:1] or builders
     if not pool:
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")

@@ -16,6 +16,7 @@ import logging
 import numpy as np
 
 from autotune.search import _study
+from space.errors import AutotuneError, RunError
 
 log = logging.getLogger(__name__)
 
@@ -185,10 +186,29 @@ def _record(study, dists, c, multi, sim, stage: str) -> None:
                    "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
 
 
+def failure_line(e: BaseException) -> str:
+    """The first line of why a candidate failed (TensorFlow's errors name their type)."""
+    lines = [line for line in str(e).strip().splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if not isinstance(e, AutotuneError):
+        first = f"{type(e).__name__}: {first}" if first else type(e).__name__
+    return first[:400]
+
+
+def _record_failure(study, dists, c, e: BaseException) -> None:
+    c.error = failure_line(e)
+    _study.record(study, dists, c.params, None,
+                  {"stage": "failed", "predicted_s": c.predicted_s, "error": c.error, "node": getattr(e, "node", ""),
+                   "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
+
+
 def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factory, progress, multi, sim):
     """Profile each candidate not measured before (in this study, by any process sharing it), then re-measure
     the closest contenders with the runs left in ``cfg.max_profiles`` (at most ``cfg.confirm``).
 
+    A candidate that fails (a TensorFlow error, a step past its timeout, a server that died) is a FAIL trial in the
+    study with its reason, and the search goes on with the next one, on a fresh cluster where the failure may have
+    left the old one in a bad state. A cluster that cannot start, or a model that cannot be traced, ends the stage.
     Returns ``(profiling runs done, interrupted)``; every finished measurement is already in the study.
     """
     known = _already_measured(study)
@@ -204,34 +224,54 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     try:
         with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg) as lazy:
             for c in todo:
-                c.measured = lazy.get().profile(c.strategy)
+                profiler = lazy.get()
                 runs += 1
+                try:
+                    c.measured = profiler.profile(c.strategy)
+                except Exception as e:  # noqa: BLE001 - a failing candidate is data, not the end of the search
+                    _record_failure(study, dists, c, e)
+                    progress.say(f"{c.label} failed: {c.error}")
+                    lazy.restart_after(e)
+                    progress.update(last=f"{c.label} failed")
+                    continue
                 _record(study, dists, c, multi, sim, "profiled")
                 progress.update(last=f"{c.label} {c.measured.median_s * 1e3:.1f}ms")
-            measured = [c for c in candidates if c.measured is not None]
-            close = contenders(measured, min(cfg.confirm, cfg.max_profiles - runs), cfg.confirm_within)
-            again = [c for c in close if c.measured.runs < 2]  # resumed: a confirmed one keeps its pooled runs
-            if again:
-                progress.close()
-                progress.start(len(again), "confirming")
-                profiler = lazy.get()
-                together = getattr(profiler, "profile_together", None)
-                if together is not None and len(again) >= 2:
-                    again_measured = together([c.strategy for c in again])
-                else:  # a profiler that measures one at a time: the reverse of the first round's order
-                    again_measured = [profiler.profile(c.strategy) for c in reversed(again)][::-1]
-                for c, m in zip(again, again_measured):
-                    first = c.measured
-                    c.measured = dataclasses.replace(pooled(first, m), head_to_head_s=m.median_s,
-                                                     head_to_head_se_s=median_se(m.step_times_s))
-                    runs += 1
-                    _record(study, dists, c, multi, sim, "confirmed")
-                    progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{m.median_s * 1e3:.1f}ms")
+            runs += _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs)
     except KeyboardInterrupt:
         return runs, True
     finally:
         progress.close()
     return runs, False
+
+
+def _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs: int) -> int:
+    """The confirmation round: the closest contenders head to head. Returns its profiling runs. A failure there
+    leaves the first round's measurements to decide."""
+    measured = [c for c in candidates if c.measured is not None]
+    close = contenders(measured, min(cfg.confirm, cfg.max_profiles - runs), cfg.confirm_within)
+    again = [c for c in close if c.measured.runs < 2]  # resumed: a confirmed one keeps its pooled runs
+    if not again:
+        return 0
+    progress.close()
+    progress.start(len(again), "confirming")
+    profiler = lazy.get()
+    together = getattr(profiler, "profile_together", None)
+    try:
+        if together is not None and len(again) >= 2:
+            again_measured = together([c.strategy for c in again])
+        else:  # a profiler that measures one at a time: the reverse of the first round's order
+            again_measured = [profiler.profile(c.strategy) for c in reversed(again)][::-1]
+    except Exception as e:  # noqa: BLE001 - the first round's measurements still stand
+        progress.say(f"confirmation failed, the first round decides: {failure_line(e)}")
+        lazy.restart_after(e)
+        return len(again)
+    for c, m in zip(again, again_measured):
+        first = c.measured
+        c.measured = dataclasses.replace(pooled(first, m), head_to_head_s=m.median_s,
+                                         head_to_head_se_s=median_se(m.step_times_s))
+        _record(study, dists, c, multi, sim, "confirmed")
+        progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{m.median_s * 1e3:.1f}ms")
+    return len(again)
 
 
 class _Lazy:
@@ -249,6 +289,13 @@ class _Lazy:
             self._cm = self._make(*self._args)
             self._profiler = self._cm.__enter__()
         return self._profiler
+
+    def restart_after(self, error: BaseException) -> None:
+        """After a failure that may have left the servers in a bad state (any :class:`RunError`: a dead server,
+        a step cut by its timeout), stop the cluster; the next :meth:`get` starts a fresh one."""
+        if isinstance(error, RunError) and self._cm is not None:
+            cm, self._cm, self._profiler = self._cm, None, None
+            cm.__exit__(None, None, None)
 
     def __exit__(self, *exc) -> None:
         if self._cm is not None:

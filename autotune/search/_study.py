@@ -59,8 +59,14 @@ def distributions(space) -> dict[str, optuna.distributions.BaseDistribution]:
             for name, choices in space.distributions().items()}
 
 
-def record(study: optuna.Study, dists: dict, params: dict, value: float | list[float], attrs: dict) -> None:
-    """Add one finished trial (a simulated candidate or a profiled measurement) to the persistent study."""
+def record(study: optuna.Study, dists: dict, params: dict, value: float | list[float] | None, attrs: dict) -> None:
+    """Add one finished trial (a simulated candidate or a profiled measurement) to the persistent study; with
+    ``value`` None, a FAIL trial (a candidate whose profiling failed, ``attrs["error"]`` saying why)."""
+    if value is None:
+        trial = optuna.trial.create_trial(state=optuna.trial.TrialState.FAIL, params=params,
+                                          distributions={k: dists[k] for k in params}, user_attrs=attrs)
+        study.add_trial(trial)
+        return
     values = value if isinstance(value, list) else [value]
     trial = optuna.trial.create_trial(params=params, distributions={k: dists[k] for k in params},
                                       values=values, user_attrs=attrs)

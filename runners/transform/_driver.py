@@ -127,6 +127,10 @@ class TrainingJob:
             return
         for inp in self.graph.inputs:  # a fed tower's generator ends now, not at interpreter exit
             inp.iterator = None
+        if self.cluster.closed or self.cluster.dead_servers():
+            # nothing to free on a dead server, and a call given up on may still hold the session
+            self.close_error = "the cluster was stopped or lost a server: nothing freed"
+            return
         for what, call in (("freeing the trial's variables", lambda: self._run_with_timeout(
                 session, self.graph.destroy_op, 30.0)), ("closing the session", session.close)):
             try:

@@ -4,6 +4,9 @@ from __future__ import annotations
 import types
 
 
+_LIVE = types.SimpleNamespace(closed=False, dead_servers=lambda: [])
+
+
 class _Session:
     def __init__(self, error):
         self.error, self.closed = error, 0
@@ -32,6 +35,7 @@ def test_close_survives_a_session_that_times_out_and_frees_nothing_twice():
     job = TrainingJob.__new__(TrainingJob)
     job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy", inputs=[]), ""
     job._run_with_timeout = destroy
+    job.cluster = _LIVE
     job.close()
     assert job.session is None and session.closed == 1 and calls == [(session, "destroy", 30.0)]
     assert job.close_error.startswith("freeing the trial's variables: RunError: step did not finish")
@@ -48,5 +52,21 @@ def test_close_records_a_failing_session_close():
     job = TrainingJob.__new__(TrainingJob)
     job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy", inputs=[]), ""
     job._run_with_timeout = lambda *a: None
+    job.cluster = _LIVE
     job.close()
     assert job.session is None and job.close_error == "closing the session: DeadlineExceededError: Deadline Exceeded"
+
+
+def test_close_leaves_a_session_alone_once_a_server_died():
+    """A step given up on may still be blocked in its thread on this session, and a dead server frees nothing."""
+    import tensorflow as tf
+
+    from runners.transform._driver import TrainingJob
+
+    session = _Session(tf.errors.DeadlineExceededError(None, None, "Deadline Exceeded"))
+    job = TrainingJob.__new__(TrainingJob)
+    job.session, job.graph, job.close_error = session, types.SimpleNamespace(destroy_op="destroy", inputs=[]), ""
+    job._run_with_timeout = lambda *a: (_ for _ in ()).throw(AssertionError("must not run"))
+    job.cluster = types.SimpleNamespace(closed=False, dead_servers=lambda: ["task 1"])
+    job.close()
+    assert job.session is None and session.closed == 0 and "lost a server" in job.close_error
