@@ -19,11 +19,18 @@ from autotune._signals import Terminated, stop_on_sigterm
 from space.errors import AutotuneError
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line like every other bad input (argparse prints the whole usage first)."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message}; hint: {self.prog} --help\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from autotune import __version__
     from autotune.commands import COMMANDS
 
-    parser = argparse.ArgumentParser(prog="autotune", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="autotune", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"autotune {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

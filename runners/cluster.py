@@ -454,7 +454,9 @@ def _wait_ready(servers: list[ServerProcess], ports: list[int], deadline: float,
     pending = list(servers)
     while pending:
         for s in list(pending):
-            if any(parse_ready(line) for line in s.output_lines()):
+            ready = next((r for line in s.output_lines() if (r := parse_ready(line))), None)
+            if ready is not None:
+                _check_gpus(s.node, ready)
                 pending.remove(s)
             elif s.poll() is not None:
                 raise RunError(_death_message(s, ports[s.task]).replace("exited", "exited before it was ready", 1))
@@ -466,6 +468,18 @@ def _wait_ready(servers: list[ServerProcess], ports: list[int], deadline: float,
                            + (f", last lines:\n{tail}" if tail else ""))
         if pending:
             time.sleep(0.05)
+
+
+def _check_gpus(node: Node, ready: dict[str, str]) -> None:
+    """A node's ``gpus:`` must name GPUs its server sees (a CPU-only TensorFlow sees none)."""
+    if "gpus" not in ready or not node.gpus:
+        return
+    seen = int(ready["gpus"])
+    missing = [g for g in node.gpus if not 0 <= g < seen]
+    if missing:
+        raise SpecError(f"node {node.name} names gpus {list(node.gpus)}, but its TensorFlow server sees "
+                        f"{seen} GPU(s)", hint="remove `gpus:` from the node, or install a TensorFlow with CUDA "
+                        "there (pip install -e '.[gpu]')")
 
 
 def _stop_all(servers: list[ServerProcess], timeout_s: float) -> None:

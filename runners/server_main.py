@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot start server {args.job}:{args.task} at {address}: {e}", file=sys.stderr, flush=True)
         return 1
     port = int(address.rsplit(":", 1)[1])
-    print(format_ready(args.job, args.task, port, os.getpid()), flush=True)
+    gpus = len(tf.config.list_physical_devices("GPU"))
+    print(format_ready(args.job, args.task, port, os.getpid(), gpus), flush=True)
     signum = signal.sigwait(stop_signals)
     _exit(0, f"signal {signal.Signals(signum).name}")
     return 0

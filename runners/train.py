@@ -2,7 +2,8 @@
 
 The checkpoint holds the model's variables (trainable and state) as the single-device model names them:
 ``model.weights.h5`` for a Keras model (``model.load_weights``), a ``tf.train.Checkpoint(model=...)`` for a
-``tf.Module``; all-reduced variables come from replica 0, partitioned ones are reassembled.
+``tf.Module``; all-reduced variables come from replica 0, partitioned ones are reassembled. ``variables.npz`` holds
+every one of them by its strategy name (``trainable/<name>``, ``state/<name>``), those Keras does not track too.
 """
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
 
 def save_checkpoint(traced, values: dict, state: dict, directory: str, *, strategy=None, steps: int = 0) -> str:
     """Write ``values``/``state`` into the traced model and save it; returns the path to load from."""
+    import numpy as np
     import tensorflow as tf
 
     out = pathlib.Path(directory)
@@ -60,7 +62,14 @@ def save_checkpoint(traced, values: dict, state: dict, directory: str, *, strate
         model.save_weights(str(path))
     else:
         path = pathlib.Path(tf.train.Checkpoint(model=model).write(str(out / "ckpt")))
-    meta = {"model": traced.path, "steps": steps, "weights": path.name,
+    # every variable by its strategy name, plain numpy: what Keras' weights file leaves out (a plain tf.Variable on
+    # a Keras model), and a record any tool can read
+    arrays = {**{f"trainable/{n}": values[n] for n in traced.names},
+              **{f"state/{n}": state[n] for n in traced.state_names}}
+    tmp = out / "variables.tmp.npz"
+    np.savez(tmp, **arrays)
+    tmp.replace(out / "variables.npz")
+    meta = {"model": traced.path, "steps": steps, "weights": path.name, "variables": "variables.npz",
             "strategy_id": strategy.proto.id if strategy is not None else None}
     if strategy is not None:
         strategy.save(out / "strategy.pb")

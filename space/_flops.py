@@ -36,9 +36,25 @@ def _op_flops(op) -> float:
     return float(sum(_elems(o.shape) for o in op.outputs if o.dtype.is_floating))
 
 
-def graph_flops(graph) -> float:
-    """Sum of per-op FLOP estimates over ``graph`` (one replica's forward + backward)."""
-    return float(sum(_op_flops(op) for op in graph.get_operations()))
+def graph_flops(graph, _depth: int = 0) -> float:
+    """Sum of per-op FLOP estimates over ``graph`` (one replica's forward + backward), and over the bodies of the
+    functions it calls (a ``tf.function`` method of a ``tf.Module`` is one call op in the step's graph)."""
+    total = 0.0
+    for op in graph.get_operations():
+        body = _called_graph(op) if _depth < 8 else None
+        total += graph_flops(body, _depth + 1) if body is not None else _op_flops(op)
+    return float(total)
+
+
+def _called_graph(op):
+    """The graph of the function a call op runs, where the tracing process still holds it."""
+    if op.type not in ("PartitionedCall", "StatefulPartitionedCall"):
+        return None
+    try:
+        fn = op.graph._get_function(op.get_attr("f").name)  # noqa: SLF001 - the traced functions' registry
+    except (ValueError, AttributeError):
+        return None
+    return getattr(fn, "graph", None)
 
 
 def gradient_ready(loss, grads) -> list[float]:

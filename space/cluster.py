@@ -27,6 +27,11 @@ _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "know
 _LINK_KEYS = {"from", "to", "bandwidth"}
 
 
+def link_key(a: str, b: str) -> str:
+    """The key of the link between node addresses ``a`` and ``b`` (order-free): ``"a|b"`` sorted."""
+    return "|".join(sorted((a, b)))
+
+
 @dataclasses.dataclass(frozen=True)
 class SSHGroup:
     """How to log in to the nodes that name this group in ``ssh_config``."""
@@ -244,6 +249,8 @@ def _opt_str(d: Mapping, key: str, where: str, what: str) -> str | None:
 
 
 def _parse(data: Any, source: str) -> ClusterSpec:
+    if data is None:
+        raise SpecError("cluster spec is empty", source, hint="list the cluster's machines under `nodes:`")
     if not isinstance(data, dict):
         raise SpecError("cluster spec must be a mapping with a `nodes` list", source)
     _check_keys(data, _TOP_KEYS, "the cluster spec", source)

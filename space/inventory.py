@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from space.errors import ModelError
 
-INVENTORY_VERSION = 2  # 2: grad_ready
+INVENTORY_VERSION = 3
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,6 +8,7 @@ TensorFlow is imported inside the functions, so ``import space`` stays free of i
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib.util
@@ -199,6 +200,71 @@ def _fresh_keras_names() -> None:
     keras.backend.clear_session(free_memory=False)
 
 
+def _reachable_variables(obj, depth: int = 5) -> list:
+    """The ``tf.Variable``s an object holds: those Keras or ``tf.Module`` tracks, and plain ones set as attributes
+    (Keras 3 does not track those), searched through attributes, lists and dicts."""
+    import tensorflow as tf
+
+    found: dict[int, object] = {}
+    seen: set[int] = set()
+
+    def visit(x, d: int) -> None:
+        if id(x) in seen or d < 0:
+            return
+        seen.add(id(x))
+        if isinstance(x, tf.Variable):
+            found.setdefault(id(x.handle), x)
+            return
+        inner = getattr(x, "_value", None)  # a Keras variable
+        if isinstance(inner, tf.Variable):
+            found.setdefault(id(inner.handle), inner)
+            return
+        if isinstance(x, (list, tuple)):
+            children = list(x)
+        elif isinstance(x, dict):
+            children = list(x.values())
+        elif hasattr(x, "__dict__") and not isinstance(x, (type, types.ModuleType)) and (
+                isinstance(x, tf.Module) or type(x).__module__.startswith(("keras", "tf_keras")) or d == depth):
+            children = list(getattr(x, "variables", None) or []) + list(vars(x).values())
+        else:
+            return
+        for c in children:
+            visit(c, d - 1)
+
+    visit(obj, depth)
+    return list(found.values())
+
+
+class _values_kept:
+    """Within the block, user code may run eagerly (the first loss), but no variable keeps what it assigned: those
+    that existed get their values back, those created inside (lazily built layers) their initial values."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def __enter__(self) -> "_values_kept":
+        import tensorflow as tf
+
+        self.saved = [(v, v.numpy()) for v in _reachable_variables(self.model)]
+        self.created: list = []
+
+        def creator(next_creator, **kwargs):
+            v = next_creator(**kwargs)
+            with contextlib.suppress(Exception):  # a variable whose value cannot be read yet is left alone
+                self.created.append((v, v.numpy()))
+            return v
+
+        self._scope = tf.variable_creator_scope(creator)
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._scope.__exit__(*exc)
+        for v, value in self.saved + self.created:
+            with contextlib.suppress(Exception):
+                v.assign(value)
+
+
 def _first_batch(module, source: str, r: int, n: int):
     """(dataset, first batch) of ``dataset_fn(r, n)``, every failure a :class:`ModelError`."""
     import tensorflow as tf
@@ -258,7 +324,8 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
         raise ModelError("dataset_fn(1, 2) yields batches of another structure than dataset_fn(0, 1): "
                          f"{other.element_spec} vs {element_spec}", source,
                          hint="every worker's batches must have one structure and dtypes")
-    loss = call_user(source, "loss_fn(model, batch)", module.loss_fn, model, batch)  # eager: builds lazy variables
+    with _values_kept(model):  # checking the loss must not train: a step counter, BatchNorm statistics
+        loss = call_user(source, "loss_fn(model, batch)", module.loss_fn, model, batch)  # builds lazy variables
     _check_loss(loss, _loss_line(module, source))
     trainable, state, names, state_names = _model_variables(model, source)
     if not trainable:
@@ -281,6 +348,8 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
     if not _fully_defined(element_spec):  # batches may differ in shape: one function for all of them
         step_cf = call_user(source, f"tracing loss_fn on the dataset's batch shapes {element_spec}",
                             step.get_concrete_function, element_spec)
+    state, state_names = _with_untracked_state(cf, trainable, state, state_names)
+    _check_captures(cf, trainable + state, source)
     sparse = [isinstance(g, tf.IndexedSlices) for g in grads]
     rows = [int(g.indices.shape[0]) if s and g.indices.shape[0] is not None else None
             for g, s in zip(grads, sparse)]
@@ -288,6 +357,41 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
                       state_names=state_names, concrete_function=cf, batch_spec=batch_spec, sample_batch=batch,
                       sparse=sparse, gather_rows=rows, optimizer=optimizer, step_function=step_cf,
                       element_spec=element_spec)
+
+
+def _with_untracked_state(cf, trainable: list, state: list, state_names: list[str]) -> tuple[list, list[str]]:
+    """``state`` plus every variable the step uses that the model does not list: Keras 3 does not track a plain
+    ``tf.Variable`` set on a model (a step counter, a running mean), yet the step reads and assigns it like state."""
+    known = {id(v.handle) for v in trainable + state}
+    extra, seen = [], set()
+    for v in cf.graph.variables:
+        v = _tf_variable(v)
+        if id(v.handle) not in known and id(v.handle) not in seen:
+            seen.add(id(v.handle))
+            extra.append(v)
+    if not extra:
+        return state, state_names
+    names = _names(extra)
+    taken = set(state_names)
+    for i, name in enumerate(names):
+        while name in taken:  # a Keras path and a plain variable's name may coincide
+            base, _, idx = name.rpartition(":")
+            name = f"{base}_untracked:{idx}"
+        taken.add(name)
+        names[i] = name
+    return state + extra, state_names + names
+
+
+def _check_captures(cf, variables: list, source: str) -> None:
+    """The step may capture variables and constants; any other resource (a lookup table made in ``build_model``)
+    would have to live on every replica, and is refused here rather than in the backend."""
+    import tensorflow as tf
+
+    handles = {id(v.handle) for v in variables}
+    for external, internal in cf.graph.captures:
+        if external.dtype == tf.resource and id(external) not in handles:
+            raise ModelError(f"loss_fn uses a TensorFlow resource that is not a variable ({internal.name})", source,
+                             hint="use lookup tables and other resources in dataset_fn, not in the model")
 
 
 def _fully_defined(spec) -> bool:

@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import pathlib
 import sys
+import tempfile
 
 from space.cluster import ClusterSpec, load_cluster
+from space.errors import BadInput
 from space.inventory import Inventory
 
 
@@ -47,3 +51,40 @@ def cluster(args: argparse.Namespace) -> ClusterSpec:
 def print_json(data) -> None:
     json.dump(data, sys.stdout, indent=1)
     sys.stdout.write("\n")
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: seconds > 0 (a timeout of 0 or less would cut every step at once)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text}")
+    return value
+
+
+def writable_dir(path: str | os.PathLike, option: str) -> pathlib.Path:
+    """``path`` as a directory this process can write into (made if missing), checked before any work."""
+    p = pathlib.Path(path)
+    if p.exists() and not p.is_dir():
+        raise BadInput(f"{option} {p} is a file, not a directory", hint=f"give {option} a directory (new or existing)")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=p):
+            pass
+    except OSError as e:
+        raise BadInput(f"cannot write to {option} {p}: {e.strerror or e}",
+                       hint=f"give {option} a directory you can write to") from None
+    return p
+
+
+def writable_file(path: str | os.PathLike, option: str) -> pathlib.Path:
+    """``path`` as a file this process can create or replace (its directory made if missing), checked first."""
+    p = pathlib.Path(path)
+    if p.is_dir():
+        raise BadInput(f"{option} {p} is a directory, not a file", hint=f"give {option} a file name")
+    writable_dir(p.parent if str(p.parent) else ".", f"{option}'s directory")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise BadInput(f"cannot write to {option} {p}: Permission denied", hint=f"give {option} a file you can write")
+    return p

@@ -18,6 +18,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    _common.writable_file(args.output, "-o")
     cluster = _common.cluster(args)
     inv = _common.inventory(args)
     strategy = builders.build_strategy(args.builder, inv, cluster)

@@ -19,7 +19,8 @@ def register(sub) -> None:
     p.add_argument("--repeats", type=int, default=3, help="interleaved rounds over all strategies (3)")
     p.add_argument("--steps", type=int, default=20, help="timed steps per strategy and repeat (20)")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps first, each time (5)")
-    p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
+    p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
+                   help="cut a step after S seconds (> 0)")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="write compare.csv, compare.md and compare.png here (default: print only, plot to ./compare.png)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
@@ -33,15 +34,15 @@ def run(args) -> int:
     from autotune.report import compare_strategies
     from autotune.report._tables import to_markdown, to_text
 
+    out = _common.writable_dir(args.output, "-o") if args.output else None
+
     result = compare_strategies(args.model, args.spec, args.strategies, repeats=args.repeats, steps=args.steps,
                                 warmup=args.warmup, step_timeout_s=args.step_timeout,
                                 accept_unknown_hosts=args.accept_unknown_hosts,
                                 log=None if args.quiet else (lambda m: print(m, file=sys.stderr)))
     table = result.table()
     print(to_text(table))
-    out = pathlib.Path(args.output) if args.output else None
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
         table.to_csv(out / "compare.csv", index=False)
         (out / "compare.md").write_text(to_markdown(table))
     plot = result.plot((out or pathlib.Path(".")) / "compare.png")

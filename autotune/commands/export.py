@@ -8,6 +8,7 @@ from __future__ import annotations
 import pathlib
 import sys
 
+from autotune.commands import _common
 from space.errors import BadInput
 
 
@@ -40,6 +41,8 @@ def run(args) -> int:
     from autotune.export import export
     from space.strategy import Strategy
 
+    if args.output:
+        _common.writable_file(args.output, "-o")
     strategy = Strategy.load(args.strategy)
     spec = None
     if args.spec:

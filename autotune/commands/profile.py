@@ -12,7 +12,8 @@ def register(sub) -> None:
     p.add_argument("--strategy", required=True, metavar="S.PB", help="strategy file (.pb or .pbtxt)")
     p.add_argument("--steps", type=int, default=20, help="timed steps (default 20)")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps first (default 5)")
-    p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
+    p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
+                   help="cut a step after S seconds (> 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 

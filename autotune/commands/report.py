@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pathlib
 
+from autotune.commands import _common
 from space.errors import BadInput
 
 
@@ -37,6 +38,7 @@ def run(args) -> int:
         out = pathlib.Path(args.output or f"report-{args.study}")
     else:
         raise BadInput("nothing to report on", hint="give a search output DIR, or --storage URL and --study NAME")
+    _common.writable_dir(out, "-o" if args.output else "the report directory")
     inventory, cluster, warnings = report.model_context(run_, args.model, args.spec, args.cache_dir)
     report.complete_from_model(run_, inventory, cluster, warnings)
     rep = report.write_report(run_, out, inventory)

@@ -62,6 +62,8 @@ def run(args) -> int:
     from autotune.search import SearchConfig, run_search
 
     output = args.output
+    if output is not None:
+        _common.writable_dir(output, "-o")
     if output is None:
         from space.cluster import load_cluster
 

@@ -13,7 +13,8 @@ def register(sub) -> None:
     p.add_argument("--steps", type=int, required=True, help="training steps")
     p.add_argument("--checkpoint", default=None, metavar="DIR",
                    help="save the single-device model's weights here (model.weights.h5 for Keras models)")
-    p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
+    p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
+                   help="cut a step after S seconds (> 0)")
     p.set_defaults(func=run)
 
 
@@ -25,6 +26,8 @@ def run(args) -> int:
 
     if args.steps < 1:
         raise BadInput(f"`--steps >= 1` must hold, but got {args.steps}")
+    if args.checkpoint:
+        _common.writable_dir(args.checkpoint, "--checkpoint")
     traced, strategy, spec = prepare(args.model, args.spec, args.strategy)
     with start_cluster(spec) as cluster:
         result = train_strategy(traced, strategy, cluster, steps=args.steps, checkpoint_dir=args.checkpoint,

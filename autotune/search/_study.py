@@ -32,8 +32,33 @@ def storage_url(storage: str | None, output: pathlib.Path) -> str:
     return f"sqlite:///{(output / 'study.db').resolve()}"
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_sqlite_file(url: str, resume: bool) -> None:
+    """Refuse a SQLite study file that cannot hold a study, before anything is written to it: an empty file would
+    silently become a new study (and a resumed search would profile everything again), any other bytes fail
+    deep inside SQLAlchemy."""
+    if not url.startswith("sqlite:///"):
+        return
+    path = pathlib.Path(url[len("sqlite:///"):])
+    if not path.is_file():
+        return
+    with open(path, "rb") as fh:
+        head = fh.read(len(SQLITE_MAGIC))
+    if not head:
+        if resume:
+            raise BadInput(f"the study file {path} is empty: there is nothing to resume",
+                           hint="remove it and run without --resume, or point --storage at the study to resume")
+        return
+    if head != SQLITE_MAGIC:
+        raise BadInput(f"the study file {path} is not an SQLite database", hint="remove or move it, or give another "
+                       "--output / --storage; a search writes its study there itself")
+
+
 def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, Any], resume: bool) -> optuna.Study:
     """Create the persistent study, or load it when it exists and belongs to the same model and cluster."""
+    check_sqlite_file(url, resume)
     try:
         study = optuna.create_study(storage=url, study_name=name, directions=directions, load_if_exists=True)
     except optuna.exceptions.OptunaError as e:

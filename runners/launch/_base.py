@@ -17,8 +17,8 @@ SERVER_MODULE = "runners.server_main"
 READY_PREFIX = "autotune-server ready:"
 
 
-def format_ready(job: str, task: int, port: int, pid: int) -> str:
-    return f"{READY_PREFIX} job={job} task={task} port={port} pid={pid}"
+def format_ready(job: str, task: int, port: int, pid: int, gpus: int = 0) -> str:
+    return f"{READY_PREFIX} job={job} task={task} port={port} pid={pid} gpus={gpus}"
 
 
 def parse_ready(line: str) -> dict[str, str] | None:

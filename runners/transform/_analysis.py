@@ -19,12 +19,17 @@ class TracedAnalysis:
         by_handle = {id(v.handle): ("var", i) for i, v in enumerate(traced.trainable)}
         by_handle.update({id(v.handle): ("state", j) for j, v in enumerate(traced.state)})
         self.placeholders: dict[tuple, str] = {}
+        self.constants: dict[str, object] = {}  # placeholder -> value of a captured constant (a regularizer's factor)
         for external, internal in g.captures:
             key = by_handle.get(id(external))
-            if key is None:
-                raise RunError(f"the traced step captures {internal.name!r}, which is not a model variable",
-                               traced.path, hint="loss_fn may only use the model's variables and the batch")
-            self.placeholders[key] = internal.op.name
+            if key is not None:
+                self.placeholders[key] = internal.op.name
+            elif external.dtype != tf.resource and hasattr(external, "numpy"):
+                self.constants[internal.op.name] = external.numpy()
+            else:
+                raise RunError(f"loss_fn uses a TensorFlow resource that is not a model variable ({internal.name}, "
+                               f"captured from {getattr(external, 'name', type(external).__name__)}), {traced.path}",
+                               hint="build lookup tables and other resources in dataset_fn, not in the model")
         self.reads: dict[int, list[str]] = {}
         self.gathers: dict[int, list[str]] = {}
         self.others: dict[int, list[str]] = {}

@@ -21,7 +21,6 @@ from runners.transform import _allreduce, _control, _input, _partition, _ps
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
-from space.errors import RunError
 from space.strategy import Strategy
 
 
@@ -202,8 +201,8 @@ class _Builder:
                     self.bytes += p.units[0].num_elements * 4
                 continue
             if an.others[p.index]:
-                raise RunError(f"variable {p.name!r} is used by {an.others[p.index][0]!r}, which cannot read a "
-                               "partitioned variable", hint="leave this variable unpartitioned")
+                input_map[ph + ":0"] = self._assembled(p, r)
+                continue
             if an.gathers[p.index] and p.axis == 0:  # its gathers are rewired below; the read is left dead
                 dummy = tf.compat.v1.placeholder(tf.as_dtype(self.values[p.index].dtype), p.shape,
                                                  name=f"unused_read{r}")
@@ -222,6 +221,9 @@ class _Builder:
                 value = _partition.concat_read(reads, p)
             for name in an.reads[p.index]:
                 input_map[name + ":0"] = value
+        for name, value in an.constants.items():
+            with tf.compat.v1.device(dev):
+                input_map[name + ":0"] = tf.constant(value)
         for j, locals_ in enumerate(self.state_local):
             ph = an.placeholders.get(("state", j))
             if ph is None:
@@ -253,6 +255,26 @@ class _Builder:
                     self._rewire_gather(by_name[gname], p, r)
         loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
         return loss, list(grads), effects
+
+    def _assembled(self, p: VarPlan, r: int):
+        """The handle of a tower-local copy of partitioned ``p``, assembled from its shards before the step reads
+        it: for an op that takes the variable itself rather than its value (a nested ``tf.function`` call), which
+        no rewrite of reads can reach. It only reads the copy; the gradient comes out of the step as usual."""
+        tf = self.tf
+        dev = self.tower_dev[r]
+        local = self.var(f"assembled/t{r}/{p.name}", self.values[p.index], dev)
+        reads = []
+        for u in p.units:
+            v = self.unit_var_for_tower(u, r)
+            rd = self.read(v)
+            self.reads.setdefault(u.name, []).append(rd.op)
+            reads.append(rd)
+            if self._remote(v, r):
+                self.bytes += u.num_elements * 4
+        with tf.compat.v1.device(dev):
+            fill = local.assign(_partition.concat_read(reads, p), read_value=False)
+            with tf.control_dependencies([fill]):
+                return tf.identity(local.handle)
 
     def _rewire_gather(self, gather_op, p: VarPlan, r: int) -> None:
         """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives."""

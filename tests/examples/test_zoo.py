@@ -1,0 +1,113 @@
+"""The conformance zoo (``examples/zoo/``): models written as ordinary TF2 code, each around one idiom, run through
+every command a user meets: ``inspect``; ``build`` + ``compare`` (every builder profiled on the loopback cluster);
+``train`` equal to single-device training; ``search`` ending with a winner."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from space.builders import aliases
+from testpaths import CLUSTERS, ROOT, STEPS
+
+TRAIN_STEPS = 10  # past the smaller last batch of a finite pipeline, and into its repetition
+
+pytestmark = pytest.mark.slow
+
+ZOO = ROOT / "examples" / "zoo"
+MODELS = sorted(p.stem for p in ZOO.glob("*.py"))
+SPEC = CLUSTERS / "localhost.yml"
+EXACT = 1e-5  # max |a - b| / max |b|, per variable
+MIXED = "parallax"  # sparse gradients on a PS, dense ones all-reduced: both mechanisms in one job
+
+
+def rel_err(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12)) if b.size else 0.0
+
+
+def test_the_zoo_is_a_zoo():
+    assert len(MODELS) >= 15
+    for name in MODELS:
+        assert (ZOO / f"{name}.py").read_text().lstrip().startswith('"""'), f"{name}.py: say its idiom first"
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_inspect(name, run, cache_dir):
+    code, out, err = run("inspect", "--model", ZOO / f"{name}.py", "--cache-dir", cache_dir, "--json")
+    assert code == 0, err
+    inventory = json.loads(out)
+    assert inventory["variables"] and inventory["batch_size"] > 0
+    assert err == ""
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_builder_profiles(name, run, cache_dir, tmp_path):
+    files = []
+    for alias in aliases():
+        path = tmp_path / f"{alias}.pb"
+        code, _, err = run("build", "--builder", alias, "--model", ZOO / f"{name}.py", "--spec", SPEC,
+                           "--cache-dir", cache_dir, "-o", path)
+        assert code == 0, f"{alias}: {err}"
+        files.append(path)
+    code, out, err = run("compare", *files, "--model", ZOO / f"{name}.py", "--spec", SPEC, "--repeats", "1",
+                         "--steps", str(STEPS), "--warmup", "1", "--quiet", "-o", tmp_path / "compare")
+    assert code == 0, err
+    rows = (tmp_path / "compare" / "compare.csv").read_text().splitlines()[1:]
+    assert len(rows) == len(files)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_train_equals_single_device(name, run, cache_dir, tmp_path):
+    from runners.transform._reference import reference_train
+    from space.model import trace_step
+
+    code, _, err = run("build", "--builder", MIXED, "--model", ZOO / f"{name}.py", "--spec", SPEC,
+                       "--cache-dir", cache_dir, "-o", tmp_path / "s.pb")
+    assert code == 0, err
+    code, out, err = run("train", "--model", ZOO / f"{name}.py", "--spec", SPEC, "--strategy", tmp_path / "s.pb",
+                         "--steps", str(TRAIN_STEPS), "--checkpoint", tmp_path / "ckpt")
+    assert code == 0, err
+    traced = trace_step(ZOO / f"{name}.py")
+    want, want_state, _ = reference_train(traced, 2, TRAIN_STEPS)
+    got, got_state = _checkpoint_values(traced, tmp_path / "ckpt")
+    tracked = {id(v.handle) for v in getattr(traced.model, "variables", traced.trainable + traced.state)}
+    errors = {n: rel_err(got[n], want[n]) for n in want}
+    errors.update({n: rel_err(got_state[n], want_state[n]) for n, v in zip(traced.state_names, traced.state)
+                   if id(v.handle) in tracked or not hasattr(traced.model, "save_weights")})
+    saved = np.load(tmp_path / "ckpt" / "variables.npz")  # every variable, those Keras' weights file leaves out too
+    errors.update({f"npz {n}": rel_err(saved[f"trainable/{n}"], want[n]) for n in want})
+    errors.update({f"npz {n}": rel_err(saved[f"state/{n}"], want_state[n]) for n in want_state})
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
+
+
+def _checkpoint_values(traced, directory) -> tuple[dict, dict]:
+    """The checkpoint's variables, loaded into the single-device model as a user would (the traced model's
+    variables are left as they were)."""
+    import tensorflow as tf
+
+    meta = json.loads((directory / "train.json").read_text())
+    before = [v.numpy() for v in traced.trainable + traced.state]
+    model = traced.model
+    if meta["weights"].endswith(".h5"):
+        model.load_weights(str(directory / meta["weights"]))
+    else:
+        tf.train.Checkpoint(model=model).read(str(directory / meta["weights"])).expect_partial()
+    got = {n: v.numpy() for n, v in zip(traced.names, traced.trainable)}
+    got_state = {n: v.numpy() for n, v in zip(traced.state_names, traced.state)}
+    for v, x in zip(traced.trainable + traced.state, before):
+        v.assign(x)
+    return got, got_state
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_search_ends_with_a_winner(name, run, cache_dir, tmp_path):
+    out = tmp_path / "run"
+    code, _, err = run("search", "--model", ZOO / f"{name}.py", "--spec", SPEC, "-o", out, "--cache-dir", cache_dir,
+                       "--trials", "100", "--top-k", "2", "--profile-builders", "1", "--max-profiles", "3",
+                       "--confirm", "0", "--steps", "4", "--warmup", "1", "--quiet")
+    assert code == 0, err
+    summary = json.loads((out / "summary.json").read_text())
+    assert (out / "best.pb").is_file() and summary["winner_measured_s"] > 0
