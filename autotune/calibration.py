@@ -1,4 +1,5 @@
-"""A stored calibration brought up to this version's cost model before anything predicts with it.
+"""A stored calibration brought up to this version's cost model before anything predicts with it, and the table
+``autotune calibrate`` prints of what it measured and derived.
 
 ``autotune calibrate`` stores the anchor steps it timed (``Calibration.anchors_s``) beside the costs it derived from
 them, and the version of the cost model that derived them (``Calibration.cost_model``). A later version may derive
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from simulator import (ANCHOR_MISFIT, ANCHOR_PAIRS, COST_MODEL_VERSION, PIECE_PAIRS, RESOLVED_SE, anchor_costs,
+                       anchor_misfits, borrowed_piece_cost, fit_link, pair_difference, resolved)
 from space.cluster import ClusterSpec
 from space.inventory import Inventory
 
@@ -18,9 +21,6 @@ def current_costs(cal, inventory: Inventory, cluster: ClusterSpec, say: Callable
     """``cal`` with its anchor costs as this version's cost model derives them from its stored anchor steps (the
     same object when it has none, or when this version derived them). A stored residual is kept: it was fitted to
     the older model's predictions, which the line says, with how to fit it again without measuring."""
-    from runners.calibrate import anchor_costs
-    from simulator import COST_MODEL_VERSION
-
     if not cal.anchors_s or cal.cost_model == COST_MODEL_VERSION:
         return cal
     new = anchor_costs(cal, inventory, cluster)
@@ -53,3 +53,95 @@ def moved(old, new) -> bool:
 
 def _value(x) -> str:
     return "none" if x is None else f"{x:.4g}"
+
+
+def format_table(m, cal, fit: dict[str, tuple[float, float]] | None = None) -> str:
+    """Human-readable summary of calibrate's measurements (``runners.calibrate.Measurements``) and the constants
+    derived from them; with ``fit`` (``simulator.anchor_fit``), each anchor step as the cost model predicts it,
+    and the ones it misses."""
+    lines = [f"{'link':<36}{'bandwidth':>14}{'latency':>12}   medians per size"]
+    for f in map(fit_link, m.links):
+        per = ", ".join(f"{_size(s)} {t * 1e3:.2f}ms" for s, t in zip(f.sizes, f.seconds))
+        lines.append(f"{f.src + ' -> ' + f.dst:<36}{f.bandwidth_gbit * 1e3:>9.1f} Mbit{f.latency_s * 1e6:>9.0f} us"
+                     f"   {per} (session {f.base_s * 1e3:.2f}ms)")
+    lines.append("")
+    rows = _constant_rows(m, cal)
+    bases = {name: base for _, name, base in ANCHOR_PAIRS if base is not None}
+    sets = _anchor_sets(cal)
+    for name, t in m.anchors_s.items():
+        predicted = f" (the cost model: {fit[name][1] * 1e3:.2f} ms)" if fit and name in fit else ""
+        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms{predicted} {sets.get(name, '')}".rstrip()
+                     + _pair_note(cal, name, bases.get(name))))
+    width = max(len(k) for k, _ in rows)
+    lines += [f"{k:<{width}}  {v}" for k, v in rows]
+    missed = anchor_misfits(fit or {})
+    if missed:
+        lines += ["", (f"the cost model misses {len(missed)} of its own anchor steps by more than {ANCHOR_MISFIT:.0%} "
+                       f"(predicted over measured): {', '.join(missed)}; strategies like them will be predicted off "
+                       "by about as much (`autotune validate-simulator --fit-residual` fits a correction)")]
+    return "\n".join(lines)
+
+
+def _constant_rows(m, cal) -> list[tuple[str, str]]:
+    """(name, value) of every constant the probes set, and of the model's steps without the anchors."""
+    rows = [("node bandwidth", ", ".join(f"{a} {g * 1e3:.1f} Mbit/s" for a, g in cal.node_bandwidth_gbit.items())),
+            ("slower links", ", ".join(f"{k} {g * 1e3:.1f} Mbit/s" for k, g in cal.link_bandwidth_gbit.items())
+             or "none"),
+            ("latency (alpha)", f"{cal.latency_s * 1e6:.0f} us"),
+            ("all-reduce bandwidth factor", f"{cal.collective_bandwidth_factor:.3f}"
+             + (" (from the all_reduce step below)" if "all_reduce" in m.anchors_s else "")),
+            ("all-reduce overhead", f"{cal.collective_overhead_s * 1e3:.3f} ms"),
+            ("per-tensor RPC overhead", f"{cal.rpc_overhead_s * 1e6:.1f} us"),
+            ("run spanning every node", f"+{cal.step_overhead_s * 1e3:.3f} ms"),
+            ("PowerSGD round", f"{cal.powersgd_matrix_s * 1e3:.3f} ms per matrix + "
+                               f"{(cal.powersgd_s_per_flop or 0) * 1e12:.1f} ps/flop"),
+            ("reduce cost (gamma)", f"{cal.reduce_s_per_byte * 1e12:.1f} ps/byte"),
+            ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
+    if m.step_single_s is not None:
+        rows.append(("model step, one replica alone", f"{m.step_single_s * 1e3:.2f} ms"))
+    if cal.update_s is not None:
+        rows.append(("optimizer update, every variable once", f"{cal.update_s * 1e3:.2f} ms (one node)"))
+    if m.nosync_step_s is not None:
+        rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
+                     f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
+    if m.nosync_noupdate_s is not None and cal.update_share is not None:
+        rows.append(("the same, no update applied", (f"{m.nosync_noupdate_s * 1e3:.2f} ms (the updates: "
+                                                     f"{cal.update_share:.0%} of the compute)")))
+    return rows
+
+
+def _anchor_sets(cal) -> dict[str, str]:
+    """Anchor step -> what its pair set, as its line ends."""
+    sets = {"all_reduce": f"-> all-reduce bandwidth factor {cal.collective_bandwidth_factor:.3f}",
+            "ar_split": f"-> {cal.ar_piece_s * 1e3:.3f} ms per extra all-reduced piece",
+            "ar_groups": f"-> {cal.collective_overhead_s * 1e3:.3f} ms per extra collective",
+            "ps": f"-> a PS step on one server loses {cal.ps_serial_fraction:.2f} of its staggering",
+            "ps_split": f"-> {cal.ps_piece_s * 1e3:.3f} ms per extra PS piece",
+            "powersgd": f"-> {cal.powersgd_matrix_s * 1e3:.3f} ms per PowerSGD matrix"}
+    if cal.ps_spread_serial is not None:
+        sets["ps_lb"] = (f"-> spread over the servers (the busiest {cal.ps_spread_busiest:.0%} of the load), a PS "
+                         f"step loses {cal.ps_spread_serial:.2f} of its staggering")
+    return sets
+
+
+def _pair_note(cal, name: str, base: str | None) -> str:
+    """`` (+1.60 ± 2.10 ms against ps, not resolved: ...)``: an anchor pair's measured difference, with two
+    standard errors where the rounds were kept; empty for an anchor that is no pair's."""
+    if base is None or base not in cal.anchors_s or name not in cal.anchors_s:
+        return ""
+    difference, se = pair_difference(cal, name, base)
+    spread = f" ± {RESOLVED_SE * se * 1e3:.2f}" if se is not None else ""
+    note = f"{difference * 1e3:+.2f}{spread} ms against {base}"
+    if not resolved(difference, se):
+        takes = {"ps_piece_s": ": a PS shard takes an all-reduced shard's cost",
+                 "ar_piece_s": ": an all-reduced shard takes a PS shard's cost"}
+        borrowed = borrowed_piece_cost(cal)
+        note += ", not resolved" + (takes[borrowed[0]] if borrowed and PIECE_PAIRS[borrowed[0]][0] == name else "")
+    return f" ({note})"
+
+
+def _size(nbytes: int) -> str:
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:g}{unit}"
+    return f"{nbytes}B"

@@ -180,10 +180,10 @@ def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: 
 
 
 def anchor_fit(report: Report, scorer) -> None:
-    """The calibration's own anchor steps as the scorer's cost model predicts them (``runners.calibrate.anchor_fit``):
+    """The calibration's own anchor steps as the scorer's cost model predicts them (``simulator.anchor_fit``):
     a step it misses says the strategies like it will be predicted off by about as much, whatever this run
     measures. Nothing without anchors."""
-    from runners.calibrate import anchor_fit as fit
+    from simulator import anchor_fit as fit
 
     cal = scorer.calibration
     if cal.anchors_s:
@@ -196,8 +196,8 @@ def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], scorer)
     ``all_reduce`` anchor): measured now over then, their geometric mean; and the metrics with that ratio divided
     out of every measurement. The cost model cannot know that a shared machine sped up or slowed down since its
     calibration; this tells the two apart. Nothing without anchors, or when no pick is one of them."""
-    from runners.calibrate import anchor_strategies
     from simulator import fidelity as score
+    from space.anchors import anchor_strategies
 
     anchors_s = scorer.calibration.anchors_s
     if not anchors_s:

@@ -207,8 +207,7 @@ def _reuse(args, out: pathlib.Path) -> int:
 def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.Path, args) -> dict:
     """One model's runs saved in ``src`` predicted again by this checkout's cost model, written to ``out/<run>/``."""
     from autotune import fidelity, fidelity_io
-    from runners.calibrate import anchor_costs
-    from simulator import Calibration, Scorer, calibration_path
+    from simulator import Calibration, Scorer, anchor_costs, calibration_path
     from space.cluster import load_cluster
     from space.model import load_inventory
 
@@ -250,7 +249,7 @@ def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.P
 def _lacks(cal, inventory, spec) -> list[str]:
     """What the calibration lacks of those this checkout's ``calibrate`` measures: anchor steps it did not time, and
     the updates' share. A run whose calibration lacks none predicts as a run measured today would."""
-    from runners.calibrate import anchor_strategies
+    from space.anchors import anchor_strategies
 
     missing = [f"{name} step" for name in anchor_strategies(inventory, spec) if name not in cal.anchors_s]
     return missing + (["updates' share"] if cal.update_share is None else [])
@@ -354,7 +353,7 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
                   f"(without: {mean['tau']:.3f}, {mean['mape']:.1%})")
         missed = _misses([r for r in mine if not r.get("fresh")])
         if missed:
-            from runners.calibrate import ANCHOR_MISFIT
+            from simulator import ANCHOR_MISFIT
 
             print(f"  anchor steps the cost model misses by more than {ANCHOR_MISFIT:.0%}: {missed}")
     print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%} (issue 5), raw or with the machine's drift "
@@ -386,7 +385,7 @@ def _span(values, spec: str, sep: str = "-") -> str:
 def _misses(rows: list[dict]) -> str:
     """Per anchor step, how far the cost model predicts it off on the runs that miss it by more than
     ``ANCHOR_MISFIT``: ``"ar_groups -17%..-13% (7 of 7 runs)"``; empty when none does."""
-    from runners.calibrate import ANCHOR_MISFIT
+    from simulator import ANCHOR_MISFIT
 
     out = []
     names = dict.fromkeys(name for r in rows for name in r.get("anchor_fit") or {})

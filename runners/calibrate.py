@@ -1,10 +1,12 @@
-"""Measure a cluster's cost-model constants on its running servers (what ``autotune calibrate`` stores).
+"""Measure on a cluster's running servers what its cost-model constants are fitted to (``autotune calibrate``).
 
-Every probe is a small graph run through one ``tf.compat.v1.Session`` on the cluster, timed as the median of
-``repeats`` runs after two warm-up runs. Data moved is always a variable's value (a variable on the source task
-read and reduced on the destination task): Grappler folds constants and ``tf.fill``, never variable reads.
+The probes return plain :class:`Measurements`; ``simulator.to_calibration`` derives the constants from them (each
+item below names the constant its probe sets). Every probe is a small graph run through one
+``tf.compat.v1.Session`` on the cluster, timed as the median of ``repeats`` runs after two warm-up runs. Data moved
+is always a variable's value (a variable on the source task read and reduced on the destination task): Grappler
+folds constants and ``tf.fill``, never variable reads.
 
-- per ordered pair of nodes, a few message sizes -> ``fit_alpha_beta`` -> link bandwidth and latency; the
+- per ordered pair of nodes, a few message sizes -> an alpha-beta fit -> link bandwidth and latency; the
   session's own cost is removed by a same-shape probe that stays on one task;
 - one all-reduce over every node at a few sizes vs the ring formula -> ``collective_bandwidth_factor`` and
   ``collective_overhead_s``;
@@ -24,8 +26,8 @@ read and reduced on the destination task): Grappler folds constants and ``tf.fil
   steps that differ in one thing, which set ``collective_overhead_s`` (a group per variable vs one fused group),
   ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the
   ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost comes from the
-  measured difference of its pair (``anchor_costs``), so what both steps share cancels; the fused all-reduce step
-  itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step), and the ``ps`` step
+  measured difference of its pair (``simulator.anchor_costs``), so what both steps share cancels; the fused
+  all-reduce step itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step), and the ``ps`` step
   ``ps_serial_fraction`` (how much of the replicas' staggering a PS step loses). The model steps are measured head
   to head: all jobs built, then taking turns a few steps at a time.
 """
@@ -36,15 +38,14 @@ import statistics
 import time
 from typing import Callable
 
-from runners._calibration_data import (ANCHOR_MISFIT, PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT,
-                                       LinkFit, Measurements, anchor_costs, anchor_fit, anchor_misfits,
-                                       anchor_strategies, format_table, powersgd_constants, powersgd_flops,
-                                       to_calibration)
+import numpy as np
+
+from runners._measurements import LinkTiming, Measurements
+from space.anchors import PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, anchor_strategies
+from space.cluster import link_key
 from space.errors import RunError
 
-__all__ = ["ANCHOR_MISFIT", "Prober", "measure", "run_calibration", "LinkFit", "Measurements", "to_calibration",
-           "format_table", "powersgd_constants", "powersgd_flops", "anchor_strategies", "anchor_costs", "anchor_fit",
-           "anchor_misfits"]
+__all__ = ["Prober", "measure", "run_calibration", "LinkTiming", "Measurements"]
 
 WARMUP_RUNS = 2
 CONTAINER = "autotune-calibrate"
@@ -97,11 +98,10 @@ class Prober:
         return {k: statistics.median(v) for k, v in times.items()}
 
     # ---- probes -------------------------------------------------------------------------------------
-    def link(self, src: int, dst: int, sizes: list[int]) -> LinkFit:
-        """Time moving a variable of each size from task ``src`` to task ``dst``; fit alpha and bandwidth."""
+    def link(self, src: int, dst: int, sizes: list[int]) -> LinkTiming:
+        """Time moving a variable of each size from task ``src`` to task ``dst`` (``simulator.fit_link`` fits
+        latency and bandwidth to it), timed again with more runs where the time does not grow with size."""
         import tensorflow as tf
-
-        from simulator import fit_alpha_beta
 
         g = tf.Graph()
         with g.as_default():
@@ -116,22 +116,17 @@ class Prober:
                 fetches["base"] = tf.reduce_sum(local.read_value())
         t = self._timed(g, fetches)
         secs = [t[s] for s in sizes]
-        try:
-            _, gbit = fit_alpha_beta(sizes, secs)
-        except ValueError:  # the largest message took no longer than the smallest: the link is fast for these sizes
+        floor = None
+        if not _grows(sizes, secs):  # the largest message took no longer than the smallest: a fast link for these
             repeats = LINK_RETRY_FACTOR * self.repeats
             self.say(f"link {self.addresses[src]} -> {self.addresses[dst]}: time did not grow with message size "
                      f"({_ms(secs)}); again with {repeats} runs")
             t = self._timed(g, fetches, repeats)
             secs = [t[s] for s in sizes]
-            try:
-                _, gbit = fit_alpha_beta(sizes, secs)
-            except ValueError:
-                gbit = self._link_floor(src, dst, max(sizes), t[max(sizes)] - t["tiny"])
-        # latency from a 4-byte message, not the fit's intercept: a shaper's burst allowance (tbf) lets the
-        # first bytes of every message through at once, which lowers the intercept below the real latency
-        return LinkFit(self.addresses[src], self.addresses[dst], list(sizes), secs, t["base"],
-                       latency_s=max(0.0, t["tiny"] - t["base"]), bandwidth_gbit=gbit)
+            if not _grows(sizes, secs):
+                floor = self._link_floor(src, dst, max(sizes), t[max(sizes)] - t["tiny"])
+        return LinkTiming(self.addresses[src], self.addresses[dst], list(sizes), secs, t["base"], tiny_s=t["tiny"],
+                          floor_gbit=floor)
 
     def _link_floor(self, src: int, dst: int, size: int, transfer_s: float) -> float:
         """Gbit/s of a link whose time does not grow with the message sizes measured: the largest message over
@@ -391,8 +386,6 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time."""
     if len(set(sizes)) < 2:
         raise ValueError(f"at least two different message sizes are needed, but got {sizes}.")
-    from simulator import link_key
-
     p = Prober(cluster, repeats=repeats, timeout_s=timeout_s, progress=progress)
     n = len(p.addresses)
     try:
@@ -421,7 +414,8 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
         progress("reduction and cast cost on one node")
         gamma, cast = p.local_passes(max(max(sizes), 16 * 2**20))
         m = Measurements(links=links, allreduce_sizes=list(sizes) if n >= 2 else [], allreduce_s=ar_s,
-                         allreduce_tiny_s=ar_tiny, allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many, rpc_one_s=rpc_one,
+                         allreduce_tiny_s=ar_tiny, allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many,
+                         rpc_one_s=rpc_one,
                          reduce_s_per_byte=gamma, cast_s_per_byte=cast)
         m.powersgd_small_s, m.powersgd_large_s = psgd_small, psgd_large
         if n >= 2:
@@ -467,6 +461,12 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
     if not m.links and len(spec.nodes) >= 2:
         raise RunError("no link was measured")
     return m, inventory
+
+
+def _grows(sizes: list[int], seconds: list[float]) -> bool:
+    """Whether the time grows with message size: the slope of the least-squares line is positive (what an
+    alpha-beta fit needs to read a bandwidth)."""
+    return bool(np.polyfit(sizes, seconds, 1)[0] > 0)
 
 
 def _ms(seconds: list[float]) -> str:

@@ -13,7 +13,7 @@ import math
 import pathlib
 from typing import Any, Mapping, Sequence
 
-from space.cluster import ClusterSpec
+from space.cluster import ClusterSpec, link_key
 from space.errors import BadInput
 
 CALIBRATION_FORMAT = "autotune-calibration"
@@ -44,11 +44,6 @@ class CalibrationError(BadInput):
 
 class StaleCalibration(CalibrationError):
     """A calibration was measured for another cluster spec (or another model)."""
-
-
-def link_key(a: str, b: str) -> str:
-    """The key of the link between node addresses ``a`` and ``b`` (order-free): ``"a|b"`` sorted."""
-    return "|".join(sorted((a, b)))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -53,8 +53,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from runners.calibrate import anchor_fit, format_table, run_calibration, to_calibration
-    from simulator import calibration_path
+    from autotune.calibration import format_table
+    from runners.calibrate import run_calibration
+    from simulator import anchor_fit, calibration_path, to_calibration
     from space.cluster import load_cluster
     from space.model import default_cache_dir
 

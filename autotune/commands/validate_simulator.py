@@ -192,8 +192,7 @@ def _reuse(args, scorer, cal_path, say) -> int:
     picked, measured = fidelity_io.load_measured(src)
     cal = scorer.calibration
     if cal.anchors_s:  # the anchor costs as the current cost model derives them from the same anchor steps
-        from runners.calibrate import anchor_costs
-        from simulator import Scorer
+        from simulator import Scorer, anchor_costs
 
         cal = anchor_costs(cal, scorer.inventory, scorer.cluster)
         scorer = Scorer(scorer.inventory, scorer.cluster, cal, scorer.replicas)

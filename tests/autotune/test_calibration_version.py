@@ -23,7 +23,7 @@ def _old(spec, **fields):
 
 
 def test_an_older_derivation_is_derived_again_from_its_anchor_steps(inventories, clusters):
-    from runners.calibrate import anchor_costs
+    from simulator import anchor_costs
 
     inv, spec = inventories("mlp"), clusters["localhost"]
     lines = []
@@ -57,7 +57,7 @@ def test_a_residual_is_kept_and_the_line_says_how_to_fit_it_again(inventories, c
 
 
 def test_calibrate_records_the_version_that_derived_its_costs(inventories, clusters):
-    from runners.calibrate import anchor_costs
+    from simulator import anchor_costs
 
     inv, spec = inventories("mlp"), clusters["localhost"]
     assert anchor_costs(_old(spec), inv, spec).cost_model == COST_MODEL_VERSION

@@ -73,8 +73,7 @@ def test_reuse_derives_the_anchor_costs_again_from_the_stored_anchor_steps(tmp_p
     """A calibration keeps its anchor steps, so --reuse after a cost-model change derives the per-collective cost
     and the all-reduce factor (and the others) as the current model does, instead of trusting the constants stored
     by an older one."""
-    from runners.calibrate import anchor_costs
-    from simulator import Calibration, Scorer, calibration_path
+    from simulator import Calibration, Scorer, anchor_costs, calibration_path
 
     inv, spec = inventories("mlp"), clusters["localhost"]
     stale = Calibration.from_spec(spec, collective_overhead_s=0.05,

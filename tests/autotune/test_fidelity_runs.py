@@ -210,7 +210,7 @@ def test_a_calibration_this_cost_model_derived_is_derived_again_alike():
     this checkout derives from its anchor steps: a change to the cost model or to the derivation that moves them
     fails here until the version is bumped, so that ``search`` derives them again from any older file."""
     from autotune.calibration import DERIVED, moved
-    from runners.calibrate import anchor_costs
+    from simulator import anchor_costs
     from simulator import COST_MODEL_VERSION, Calibration
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -261,7 +261,7 @@ def test_the_mixed_steps_experiment_predicts_what_it_measured(monkeypatch):
     """``benchmarks/experiments/stop37-mixed-steps/mixed.py predict`` sets this checkout's prediction of its eight
     strategies beside the measured steps; its ``ps`` and ``ps_lb`` are the calibration's own anchor strategies, so
     the script predicts them as the calibration's anchor fit does, with the costs this version derives."""
-    from runners._calibration_data import anchor_fit
+    from simulator import anchor_fit
 
     monkeypatch.syspath_prepend(str(EXPERIMENTS))
     from _experiment import kept_calibration

@@ -175,8 +175,8 @@ def test_run_validation_with_a_fake_profiler(inventories, clusters):
 def test_the_machine_speed_since_calibration_comes_from_the_anchor_steps_and_is_divided_out(inventories, clusters):
     """A shared machine 25% slower than when calibrate timed the `all_reduce` anchor: the report reads 1.25 from
     that strategy measured again, and with it divided out the predictions are exact (MAPE 20% before)."""
-    from runners.calibrate import anchor_strategies
     from simulator import Scorer
+    from space.anchors import anchor_strategies
 
     scorer, picked = mlp_local(inventories, clusters, 8)
     anchors = anchor_strategies(scorer.inventory, scorer.cluster)

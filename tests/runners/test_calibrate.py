@@ -1,9 +1,9 @@
-"""``autotune calibrate``: measurements -> Calibration without TensorFlow (the anchor steps' costs are in
-``test_calibrate_anchors.py``), then (slow) on real servers: the local 2-node cluster (a file the search finds) and a
-tc-shaped testbed link (bandwidth near the tc rate)."""
+"""``autotune calibrate``: its options, what a link probe does with times that do not grow with message size, the
+head-to-head turns' rounds, then (slow) on real servers: the local 2-node cluster (a file the search finds) and a
+tc-shaped testbed link (bandwidth near the tc rate). Turning the measurements into a Calibration is tested in
+``tests/simulator/test_sim_from_measurements.py`` and ``test_sim_anchor_costs.py``."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import pathlib
 import sys
@@ -12,83 +12,21 @@ import types
 import pytest
 
 from autotune.cli import main
-from calibrate_helpers import MIB, measurements
-from runners.calibrate import to_calibration
 from testsupport import netns_forbidden
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "models" / "mlp.py"
 LOCAL = ROOT / "examples" / "clusters" / "localhost.yml"
+MIB = 2**20
 
 
-# ---- pure conversion ------------------------------------------------------------------------------------
+def test_the_turns_rounds_split_a_jobs_steps_as_take_turns_ran_them():
+    """20 steps in 10 rounds: 2 a round; 7 in 3: 3, 2, 2 (the first rounds take the rest); rounds beyond the steps
+    are dropped. A job's times read back as each round's mean step, in the order the rounds ran."""
+    from runners.profile import round_means, turn_chunks
 
-def test_to_calibration_derives_every_constant(clusters):
-    spec = clusters["localhost"]
-    a, b = (n.address for n in spec.nodes)
-    m = measurements({(a, b): 2.0, (b, a): 2.0}, 2)
-    inv = types.SimpleNamespace(model_hash="abc123", flops_per_step=1e9)
-    cal = to_calibration(m, spec, inv)
-    assert cal.node_bandwidth_gbit == {a: 2.0, b: 2.0} and cal.link_bandwidth_gbit == {}
-    assert cal.latency_s == pytest.approx(5e-5)
-    assert cal.collective_bandwidth_factor == pytest.approx(0.5)
-    assert cal.collective_overhead_s == pytest.approx(0.002 - 2 * 5e-5)
-    assert cal.rpc_overhead_s == pytest.approx(1e-4)
-    assert cal.step_time_s == 0.02 and cal.model_hash == "abc123"  # the unsynchronized lockstep step's compute
-    assert cal.alone_step_s == m.step_single_s  # and one replica's with the CPUs to itself
-    assert cal.update_s is None  # the update probe did not run
-    with_update = to_calibration(dataclasses.replace(m, update_s=0.004), spec, inv)
-    assert with_update.update_s == 0.004 and with_update.replace(update_s=None) == cal.replace(
-        created_at=with_update.created_at)
-    assert to_calibration(dataclasses.replace(m, update_s=0.5), spec, inv).update_s == m.step_single_s  # at most
-    # the lockstep step without the updates: they take the rest of its compute (spanning the nodes cancels)
-    assert cal.update_share is None
-    assert to_calibration(dataclasses.replace(m, nosync_noupdate_s=0.012), spec, inv).update_share == pytest.approx(0.4)
-    assert to_calibration(dataclasses.replace(m, nosync_noupdate_s=0.021), spec, inv).update_share == 0.0  # noise
-    assert cal.compute_flops_per_s == pytest.approx(1e11)
-    cal.check(spec, "abc123")
-
-
-def test_latency_collective_and_step_overheads_from_the_difference_probes(clusters):
-    """Latency from a long minus a short chain of dependent messages (not a remote minus a local read, which
-    also pays for involving another task: 0.75-1.3 ms on the testbed); per-collective overhead from many tiny
-    all-reduces minus one; the step overhead from a run on every task minus one on a single task."""
-
-    spec = clusters["localhost"]
-    a, b = (n.address for n in spec.nodes)
-    m = dataclasses.replace(measurements({(a, b): 2.0, (b, a): 2.0}, 2), chain_hops=(2, 22),
-                            chain_s={f"{a}|{b}": (0.002, 0.004)}, collectives=16, collectives_many_s=0.0085,
-                            collectives_one_s=0.001, run_all_tasks_s=0.003, run_one_task_s=0.001)
-    cal = to_calibration(m, spec)
-    assert cal.latency_s == pytest.approx(1e-4) and cal.link_latency_s == {f"{a}|{b}": pytest.approx(1e-4)}
-    assert cal.collective_overhead_s == pytest.approx(5e-4)
-    assert cal.step_overhead_s == pytest.approx(0.002)
-    # the unsynchronized step spans the nodes too: its compute is what is left without that fixed cost ...
-    inv = types.SimpleNamespace(model_hash="abc123", flops_per_step=1e9)
-    assert to_calibration(m, spec, inv).step_time_s == pytest.approx(0.018)
-    # ... and never below one replica alone
-    assert to_calibration(dataclasses.replace(m, nosync_step_s=0.0105), spec, inv).step_time_s == 0.01
-
-
-def test_powersgd_constants_from_a_small_and_a_large_probe():
-    from runners import calibrate as c
-
-    fixed, per_flop = 3e-4, 2e-11
-    small = c.PSGD_SMALL_COUNT * (fixed + per_flop * c.powersgd_flops(*c.PSGD_SMALL))
-    large = c.PSGD_LARGE_COUNT * (fixed + per_flop * c.powersgd_flops(*c.PSGD_LARGE))
-    got = c.powersgd_constants(small, large)
-    assert got["powersgd_matrix_s"] == pytest.approx(fixed) and got["powersgd_s_per_flop"] == pytest.approx(per_flop)
-
-
-def test_only_a_clearly_slower_link_gets_its_own_entry():
-    from space.cluster import ClusterSpec
-
-    spec = ClusterSpec.from_dict({"nodes": [{"address": f"127.0.0.{i}", "chief": i == 1} for i in (1, 2, 3)]})
-    a, b, c = (n.address for n in spec.nodes)
-    m = measurements({(a, b): 1.0, (b, a): 1.0, (a, c): 0.98, (c, a): 1.0, (b, c): 0.5, (c, b): 0.5}, 3)
-    cal = to_calibration(m, spec)
-    assert cal.link_bandwidth_gbit == {f"{b}|{c}": 0.5}
-    assert cal.node_bandwidth_gbit[c] == 1.0 and cal.step_time_s is None
+    assert turn_chunks(20, 10) == [2] * 10 and turn_chunks(7, 3) == [3, 2, 2] and turn_chunks(2, 10) == [1, 1]
+    assert round_means([1.0, 3.0, 2.0, 2.0, 4.0, 6.0, 8.0], [3, 2, 2]) == [2.0, 3.0, 7.0]
 
 
 @pytest.mark.parametrize("text,expected", [("256k,1m", [256 * 1024, MIB]), ("4m, 64KiB", [64 * 1024, 4 * MIB]),
@@ -224,14 +162,17 @@ def test_link_whose_time_does_not_grow_with_size_is_timed_again_then_bounded(mon
                                                                              expect_gbit):
     """On a fast link (loopback) a noisy 1 MiB message can come back faster than a 64 KiB one: calibrate times
     it again with more runs, and if it is still flat takes a stated bound instead of stopping with a traceback."""
-    flat = {65536: 4.35e-3, 1048576: 4.02e-3, "tiny": 3.9e-3, "base": 3.8e-3}  # as measured when this failed
+    from simulator import fit_link
+
+    flat = {65536: 4.35e-3, 1048576: 4.02e-3, "tiny": 3.9e-3, "base": 3.8e-3}  # a noisy loopback link's medians
     timer, said = _FlatTimes(flat, second), []
-    fit = _prober(monkeypatch, timer, said).link(0, 1, [65536, 1048576])
+    timing = _prober(monkeypatch, timer, said).link(0, 1, [65536, 1048576])
     assert timer.repeats == [None, 8]  # the prober's own runs, then four times as many
     assert "time did not grow with message size (4.35, 4.02 ms); again with 8 runs" in said[0]
-    assert fit.seconds == [second[65536], second[1048576]]
+    assert timing.seconds == [second[65536], second[1048576]]
+    assert (timing.floor_gbit is None) == (source is None)  # a bound only where the sizes resolve nothing
     expected = _declared_bandwidth() if expect_gbit is None else expect_gbit
-    assert fit.bandwidth_gbit == pytest.approx(expected, rel=1e-6)
+    assert fit_link(timing).bandwidth_gbit == pytest.approx(expected, rel=1e-6)
     if source is None:
         assert len(said) == 1
     else:
