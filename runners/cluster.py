@@ -399,6 +399,9 @@ def _diagnose(cluster: RunningCluster | None, what: str, error: Exception | None
 
 
 def _death_message(s: ServerProcess, port: int) -> str:
+    if s.lost:
+        return (f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid}) is out of reach: "
+                f"{s.lost}; log {s.log_path} on the node")
     tail = s.log_tail(20).strip()
     return (f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid}) exited with "
             f"status {s.poll()}; log {s.log_path}" + (f", last lines:\n{tail}" if tail else " is empty"))

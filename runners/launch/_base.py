@@ -33,6 +33,7 @@ class ServerProcess(abc.ABC):
 
     def __init__(self, node: Node, task: int, pid: int, log_path: str) -> None:
         self.node, self.task, self.pid, self.log_path = node, task, pid, log_path
+        self.lost = ""  # set by ``poll`` when the process is out of reach rather than known to have exited
 
     @abc.abstractmethod
     def poll(self) -> int | None:

@@ -10,6 +10,7 @@ import contextlib
 import os
 import shlex
 import socket
+import threading
 import time
 
 import paramiko
@@ -29,6 +30,32 @@ class _AcceptForThisConnection(paramiko.MissingHostKeyPolicy):
         client.get_host_keys().add(hostname, key.get_name(), key)
 
 
+class Heartbeat:
+    """Asks the node's sshd for a reply every ``interval_s`` (an SSH global request, which OpenSSH answers even when
+    it does not know it) and keeps the time of the last one. A host that vanished without closing the connection
+    (power lost, cable pulled, network partitioned) sends nothing: TCP would notice only after minutes of
+    retransmissions, a lapsed heartbeat within seconds."""
+
+    def __init__(self, transport: paramiko.Transport, interval_s: float = 2.0) -> None:
+        self.transport, self.interval_s = transport, interval_s
+        self.last_reply = time.monotonic()
+        threading.Thread(target=self._beat, name="autotune-ssh-heartbeat", daemon=True).start()
+
+    def _beat(self) -> None:
+        while self.transport.is_active():
+            try:
+                self.transport.global_request("keepalive@openssh.com", wait=True)  # returns on any reply
+            except Exception:  # noqa: BLE001 - a broken transport ends the loop through is_active()
+                pass
+            if self.transport.is_active():
+                self.last_reply = time.monotonic()
+            time.sleep(self.interval_s)
+
+    def silent_for(self) -> float:
+        """Seconds since the node last answered."""
+        return time.monotonic() - self.last_reply
+
+
 class SSHProcess(ServerProcess):
     """A server that is the command of one SSH channel."""
 
@@ -41,7 +68,12 @@ class SSHProcess(ServerProcess):
         if self._channel.exit_status_ready():
             return self._channel.recv_exit_status()
         if self._channel.closed or not self._channel.get_transport().is_active():
+            self.lost = "its SSH connection was lost"
             return -1  # connection lost: the server sees EOF on stdin and exits by itself
+        silent = self._launcher.silent_for(self.node)
+        if silent > self._launcher.heartbeat_timeout_s:
+            self.lost = f"its node has not answered an SSH heartbeat for {silent:.0f} s"
+            return -1
         return None
 
     def output_lines(self) -> list[str]:
@@ -88,16 +120,21 @@ class SSHLauncher(Launcher):
         remote_log_dir: directory on each node for the server logs. They are removed on a clean stop (of a
             cluster started without ``log_dir``) and kept when a start fails, for its error message.
         default_python: interpreter for nodes without ``python`` in the spec.
+        heartbeat_timeout_s: a node that answers no SSH heartbeat (:class:`Heartbeat`) for this long is lost: its
+            server counts as dead.
     """
 
     def __init__(self, spec: ClusterSpec, *, accept_unknown_hosts: bool = False, connect_timeout_s: float = 10.0,
-                 remote_log_dir: str = "/tmp", default_python: str = "python3") -> None:
+                 remote_log_dir: str = "/tmp", default_python: str = "python3",
+                 heartbeat_timeout_s: float = 8.0) -> None:
         self.spec = spec
         self.accept_unknown_hosts = accept_unknown_hosts
         self.connect_timeout_s = connect_timeout_s
         self.remote_log_dir = remote_log_dir
         self.default_python = default_python
+        self.heartbeat_timeout_s = heartbeat_timeout_s
         self._clients: dict[tuple[str, int, str], paramiko.SSHClient] = {}
+        self._heartbeats: dict[tuple[str, int, str], Heartbeat] = {}
 
     # ---- connections ---------------------------------------------------------------------------------
     def _group(self, node: Node) -> SSHGroup:
@@ -155,7 +192,14 @@ class SSHLauncher(Launcher):
             raise UnreachableHost(f"cannot reach {where}: {reason}", self.spec.source,
                                   hint="check the node's address, the group's port and that sshd runs") from None
         self._clients[key] = client
+        self._heartbeats[key] = Heartbeat(client.get_transport())
         return client
+
+    def silent_for(self, node: Node) -> float:
+        """Seconds since ``node`` last answered a heartbeat (0 before a connection to it exists)."""
+        group = self._group(node)
+        beat = self._heartbeats.get((node.address, group.port, group.username))
+        return beat.silent_for() if beat is not None else 0.0
 
     def _load_key(self, group: SSHGroup) -> paramiko.PKey:
         path = os.path.expanduser(group.key_file)

@@ -71,3 +71,68 @@ def test_a_killed_server_ends_profile_within_seconds(task, strategy, cache_dir):
     assert pathlib.Path(log).is_file(), "the log the error names is kept"
     pathlib.Path(log).unlink()
     pathlib.Path(log).parent.rmdir() if not any(pathlib.Path(log).parent.iterdir()) else None
+
+
+def _mount_tmpfs(path: pathlib.Path, options: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    path.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], check=True, capture_output=True)
+
+
+@pytest.fixture
+def mounts():
+    made: list[pathlib.Path] = []
+    yield made
+    for path in made:
+        subprocess.run(["umount", str(path)], capture_output=True)
+
+
+def test_a_read_only_output_directory_is_refused_before_any_work(tmp_path, mounts, run, cache_dir):
+    _mount_tmpfs(tmp_path / "ro", "ro,size=1m")
+    mounts.append(tmp_path / "ro")
+    code, _, err = run("search", "--model", MODELS / "mlp.py", "--spec", CLUSTERS / "localhost.yml", "-o",
+                       tmp_path / "ro" / "out", "--cache-dir", cache_dir, "--simulate-only", "--quiet")
+    assert code == 2 and err.count("\n") == 1 and "Read-only file system" in err, err
+
+
+def test_a_full_disk_is_one_line_and_keeps_what_was_written(tmp_path, mounts, run, cache_dir):
+    _mount_tmpfs(tmp_path / "full", "size=160k")
+    mounts.append(tmp_path / "full")
+    out = tmp_path / "full" / "out"
+    code, _, err = run("search", "--model", MODELS / "mlp.py", "--spec", CLUSTERS / "localhost.yml", "-o", out,
+                       "--cache-dir", cache_dir, "--simulate-only", "--quiet", "--trials", "3000")
+    last = err.strip().splitlines()[-1]
+    assert code == 1 and last.startswith("error: ") and "No space left on device" in last, err
+    assert "Traceback" not in err
+    kept = (out / "simulated.jsonl").read_text().splitlines()
+    assert len(kept) > 10, "the trials simulated before the disk filled are kept"
+
+
+def test_ctrl_c_while_profiling_keeps_the_study_and_stops_the_servers(tmp_path, cache_dir):
+    out = tmp_path / "o"
+    env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "autotune", "search", "--model", str(MODELS / "mlp.py"), "--spec",
+           str(CLUSTERS / "localhost.yml"), "-o", str(out), "--trials", "60", "--top-k", "3", "--steps", "400",
+           "--quiet"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while (server := _server_of_task(proc.pid, 1)) is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert server is not None, "profiling never started"
+        servers = [server, _server_of_task(proc.pid, 0)]
+        time.sleep(6)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("interrupted: 60 simulated trials") and "--resume" in last, err
+    assert "Traceback" not in err and "Trial" not in err
+    assert wait_gone([p for p in servers if p], 10.0) == []
+    assert (out / "study.db").is_file() and (out / "best.pb").is_file()

@@ -120,6 +120,43 @@ def test_ssh_node_runs_collectives_and_is_stopped(sshd):
     assert wait_gone([local_pid, ssh_pid], 2.0) == []
 
 
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        for children in pathlib.Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            kids = [int(k) for k in children.read_text().split()]
+            out += kids
+            todo += kids
+    return out
+
+
+def test_a_node_that_stops_answering_is_lost_within_seconds(sshd):
+    """The sshd serving the connection is frozen (SIGSTOP): no EOF, no exit status, as when a host vanishes from
+    the network. The heartbeat lapses and the step is cut, naming the node, long before TCP would notice."""
+    import tensorflow as tf
+
+    c = start_cluster(_spec(sshd), timeout_s=120)
+    daemon = int((sshd[3] / "sshd.pid").read_text())
+    frozen: list[int] = []
+    try:
+        g = tf.Graph()
+        with g.as_default(), tf.compat.v1.device(c.task_device(f"{SSH_ADDRESS}:CPU:0")):
+            never = tf.queue.FIFOQueue(1, tf.float32, shared_name="never-filled").dequeue()
+        frozen = [p for p in _descendants(daemon) if open(f"/proc/{p}/comm").read().startswith("sshd")]
+        assert frozen, "no sshd session process serves the cluster"
+        for p in frozen:
+            os.kill(p, signal.SIGSTOP)
+        start = time.monotonic()
+        with c.session(g) as sess, pytest.raises(RunError, match=rf"node {SSH_ADDRESS} .*is out of reach: its node "
+                                                                  r"has not answered an SSH heartbeat"):
+            run_with_timeout(sess, never, 60, cluster=c)
+        assert time.monotonic() - start < 15
+    finally:
+        for p in frozen:
+            os.kill(p, signal.SIGCONT)
+        c.close()
+
+
 def test_unknown_host_key_is_refused(sshd, tmp_path):
     empty = tmp_path / "known_hosts"
     empty.write_text("")
