@@ -19,12 +19,12 @@ less than those chains say: a calibrated share (``ps_serial``, from the model's 
 server; toward ``ps_spread_serial``, from the ``ps_lb`` step, as the load spreads over the servers, by the share of
 the bytes the replicas pull that the busiest server holds: a synchronous proxy, refreshed on every node at once,
 is not pulled) of the way from that staggered step to the unstaggered one (every pull, the lockstep compute, every
-push) is added back, however the PS bytes are split into tensors. Each NIC
-direction (each link slower than its NICs, and the CPUs where the nodes share them: every tensor's RPC work) is a
-resource serving the units in the order their gradients become ready (the last layer first); for one resource the finish time is
-max_u(ready_u + sum of the times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes
-(the busiest resource bounds what they share); collectives cost a serialised fixed cost each on top, never hidden
-under the backward pass, and the ring latency once."""
+push) is added back, however the PS bytes are split into tensors. Each NIC direction (each link slower than its
+NICs, and the CPUs where the nodes share them: every tensor's RPC work) is a resource serving the units in the order
+their gradients become ready (the last layer first); for one resource the finish time is max_u(ready_u + sum of the
+times of units ready no earlier than u). All-reduced bytes flow alongside the PS pushes (the busiest resource bounds
+what they share); collectives cost a serialised fixed cost each on top, never hidden under the backward pass, and
+the ring latency once."""
 from __future__ import annotations
 
 import dataclasses
@@ -158,7 +158,45 @@ def _thin_matmul(w: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
-    """Predict every part for the K strategies of ``b``; ``detail`` adds per-variable arrays."""
+    """Predict every part for the K strategies of ``b``; ``detail`` adds per-variable arrays.
+
+    The phases: what compression costs and how the all-reduced parts fuse into collectives (:func:`_all_reduce`);
+    what each server sends and receives (:func:`_server_loads`) and when the busiest resource is done with each
+    variable of every chain (:func:`_chains`); the shards' CPU work (:func:`_piece_costs`); the compute
+    (:func:`_compute`); then the step (:func:`_step`) and its parts (:func:`_outputs`)."""
+    ar = _all_reduce(m, b)
+    loads = _server_loads(m, b)
+    timing = _chains(m, b, ar, loads)
+    piece_s = _piece_costs(m, b, ar)
+    serial = ar.compression + piece_s  # on the critical path, outside the overlap of communication and backward
+    compute, synchronous, any_sync_ps = _compute(m, b, loads)
+    bwd = compute * m.backward_fraction
+    fwd = compute - bwd
+    step = _step(m, b, loads, timing, fwd, bwd, serial, synchronous, any_sync_ps)
+    return _outputs(m, b, ar, loads, timing, step, compute, serial, piece_s, detail)
+
+
+@dataclasses.dataclass
+class _AllReduce:
+    """The all-reduced parts of K strategies: (K, V) arrays unless noted."""
+
+    is_ar: np.ndarray  # bool: the variable (column) is all-reduced, in part at least
+    psgd: np.ndarray  # bool: compressed by PowerSGD
+    kind: np.ndarray  # wire kind: 0 plain, 1 fp16, 2 PowerSGD
+    wire: np.ndarray  # bytes each column puts on the ring
+    compression: np.ndarray  # (K,) casts, PowerSGD rounds, error-feedback passes
+    unit_bytes: np.ndarray  # bytes of the fused unit each column leads (0 where it leads none)
+    ncoll: np.ndarray  # collectives each column leads (PowerSGD: two, P and Q)
+    is_head: np.ndarray  # bool: the column leads its unit (its lowest index: ready last)
+    ar_time: np.ndarray  # seconds of each unit on the ring, its collectives' fixed cost included
+    tail: np.ndarray  # (K,) the ring latency of the last collective, once
+    ar_latency: np.ndarray  # (K,) every collective's fixed cost, and the tail
+
+
+def _all_reduce(m: Model, b: Batch) -> _AllReduce:
+    """Compression compute (casts and matmuls, plus two passes over an error-feedback residual) and fusion: as the
+    backend groups collectives, by (group, compressor, spec, PowerSGD rank) and wire kind (a PowerSGD group
+    all-reduces its vectors apart); one unit per key, led by its lowest index (ready last)."""
     K, V = b.ar_frac.shape
     kk = np.arange(K)[:, None]
     vv = np.arange(V)[None, :]
@@ -170,7 +208,6 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     wire = np.where(psgd, (m.pn + m.pm) * rank * m.itemsize,
                     np.where(fp16, m.numel * np.minimum(m.itemsize, 2), m.nbytes)) * b.ar_frac
 
-    # compression compute: casts / matmuls, plus two passes over an error-feedback residual
     ef = is_ar & ((b.comp == EF_KINDS[0]) | (b.comp == EF_KINDS[1]))
     part_bytes = m.nbytes * b.ar_frac
     passes = 2.0 * fp16 + 2.0 * ef
@@ -178,8 +215,6 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     comp_var = passes * part_bytes * m.cast_s_per_byte + flops * m.psgd_s_per_flop + psgd * m.psgd_matrix_s
     compression = comp_var.sum(axis=1)
 
-    # fusion: as the backend groups collectives, by (group, compressor, spec, PowerSGD rank) and wire kind (a
-    # PowerSGD group all-reduces its vectors apart); one unit per key, led by its lowest index (ready last)
     rk = np.where(b.comp == POWERSGD, np.minimum(rank, 7), 0)
     key = ((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 3 + kind) * is_ar
     if key.size and (key.min() < 0 or key.max() >= 16 * V + 16):
@@ -196,15 +231,33 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     ar_time = unit_bytes * m.ar_s_per_byte + ncoll * m.ar_latency_s
     tail = m.ar_tail_s * np.where(psgd.any(axis=1), 2.0, 1.0) * is_ar.any(axis=1)
     ar_latency = ncoll.sum(axis=1) * m.ar_latency_s + tail
+    return _AllReduce(is_ar=is_ar, psgd=psgd, kind=kind, wire=wire, compression=compression, unit_bytes=unit_bytes,
+                      ncoll=ncoll, is_head=is_head, ar_time=ar_time, tail=tail, ar_latency=ar_latency)
 
-    # parameter servers: the pushes overlap the backward pass, the pulls the forward pass
-    M = b.ps_frac.shape[0]
+
+@dataclasses.dataclass
+class _ServerLoads:
+    """What K strategies' parameter servers serve per step; (M, K, V) arrays unless noted."""
+
+    ps_any: np.ndarray  # (K, V) bool: the column is on a server, in part at least
+    push_load: np.ndarray  # bytes each replica pushes to each server
+    pull_load: np.ndarray  # bytes each server sends per pull
+    live: np.ndarray  # (K, V) bool: pulled inside the step (not prefetched)
+    proxy: np.ndarray  # (K, V) bool: a proxy copy on every node, refreshed whole
+    pull_b: np.ndarray  # (K, 2, M) bytes pulled from each server: without a proxy, proxy refreshes
+    pull_t: np.ndarray  # (K, 2, M) the same in tensors
+    pull_all: np.ndarray  # (K, R) busy time of every pull on each resource
+    lat: np.ndarray  # (K,) the round trip of the pull phase, where anything is pulled live
+
+
+def _server_loads(m: Model, b: Batch) -> _ServerLoads:
+    """The bytes and tensors each server serves: the pushes overlap the backward pass, the pulls the forward
+    pass. A proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without
+    one."""
     ps_any = b.ps_frac.sum(axis=0) > 0
-
     push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
-    # a proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without one
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
     masks = np.stack([~proxy, proxy]).astype(float)  # every pull, every proxy refresh (stale ones too)
@@ -214,16 +267,76 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
                 + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ m.coef_pull_proxy)  # (K, R) busy time
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
+    return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
+                        pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat)
 
-    # seconds on each resource, variable by variable, of the chains (two matrix products, ``chain_coefficients``):
-    # every replica's push, the last remote replica's push, every live pull and, per node holding replicas, the
-    # pulls of its replica served first (its own node's variables it reads in place: the replica beside a server
-    # starts at once); ``cum_*``: (K, V) when the busiest resource is done up to that variable. The pulls are
-    # served in the order the forward pass reads them (inventory order: a layer's ops run once its variables have
-    # arrived), so a later layer's pull hides under the forward work before it.
+
+@dataclasses.dataclass
+class _Chains:
+    """When the busiest resource is done with each variable of every chain of K strategies (``cum_*``: (K, V),
+    except ``cum_p`` and ``cum_firsts``), and the ends of the phases that wait for them."""
+
+    m: Model
+    V: int
+    lat: np.ndarray  # (K,) the pull phase's round trip
+    t_push: np.ndarray  # (R, K, V) every replica's push, per resource
+    cum_p: np.ndarray  # (2, R, K, V) pushes per resource: every replica's, the last remote replica's
+    cum_push_max: np.ndarray  # every replica's pushes, on their busiest resource
+    cum_last: np.ndarray  # the last remote replica's pushes alone
+    cum_all: np.ndarray  # every live pull, the round trip included
+    cum_firsts: list  # per node holding replicas, the pulls until its first replica has its own
+    cum_ref: np.ndarray | None  # synchronous proxies' refreshes of the units ready no earlier (None: none)
+    cum_ar_bytes: np.ndarray  # the all-reduced units' bytes on the ring
+    ar_fixed: np.ndarray  # (K, 1) every collective's fixed cost, one after another
+    tail: np.ndarray  # (K,) the ring latency of the last collective
+
+    def forward_end(self, cum: np.ndarray, f: np.ndarray) -> np.ndarray:
+        """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
+        return np.maximum(f, (cum + f[:, None] * self.m.ready_frac).max(axis=1)) if self.V else f + cum[:, -1]
+
+    def node_forward_ends(self, f: np.ndarray) -> np.ndarray:
+        """(Mr, K) end of the forward pass ``f`` of the replica served first on each node holding replicas."""
+        if not self.V:
+            return (f + self.lat)[None]
+        return np.array([self.forward_end(c, f) for c in self.cum_firsts or [self.cum_all]])
+
+    def gradient_end(self, rdy: np.ndarray, c: int) -> np.ndarray:
+        """(K, V) end of the gradient phase up to each variable, its gradient ready at ``rdy``: every replica's
+        pushes (``c`` 0) or the last remote replica's (1). The all-reduces' bytes flow alongside the pushes (what
+        they share of a NIC, ``busiest`` bounds); every collective's fixed cost (launch, CPU side, handshakes)
+        comes on top, one after another, none of it hidden under the backward pass: a collective launched early is
+        not free on hosts whose cores are busy computing."""
+        cum_ps = self.cum_push_max if c == 0 else self.cum_last
+        out = rdy + np.maximum(self.cum_ar_bytes, cum_ps) + self.ar_fixed
+        if self.cum_ref is None:
+            return out
+        # the refreshes flow alongside the all-reduced bytes (the NICs they share), and each follows its unit's
+        # pushes: a unit's push is done, on each resource, at the latest of (a unit ready no later than it, then
+        # every push from that one to it); then come its refresh and those of the units ready after it
+        per = self.cum_p[c]  # (R, K, V)
+        pushed = np.maximum.accumulate((rdy + per)[:, :, ::-1], axis=2)[:, :, ::-1]
+        pushed[:, :, 1:] -= per[:, :, :-1]
+        shared = rdy + self.cum_ar_bytes + self.cum_ref + self.ar_fixed
+        return np.maximum(np.maximum(out, shared), pushed.max(axis=0) + self.cum_ref + self.ar_fixed)
+
+    def finish(self, rdy: np.ndarray, c: int) -> np.ndarray:
+        """(K,) end of the whole gradient phase, the ring's tail included."""
+        return self.gradient_end(rdy, c).max(axis=1) + self.tail
+
+
+def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
+    """Seconds on each resource, variable by variable, of the chains (two matrix products,
+    ``chain_coefficients``): every replica's push, the last remote replica's push, every live pull and, per node
+    holding replicas, the pulls of its replica served first (its own node's variables it reads in place: the
+    replica beside a server starts at once). The pulls are served in the order the forward pass reads them
+    (inventory order: a layer's ops run once its variables have arrived), so a later layer's pull hides under the
+    forward work before it."""
+    M = b.ps_frac.shape[0]
+    K, V = b.ar_frac.shape
+    live, proxy, pull_load = loads.live, loads.proxy, loads.pull_load
     rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
     x_push, x_pull = np.empty((2, M, K, V)), np.empty((4, M, K, V))
-    x_push[0], x_push[1] = push_load, b.ps_tensors
+    x_push[0], x_push[1] = loads.push_load, b.ps_tensors
     for i, mask in enumerate((rep, px_async)):
         np.multiply(pull_load, mask, out=x_pull[2 * i])
         np.multiply(b.ps_tensors, mask, out=x_pull[2 * i + 1])
@@ -239,154 +352,170 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
         t_ref = _thin_matmul(m.coef_pull_proxy.T, x_ref.reshape(2 * M, K * V)).reshape(R, K, V)
         cum_ref = np.cumsum(t_ref, axis=2).max(axis=0)
     cum_p, cum_l = np.cumsum(t_push, axis=3), np.cumsum(t_pull, axis=3)
-    t_push, cum_push = t_push[0], cum_p[0]  # (R, K, V) every replica's push, per resource
     cum_push_max, cum_last = cum_p.max(axis=1)
-    cum_all, *cum_firsts = cum_l.max(axis=1) + lat[:, None]  # every pull; each node's first replica's own
+    cum_all, *cum_firsts = cum_l.max(axis=1) + loads.lat[:, None]  # every pull; each node's first replica's own
     if not V:
-        cum_all = np.zeros((K, 1)) + lat[:, None]
+        cum_all = np.zeros((K, 1)) + loads.lat[:, None]
+    return _Chains(m=m, V=V, lat=loads.lat, t_push=t_push[0], cum_p=cum_p, cum_push_max=cum_push_max,
+                   cum_last=cum_last, cum_all=cum_all, cum_firsts=cum_firsts, cum_ref=cum_ref,
+                   cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
+                   ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail)
 
-    def forward_end(cum: np.ndarray, f: np.ndarray) -> np.ndarray:
-        """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
-        return np.maximum(f, (cum + f[:, None] * m.ready_frac).max(axis=1)) if V else f + cum[:, -1]
 
-    def node_forward_ends(f: np.ndarray) -> np.ndarray:
-        """(Mr, K) end of the forward pass ``f`` of the replica served first on each node holding replicas."""
-        if not V:
-            return (f + lat)[None]
-        return np.array([forward_end(c, f) for c in cum_firsts or [cum_all]])
-
+def _piece_costs(m: Model, b: Batch, ar: _AllReduce) -> np.ndarray:
+    """(K,) CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its
+    own; a PowerSGD shard's round (its per-matrix cost) does that work for it, so it pays no all-reduced piece's
+    cost on top."""
     def by_variable(x: np.ndarray) -> np.ndarray:  # (..., C) per column -> (..., variables): shards summed
         return x if m.col_onehot is None else x @ m.col_onehot
 
-    # CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its own;
-    # a PowerSGD shard's round (its per-matrix cost above) does that work for it, so it pays no all-reduced
-    # piece's cost on top
-    n_ps, n_ar = by_variable(b.ps_tensors.sum(axis=0)), by_variable(is_ar.astype(float))  # (K, variables)
-    n_psgd = by_variable(psgd.astype(float))
+    n_ps, n_ar = by_variable(b.ps_tensors.sum(axis=0)), by_variable(ar.is_ar.astype(float))  # (K, variables)
+    n_psgd = by_variable(ar.psgd.astype(float))
     n_all = n_ps + n_ar
     share_ps = np.divide(n_ps, n_all, out=np.zeros_like(n_all), where=n_all > 0)
     share_ar = np.divide(n_ar - n_psgd, n_all, out=np.zeros_like(n_all), where=n_all > 0)
     extra = np.maximum(n_all - 1.0, 0.0)
-    piece_s = (extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * share_ar).sum(axis=1) * m.ar_piece_s
-    serial = compression + piece_s  # on the critical path, outside the overlap of communication and backward
+    return (extra * share_ps).sum(axis=1) * m.ps_piece_s + (extra * share_ar).sum(axis=1) * m.ar_piece_s
 
-    any_sync_ps = (ps_any & b.sync).any(axis=1)
-    synchronous = any_sync_ps | is_ar.any(axis=1)
+
+def _compute(m: Model, b: Batch, loads: _ServerLoads) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K,) the compute of each step, whether it is synchronous, and whether it has a synchronous PS variable.
+
+    Where replicas share CPUs, the lockstep compute is every replica's step, each applying the optimizer to its
+    own copy of every variable (N updates, ``update_share`` of it). A synchronous PS variable is updated once, on
+    its server (an asynchronous one once per replica's gradient): the step computes in proportion to the work it
+    has."""
+    any_sync_ps = (loads.ps_any & b.sync).any(axis=1)
+    synchronous = any_sync_ps | (b.ar_frac > 0).any(axis=1)
     compute = np.where(synchronous, m.compute_sync_s, m.compute_async_s)
     if m.update_w is not None and m.update_share > 0 and m.compute_alone_s < m.compute_sync_s:
-        # replicas sharing CPUs: the lockstep compute is every replica's step, each applying the optimizer to its
-        # own copy of every variable (N updates, ``update_share`` of it). A synchronous PS variable is updated once,
-        # on its server (an asynchronous one once per replica's gradient): the step computes in proportion to the
-        # work it has
         n = float(m.replicas)
         copies = n * b.ar_frac + (b.ps_frac * np.where(b.sync, 1.0, n)).sum(axis=0)  # (K, C) updates per step
         updates = (copies * m.update_w).sum(axis=1)  # (K,) whole-model updates per step, all nodes together
         compute = np.where(synchronous, compute_with_updates(m.compute_sync_s, m.update_share, updates, n), compute)
-    bwd = compute * m.backward_fraction
-    fwd = compute - bwd
-    push_total = cum_push[:, :, -1].T if V else np.zeros((K, R))
-    # the all-reduces' bytes flow alongside the pushes (what they share of a NIC, ``busiest`` bounds); every
-    # collective's fixed cost (launch, CPU side, handshakes) comes on top, one after another, none of it hidden
-    # under the backward pass: a collective launched early is not free on hosts whose cores are busy computing
-    cum_ar_bytes = np.cumsum(unit_bytes * m.ar_s_per_byte, axis=1)
-    ar_fixed = (ncoll * m.ar_latency_s).sum(axis=1, keepdims=True)
+    return compute, synchronous, any_sync_ps
 
-    def chain(rdy: np.ndarray, c: int) -> np.ndarray:  # (K, V) end of the gradient phase up to each
-        cum_ps = cum_push_max if c == 0 else cum_last  # every replica's pushes, the last remote replica's
-        out = rdy + np.maximum(cum_ar_bytes, cum_ps) + ar_fixed
-        if cum_ref is None:
-            return out
-        # the refreshes flow alongside the all-reduced bytes (the NICs they share), and each follows its unit's
-        # pushes: a unit's push is done, on each resource, at the latest of (a unit ready no later than it, then
-        # every push from that one to it); then come its refresh and those of the units ready after it
-        per = cum_p[c]  # (R, K, V)
-        pushed = np.maximum.accumulate((rdy + per)[:, :, ::-1], axis=2)[:, :, ::-1]
-        pushed[:, :, 1:] -= per[:, :, :-1]
-        shared = rdy + cum_ar_bytes + cum_ref + ar_fixed
-        return np.maximum(np.maximum(out, shared), pushed.max(axis=0) + cum_ref + ar_fixed)
+
+@dataclasses.dataclass
+class _Step:
+    """(K,) the raw step and the parts of it :func:`_outputs` reports."""
+
+    overlapped: np.ndarray  # the step before the busiest resource bounds it
+    finish: np.ndarray  # end of the gradient phase
+    barrier: np.ndarray
+    fwd: np.ndarray
+    bwd: np.ndarray
+    fwd_end_all: np.ndarray  # end of the forward pass after every pull
+
+
+def _step(m: Model, b: Batch, loads: _ServerLoads, c: _Chains, fwd: np.ndarray, bwd: np.ndarray,
+          serial: np.ndarray, synchronous: np.ndarray, any_sync_ps: np.ndarray) -> _Step:
+    """The step of the first replica to start (the one beside a server reads that server's variables in place);
+    with parameter servers, no shorter than the last replica's (:func:`_with_servers`), plus the staggering a
+    server loses (:func:`_staggering_lost`). All-async towers step on their own and drift out of phase: a tower's
+    step is its own pull and push (the slowest tower's: one that pulls over the network)."""
+    K, V = b.ar_frac.shape
+    M = b.ps_frac.shape[0]
     ready = bwd[:, None] * m.ready_frac
-    finish = finish_lockstep = chain(ready, 0).max(axis=1) + tail if V else bwd
+    finish = finish_lockstep = c.finish(ready, 0) if V else bwd
     spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
-    # the first replica to start (the one beside a server reads that server's variables in place), and the one
-    # that waits longest for its own pulls
-    ends = node_forward_ends(fwd)
-    fwd_end_first, fwd_end_tower, fwd_end_all = ends.min(axis=0), ends.max(axis=0), forward_end(cum_all, fwd)
+    ends = c.node_forward_ends(fwd)
+    fwd_end_first, fwd_end_tower, fwd_end_all = ends.min(axis=0), ends.max(axis=0), c.forward_end(c.cum_all, fwd)
     overlapped = fwd_end_first + serial + np.maximum(finish, bwd) + barrier
     if M and V:
-        finish_last = chain(ready, 1).max(axis=1) + tail
-        # all-async towers step on their own and drift out of phase: a tower's step is its own pull and push (the
-        # slowest tower's: one that pulls over the network); ``alone`` also bounds a synchronous step from below
-        # where replicas share CPUs (the first replica's start, every replica's compute, the last push)
+        finish_last = c.finish(ready, 1)  # the last remote replica's pushes
         tower = fwd_end_tower + serial + np.maximum(finish_last, bwd) + barrier
         alone = fwd_end_first + serial + np.maximum(finish_last, bwd) + barrier
-        if m.compute_alone_s < m.compute_sync_s:
-            # replicas sharing CPUs: the chains below stagger them (a server serves one pull, one push at a time),
-            # so the replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds
-            # the step from below (``alone``: first start, every replica's compute, last push)
-            alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
-            fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
-            ready_a = bwd_a[:, None] * m.ready_frac
-            finish = chain(ready_a, 0).max(axis=1) + tail
-            overlapped = node_forward_ends(fwd_a).min(axis=0) + serial + np.maximum(finish, bwd_a) + barrier
-            finish_last = chain(ready_a, 1).max(axis=1) + tail
-            last = forward_end(cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
-            overlapped = np.maximum(np.maximum(overlapped, last), alone)
-        else:
-            last = fwd_end_all + serial + np.maximum(finish_last, bwd) + barrier
-            overlapped = np.maximum(overlapped, last)
+        overlapped, finish = _with_servers(m, c, fwd, bwd, serial, barrier, overlapped, finish, finish_last, alone,
+                                           fwd_end_all)
         if m.ps_serial > 0:
-            # every pull, the lockstep compute, then every push: the step with no staggering at all. The share a
-            # step loses does not depend on how its PS bytes are split into tensors: on the 3-host testbed the
-            # transformer's embedding on one server beside its all-reduced dense variables measured 47-53 ms
-            # whole or in 2, 4, 8 or 16 shards (benchmarks/experiments/stop38-sparse-shards), and its dense
-            # variables on one server beside an all-reduced embedding lost as much as its ``ps`` step
+            # every pull, the lockstep compute, then every push: the step with no staggering at all
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
-            # a synchronous proxy is refreshed on every node at once, at the end of the step: only the tensors
-            # the replicas pull from their servers say how the step's load is spread (every PS tensor, where all
-            # are proxied)
-            pulled = push_load * ~(proxy & b.sync)[None]
-            pulled_total = pulled.sum(axis=(0, 2))
-            stag_load = np.where((pulled_total > 0)[None, :, None], pulled, push_load)
-            total = stag_load.sum(axis=(0, 2))
-            lost = np.full(K, m.ps_serial)
-            if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
-                # spread over the servers as ``ps_lb`` spreads it, a step loses ``ps_spread_serial``; with all its
-                # load on one server, ``ps_serial``; in between, by the share of its PS load its busiest server holds
-                held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
-                toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
-                lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
-            overlapped = overlapped + np.where(total > 0, lost, 0.0) * np.maximum(unstaggered - overlapped, 0.0)
+            overlapped = overlapped + _staggering_lost(m, b, loads) * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
-    resource_total = pull_all + push_total + ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
-    busiest = resource_total.max(axis=1)
-    raw = np.maximum(overlapped, busiest)
+    return _Step(overlapped=overlapped, finish=finish, barrier=barrier, fwd=fwd, bwd=bwd, fwd_end_all=fwd_end_all)
 
-    rpc = pull_t[:, 0] + pull_t[:, 1]  # (K, M) tensors per server
+
+def _with_servers(m: Model, c: _Chains, fwd, bwd, serial, barrier, overlapped, finish, finish_last, alone,
+                  fwd_end_all) -> tuple[np.ndarray, np.ndarray]:
+    """A lockstep step with parameter servers: no shorter than the last replica's (every pull, then its own push).
+    Where replicas share CPUs, the chains stagger them (a server serves one pull, one push at a time), so the
+    replicas on them compute with the CPUs to themselves; the whole lockstep compute still bounds the step from
+    below (``alone``: the first replica's start, every replica's compute, the last push). Returns (step, end of the
+    gradient phase)."""
+    if m.compute_alone_s < m.compute_sync_s:
+        alone_scale = m.compute_alone_s / m.compute_sync_s  # < 1: a replica alone computes faster
+        fwd_a, bwd_a = fwd * alone_scale, bwd * alone_scale
+        ready_a = bwd_a[:, None] * m.ready_frac
+        finish = c.finish(ready_a, 0)
+        overlapped = c.node_forward_ends(fwd_a).min(axis=0) + serial + np.maximum(finish, bwd_a) + barrier
+        finish_last = c.finish(ready_a, 1)
+        last = c.forward_end(c.cum_all, fwd_a) + serial + np.maximum(finish_last, bwd_a) + barrier
+        return np.maximum(np.maximum(overlapped, last), alone), finish
+    last = fwd_end_all + serial + np.maximum(finish_last, bwd) + barrier
+    return np.maximum(overlapped, last), finish
+
+
+def _staggering_lost(m: Model, b: Batch, loads: _ServerLoads) -> np.ndarray:
+    """(K,) the share of the way from its staggered to its unstaggered step a synchronous PS step loses: the
+    ``ps`` step's share with all of its load on one server; spread over the servers as ``ps_lb`` spreads it,
+    ``ps_spread_serial``; in between, by the share of its PS load its busiest server holds; 0 without PS load.
+    The share does not depend on how the step's PS bytes are split into tensors. A synchronous proxy is
+    refreshed on every node at once, at the end of the step: only the tensors the replicas pull from their
+    servers say how the step's load is spread (every PS tensor, where all are proxied)."""
+    K = b.ar_frac.shape[0]
+    push_load = loads.push_load
+    pulled = push_load * ~(loads.proxy & b.sync)[None]
+    pulled_total = pulled.sum(axis=(0, 2))
+    stag_load = np.where((pulled_total > 0)[None, :, None], pulled, push_load)
+    total = stag_load.sum(axis=(0, 2))
+    lost = np.full(K, m.ps_serial)
+    if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
+        held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
+        toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
+        lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
+    return np.where(total > 0, lost, 0.0)
+
+
+def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains, s: _Step, compute: np.ndarray,
+             serial: np.ndarray, piece_s: np.ndarray, detail: bool) -> dict[str, np.ndarray]:
+    """The step (bounded by the busiest resource, then corrected by the residual) and its parts."""
+    K, V = b.ar_frac.shape
+    M = b.ps_frac.shape[0]
+    R = m.coef_pull.shape[1]
+    push_total = c.cum_p[0][:, :, -1].T if V else np.zeros((K, R))
+    resource_total = loads.pull_all + push_total + ar.ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
+    busiest = resource_total.max(axis=1)
+    raw = np.maximum(s.overlapped, busiest)
+
+    rpc = loads.pull_t[:, 0] + loads.pull_t[:, 1]  # (K, M) tensors per server
     zeros = np.zeros_like(rpc)
     rpc_s = (np.concatenate([zeros, rpc], 1) @ m.coef_push + np.concatenate([zeros, rpc], 1) @ m.coef_pull)
-    latency = ar_latency + rpc_s.max(axis=1) if M else ar_latency
+    latency = ar.ar_latency + rpc_s.max(axis=1) if M else ar.ar_latency
     compute_all = compute + serial
     comm = raw - compute_all
     # counts the residual may charge: shards beyond one per variable, and collectives after fusion
-    pieces = np.maximum(b.ps_tensors.sum(axis=(0, 2)) + is_ar.sum(axis=1) - m.variables, 0.0)
-    collectives = ncoll.sum(axis=1)
+    pieces = np.maximum(b.ps_tensors.sum(axis=(0, 2)) + ar.is_ar.sum(axis=1) - m.variables, 0.0)
+    collectives = ar.ncoll.sum(axis=1)
     step = raw
     if m.residual is not None:
         c0, cc, cm, cl, cp, ck = m.residual
         step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
     load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
-    wire_bytes = (load_push @ m.wire_push + pull_b[:, 0] @ m.wire_pull + pull_b[:, 1] @ m.wire_pull_proxy
-                  + wire.sum(axis=1) * m.wire_ar)
-    out = dict(step=step, raw=raw, compute=compute_all, forward=fwd, backward=bwd, compression=compression,
-               pieces_s=piece_s, pull=fwd_end_all - fwd, finish=finish, barrier=barrier, comm=comm, latency=latency,
-               busiest=busiest, wire_bytes=wire_bytes, pieces=pieces, collectives=collectives)
+    wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
+                  + ar.wire.sum(axis=1) * m.wire_ar)
+    out = dict(step=step, raw=raw, compute=compute_all, forward=s.fwd, backward=s.bwd, compression=ar.compression,
+               pieces_s=piece_s, pull=s.fwd_end_all - s.fwd, finish=s.finish, barrier=s.barrier,
+               comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
+               collectives=collectives)
     if detail:
-        x_pull = np.concatenate([pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
-        t_pull_var = np.where(proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
-        out.update(ps_var=(t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
-                   ar_var=wire * m.ar_s_per_byte + np.where(is_ar, np.where(kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
-                   ar_unit=ar_time, is_head=is_head, group=b.group, server_load=load_push,
+        x_pull = np.concatenate([loads.pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
+        t_pull_var = np.where(loads.proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
+        out.update(ps_var=(c.t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
+                   ar_var=ar.wire * m.ar_s_per_byte
+                   + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
+                   ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,
                    resource_total=resource_total)
     return out
