@@ -53,3 +53,13 @@ class RunError(AutotuneError):
 
 class UnreachableHost(BadInput):
     """A host named in the cluster spec cannot be reached."""
+
+
+def failure_line(e: BaseException) -> str:
+    """The first line of why something failed, for a table or a trial's record (errors not of autotune's own tree,
+    TensorFlow's among them, are prefixed with their type)."""
+    lines = [line for line in str(e).strip().splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    if not isinstance(e, AutotuneError):
+        first = f"{type(e).__name__}: {first}" if first else type(e).__name__
+    return first[:400]

@@ -24,12 +24,23 @@ class Comparison:
     repeat_medians: dict[str, list[float]]
     examples_per_s: dict[str, list[float]]
     run_order: list[str]
+    errors: dict[str, str] = dataclasses.field(default_factory=dict)  # label -> why it failed (first line)
+
+    @property
+    def measured(self) -> list[str]:
+        """The labels with step times (a strategy that failed in every repeat has none)."""
+        return [lbl for lbl in self.labels if self.step_times[lbl]]
 
     def table(self) -> pd.DataFrame:
-        """median, p10/p90 (pooled steps), spread of the repeats' medians, throughput, speedup vs the first."""
+        """median, p10/p90 (pooled steps), spread of the repeats' medians, throughput, speedup vs the first measured;
+        a strategy that failed is a row with its error."""
         rows = []
-        first = statistics.median(self.step_times[self.labels[0]])
+        measured = self.measured
+        first = statistics.median(self.step_times[measured[0]]) if measured else float("nan")
         for label in self.labels:
+            if not self.step_times[label]:
+                rows.append({"strategy": label, "error": self.errors.get(label, "not measured")})
+                continue
             t = sorted(self.step_times[label])
             med = statistics.median(t)
             reps = self.repeat_medians[label]
@@ -38,22 +49,26 @@ class Comparison:
                          "repeat_spread_ms": round((max(reps) - min(reps)) * 1e3, 3), "repeats": len(reps),
                          "steps": len(t), "examples_per_s": round(statistics.median(self.examples_per_s[label]), 1),
                          "speedup_vs_first": round(first / med, 3)})
+            if label in self.errors:
+                rows[-1]["error"] = self.errors[label]
         return pd.DataFrame(rows)
 
     def plot(self, path: str | pathlib.Path, title: str = "") -> pathlib.Path:
         """Box plot of the pooled step times, each repeat's median as a dot; the first strategy is the reference."""
         from autotune.report.figures import _save, plt
 
-        n = len(self.labels)
+        labels = self.measured
+        n = len(labels)
         fig, ax = plt.subplots(figsize=(9, 0.6 * n + 1.8))
-        data = [[x * 1e3 for x in self.step_times[lbl]] for lbl in self.labels]
+        data = [[x * 1e3 for x in self.step_times[lbl]] for lbl in labels]
         ax.boxplot(data, vert=False, widths=0.5, showfliers=True, flierprops={"markersize": 3, "alpha": 0.4},
                    medianprops={"color": "black"})
-        for i, lbl in enumerate(self.labels, start=1):
+        for i, lbl in enumerate(labels, start=1):
             meds = [x * 1e3 for x in self.repeat_medians[lbl]]
             ax.scatter(meds, [i] * len(meds), color="tab:orange", s=22, zorder=3,
                        label="median of one repeat" if i == 1 else None)
         tab = self.table()
+        tab = tab[tab["strategy"].isin(labels)]
         ax.set_yticks(range(1, n + 1), [f"{r.strategy}\n{r.median_ms:.2f} ms, {r.speedup_vs_first:.2f}x"
                                         for r in tab.itertuples()], fontsize=8)
         ax.invert_yaxis()
@@ -61,7 +76,7 @@ class Comparison:
         ax.grid(True, axis="x", alpha=0.2)
         ax.legend(fontsize=8, loc="lower right")
         reps = tab["repeats"].iloc[0]
-        ax.set_title(title or f"Step time per strategy ({reps} interleaved repeats; speedup vs {self.labels[0]})",
+        ax.set_title(title or f"Step time per strategy ({reps} interleaved repeats; speedup vs {labels[0]})",
                      fontsize=10)
         return _save(fig, path)
 
@@ -112,18 +127,39 @@ def compare_strategies(model: str, spec: str, strategies: Sequence[str | pathlib
     result = Comparison(labels=labels, step_times={lbl: [] for lbl in labels},
                         repeat_medians={lbl: [] for lbl in labels}, examples_per_s={lbl: [] for lbl in labels},
                         run_order=[])
-    with start_cluster(cluster_spec, timeout_s=start_timeout_s, accept_unknown_hosts=accept_unknown_hosts) as running:
+    import contextlib
+
+    from space.errors import RunError, failure_line
+
+    with contextlib.ExitStack() as stack:
+        running = None
         pairs = list(zip(labels, loaded))
         for r in range(repeats):
             # each repeat starts one strategy later: no strategy always runs right after the same one (what a
             # strategy leaves behind on the servers, e.g. a PS's pending updates, would bias its successor)
             shift = r % len(pairs)
             for label, strategy in pairs[shift:] + pairs[:shift]:
-                m = profile_strategy(traced, strategy, running, steps=steps, warmup=warmup,
-                                     step_timeout_s=step_timeout_s)
+                if label in result.errors:
+                    continue  # failed once: a strategy that cannot run is not retried every repeat
+                if running is None:
+                    running = stack.enter_context(start_cluster(cluster_spec, timeout_s=start_timeout_s,
+                                                                accept_unknown_hosts=accept_unknown_hosts))
+                try:
+                    m = profile_strategy(traced, strategy, running, steps=steps, warmup=warmup,
+                                         step_timeout_s=step_timeout_s)
+                except Exception as e:  # noqa: BLE001 - one strategy failing is a row of the table, not the end
+                    result.errors[label] = failure_line(e)
+                    say(f"repeat {r + 1}/{repeats} {label}: failed: {result.errors[label]}")
+                    if isinstance(e, RunError):  # the servers may be in a bad state: start them again
+                        stack.close()
+                        running = None
+                    continue
                 result.step_times[label].extend(m.step_times_s)
                 result.repeat_medians[label].append(m.median_s)
                 result.examples_per_s[label].append(m.examples_per_s)
                 result.run_order.append(label)
                 say(f"repeat {r + 1}/{repeats} {label}: median {m.median_s * 1e3:.2f} ms")
+    if not result.measured:
+        first = next(iter(result.errors.items()))
+        raise RunError(f"every strategy failed; the first, {first[0]}: {first[1]}")
     return result

@@ -16,7 +16,7 @@ import logging
 import numpy as np
 
 from autotune.search import _study
-from space.errors import AutotuneError, RunError
+from space.errors import RunError, failure_line
 
 log = logging.getLogger(__name__)
 
@@ -184,15 +184,6 @@ def _record(study, dists, c, multi, sim, stage: str) -> None:
                    "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
                    "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
                    "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
-
-
-def failure_line(e: BaseException) -> str:
-    """The first line of why a candidate failed (TensorFlow's errors name their type)."""
-    lines = [line for line in str(e).strip().splitlines() if line.strip()]
-    first = lines[0] if lines else ""
-    if not isinstance(e, AutotuneError):
-        first = f"{type(e).__name__}: {first}" if first else type(e).__name__
-    return first[:400]
 
 
 def _record_failure(study, dists, c, e: BaseException) -> None:

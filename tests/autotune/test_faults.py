@@ -85,7 +85,7 @@ def mounts():
     made: list[pathlib.Path] = []
     yield made
     for path in made:
-        subprocess.run(["umount", str(path)], capture_output=True)
+        subprocess.run(["umount", "--lazy", str(path)], capture_output=True)  # a study may still hold a file open
 
 
 def test_a_read_only_output_directory_is_refused_before_any_work(tmp_path, mounts, run, cache_dir):
@@ -136,3 +136,29 @@ def test_ctrl_c_while_profiling_keeps_the_study_and_stops_the_servers(tmp_path, 
     assert "Traceback" not in err and "Trial" not in err
     assert wait_gone([p for p in servers if p], 10.0) == []
     assert (out / "study.db").is_file() and (out / "best.pb").is_file()
+
+
+def test_compare_shows_a_strategy_that_failed_as_a_row_with_its_error(tmp_path, strategy, cache_dir):
+    """A server killed after the first strategy's run: the second fails on it, the cluster is started again and
+    the third is measured; the table has every strategy, the failed one with its error."""
+    from autotune.report import compare_strategies
+    from runners import cluster as cluster_module
+
+    killed = []
+
+    def log(line: str) -> None:
+        if not killed and "median" in line:
+            running = next(iter(cluster_module._OPEN))
+            killed.append(running.pids[1])
+            os.kill(running.pids[1], signal.SIGKILL)
+
+    files = []
+    for name in ("a", "b", "c"):
+        files.append(tmp_path / f"{name}.pb")
+        files[-1].write_bytes(strategy.read_bytes())
+    result = compare_strategies(str(MODELS / "mlp.py"), str(CLUSTERS / "localhost.yml"), files, repeats=1, steps=3,
+                                warmup=1, log=log)
+    table = result.table().set_index("strategy")
+    assert killed and list(table.index) == ["a", "b", "c"]
+    assert "node 127.0.0.2" in table.loc["b", "error"] and table.loc["b", "median_ms"] != table.loc["b", "median_ms"]
+    assert table.loc["a", "median_ms"] > 0 and table.loc["c", "median_ms"] > 0
