@@ -18,8 +18,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from autotune._journal import Journal
+from autotune._measurement_journal import MeasurementJournal
 from space.errors import AutotuneError, BadInput
+
+Journal = MeasurementJournal  # the name autotune/commands/validate_simulator.py still uses; goes with its last use
 
 
 @dataclasses.dataclass
@@ -270,7 +272,7 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | N
                    progress: Callable[[str], None] = lambda _m: None,
                    files: dict[str, str] | None = None,
                    profile_group: Callable[[list[Any]], Sequence[Sequence[float]]] | None = None,
-                   together: int = 1, journal: Journal | None = None) -> Report:
+                   together: int = 1, journal: MeasurementJournal | None = None) -> Report:
     """Predict every picked strategy, measure each in ``repeats`` passes, pool the passes, then ``evaluate``.
 
     Measured one at a time (``profile(strategy)`` returns one run's step times) or, with ``together >= 2``, head to
@@ -279,7 +281,7 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | N
     ``files`` (label -> saved strategy file, see ``save_strategies``) is recorded on the rows for ``--reuse``.
     ``journal`` records every run as it ends, and answers the runs it already holds (``--resume``).
     """
-    journal = journal if journal is not None else Journal(None, {})
+    journal = journal if journal is not None else MeasurementJournal(None, {})
     if repeats < 1:
         raise BadInput(f"`--repeats >= 1` must hold, but got {repeats}")
     rows = predict_rows(scorer, picked)
@@ -302,7 +304,8 @@ def run_validation(picked, scorer, profile: Callable[[Any], Sequence[float]] | N
     return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
 
 
-def _journaled(journal: Journal, key: tuple, measure: Callable[[], list[list[float]]]) -> list[list[float]] | str:
+def _journaled(journal: MeasurementJournal, key: tuple,
+               measure: Callable[[], list[list[float]]]) -> list[list[float]] | str:
     """The journal's record of ``key``; else ``measure()``, a failure as its one-line message, recorded."""
     got = journal.get(key)
     if got is None:
@@ -322,7 +325,7 @@ def _set_measured(row: Row, steps: Sequence[float], medians: Sequence[float]) ->
 
 
 def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, progress,
-                      journal: Journal) -> None:
+                      journal: MeasurementJournal) -> None:
     """One strategy at a time, each pass in the reverse order of the one before (``pass_order``)."""
     steps: list[list[float]] = [[] for _ in rows]
     medians: list[list[float]] = [[] for _ in rows]
@@ -354,7 +357,8 @@ def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, 
 
 
 def measure_together(rows: list[Row], strategies: list, profile_group, *, size: int, repeats: int, seed: int = 0,
-                     progress: Callable[[str], None] = lambda _m: None, journal: Journal | None = None) -> None:
+                     progress: Callable[[str], None] = lambda _m: None,
+                     journal: MeasurementJournal | None = None) -> None:
     """Measure head to head: in every pass the strategies are split into groups of ``size`` whose jobs take turns
     (``profile_group``), each group holding the first strategy that runs (the anchor) and others drawn anew.
 
@@ -363,7 +367,7 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
     A row's ``measured_s`` is its fitted time; its passes and spread are its step times with their group's factor
     divided out. A group that fails is measured again as pairs (anchor, member), to find the one that fails.
     """
-    journal = journal if journal is not None else Journal(None, {})
+    journal = journal if journal is not None else MeasurementJournal(None, {})
 
     def one(group: list[int], *where) -> list[list[float]] | str:
         def compare() -> list[list[float]]:

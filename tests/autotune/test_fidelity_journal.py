@@ -29,13 +29,14 @@ def test_an_interrupted_run_resumes_where_it_stopped_and_ends_as_a_whole_one(tmp
     path = tmp_path / "measurements.jsonl"
     first: list = []
     with pytest.raises(KeyboardInterrupt):
-        fidelity.run_validation(picked, scorer, repeats=2, together=4, journal=fidelity.Journal(path, header),
+        fidelity.run_validation(picked, scorer, repeats=2, together=4,
+                                journal=fidelity.MeasurementJournal(path, header),
                                 profile_group=_steady_group_profiler(scorer, first, stop_after=4))
     assert len(path.read_text().splitlines()) == 1 + 4  # the header, then each run as it ended
     rest: list = []
     messages: list[str] = []
     resumed = fidelity.run_validation(picked, scorer, repeats=2, together=4, progress=messages.append,
-                                      journal=fidelity.Journal(path, header, resume=True),
+                                      journal=fidelity.MeasurementJournal(path, header, resume=True),
                                       profile_group=_steady_group_profiler(scorer, rest))
     assert first + rest == whole_calls  # each comparison measured once over both runs
     assert [r.measured_s for r in resumed.rows] == [r.measured_s for r in whole.rows]
@@ -57,12 +58,12 @@ def test_a_serial_run_resumes_too_and_a_failure_stays_a_failure(tmp_path, invent
 
     path, header = tmp_path / "j.jsonl", fidelity.journal_header(picked, together=1)
     with pytest.raises(KeyboardInterrupt):
-        fidelity.run_validation(picked, scorer, profile, repeats=2, journal=fidelity.Journal(path, header))
+        fidelity.run_validation(picked, scorer, profile, repeats=2, journal=fidelity.MeasurementJournal(path, header))
     done = list(seen)
     seen.clear()
     report = fidelity.run_validation(picked, scorer, lambda s: seen.append(s.proto.id) or
                                      [scorer.predict(s).step_time_s], repeats=2,
-                                     journal=fidelity.Journal(path, header, resume=True))
+                                     journal=fidelity.MeasurementJournal(path, header, resume=True))
     assert bad in done and bad not in seen  # recorded as failed: not run again
     assert len(done) - 1 + len(seen) == 2 * 4 - 1  # the interrupted run is measured again, nothing else
     assert "server 1 died" in report.rows[2].error and sum(r.ok for r in report.rows) == 3
@@ -72,21 +73,21 @@ def test_the_journal_refuses_another_runs_measurements_and_drops_a_cut_last_line
     inv, spec = inventories("mlp"), clusters["localhost"]
     picked = fidelity.pick_strategies(inv, spec, 3, seed=0)
     path = tmp_path / "measurements.jsonl"
-    journal = fidelity.Journal(path, fidelity.journal_header(picked, steps=20))
+    journal = fidelity.MeasurementJournal(path, fidelity.journal_header(picked, steps=20))
     journal.put(("alone", "a"), [[0.1, 0.2]])
     journal.put(("group", 0, 0, "a", "b"), "server died")
     with pytest.raises(fidelity.BadInput, match="--resume"):
-        fidelity.Journal(path, fidelity.journal_header(picked, steps=20))
+        fidelity.MeasurementJournal(path, fidelity.journal_header(picked, steps=20))
     with pytest.raises(fidelity.BadInput, match="its steps differ"):
-        fidelity.Journal(path, fidelity.journal_header(picked, steps=10), resume=True)
+        fidelity.MeasurementJournal(path, fidelity.journal_header(picked, steps=10), resume=True)
     with pytest.raises(fidelity.BadInput, match="its strategies differ"):
-        fidelity.Journal(path, fidelity.journal_header(picked[:2], steps=20), resume=True)
+        fidelity.MeasurementJournal(path, fidelity.journal_header(picked[:2], steps=20), resume=True)
     with open(path, "a") as fh:
         fh.write('{"key": ["group", 0, 1, "a"], "ste')  # a crash while writing
-    again = fidelity.Journal(path, fidelity.journal_header(picked, steps=20), resume=True)
+    again = fidelity.MeasurementJournal(path, fidelity.journal_header(picked, steps=20), resume=True)
     assert len(again) == 2 and again.get(("alone", "a")) == [[0.1, 0.2]] and again.get(("group", 0, 0, "a", "b"))
     again.put(("group", 0, 1, "a"), [[0.3]])
-    assert len(fidelity.Journal(path, fidelity.journal_header(picked, steps=20), resume=True)) == 3
+    assert len(fidelity.MeasurementJournal(path, fidelity.journal_header(picked, steps=20), resume=True)) == 3
     path.write_text(path.read_text().replace('"alone"', '"alone', 1))
     with pytest.raises(fidelity.BadInput, match=":2 is not a journal entry"):
-        fidelity.Journal(path, fidelity.journal_header(picked, steps=20), resume=True)
+        fidelity.MeasurementJournal(path, fidelity.journal_header(picked, steps=20), resume=True)

@@ -124,7 +124,7 @@ def test_reuse_fits_the_residual_again_on_the_split_the_run_drew(tmp_path, capsy
     scorer = Scorer(inv, spec, cal)
     picked = fidelity.pick_strategies(inv, spec, 12, seed=7)
     out = tmp_path / "run"
-    journal = fidelity.Journal(out / "measurements.jsonl", fidelity.journal_header(picked, seed=7))
+    journal = fidelity.MeasurementJournal(out / "measurements.jsonl", fidelity.journal_header(picked, seed=7))
     report = fidelity.run_validation(picked, scorer, lambda s: (1.3 * scorer.predict(s).step_time_s,) * 3,
                                      files=fidelity_io.save_strategies(picked, out), journal=journal)
     fidelity_io.write_outputs(report, out)

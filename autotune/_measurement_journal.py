@@ -7,7 +7,7 @@ import pathlib
 from space.errors import BadInput
 
 
-class Journal:
+class MeasurementJournal:
     """Every measurement as it is taken, one JSON line per run or comparison in ``path``, so that a run that
     crashes or is stopped keeps what it measured and ``--resume`` goes on from there.
 
