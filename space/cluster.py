@@ -15,6 +15,7 @@ import ipaddress
 import json
 import os
 import pathlib
+import re
 from typing import Any, Mapping
 
 from space._units import parse_bandwidth_gbit
@@ -25,6 +26,7 @@ _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "net
               "python", "workdir", "intra_op_threads", "inter_op_threads"}
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
 _LINK_KEYS = {"from", "to", "bandwidth"}
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def link_key(a: str, b: str) -> str:
@@ -303,6 +305,10 @@ def _parse_ssh(raw: Any, source: str) -> dict[str, SSHGroup]:
         envs = g.get("shared_envs") or {}
         if not isinstance(envs, dict):
             raise _type_error(f"ssh.{name}.shared_envs", "a mapping of NAME: value", envs, source)
+        for key in envs:
+            if not isinstance(key, str) or not _ENV_NAME.fullmatch(key):
+                raise SpecError(f"`ssh.{name}.shared_envs` has the name {key!r}, which is not an environment "
+                                "variable name", source, hint="names match [A-Za-z_][A-Za-z0-9_]*")
         groups[str(name)] = SSHGroup(
             name=str(name), username=username, port=port,
             key_file=_opt_str(g, "key_file", where, f"ssh.{name}"),

@@ -25,18 +25,20 @@ class Report:
 def model_context(run: Run, model: str | None = None, spec: str | None = None, cache_dir: str | None = None):
     """``(inventory, cluster spec, warnings)`` of the run's model and cluster; ``None`` for what cannot be had.
 
-    ``model`` / ``spec`` override the paths the search recorded (relative to where it ran).
+    The inventory is the one the search recorded; ``model`` reads it from that model file instead, which imports it
+    and so runs its code (an output directory from elsewhere is data, not a program). ``spec`` overrides the spec
+    path the search recorded (relative to where it ran).
     """
     warnings = []
-    inventory = cluster = None
-    model_path, spec_path = model or run.model_path, spec or run.spec_path
-    if model_path and pathlib.Path(model_path).is_file():
+    inventory, cluster = run.inventory, None
+    spec_path = spec or run.spec_path
+    if model:  # asked for: importing a model file runs its code, so a report never does it on its own
         from space.model import load_inventory
 
-        inventory = load_inventory(model_path, cache_dir=cache_dir)
-    else:
-        warnings.append(f"model file {model_path or '(not recorded)'} not found: the variable map has no sizes "
-                        "(pass --model M.PY)")
+        inventory = load_inventory(model, cache_dir=cache_dir)
+    elif inventory is None:
+        warnings.append("the search recorded no inventory: the variable map has no sizes (pass --model M.PY to "
+                        "read them from the model file, which runs its code)")
     if spec_path and pathlib.Path(spec_path).is_file():
         from space.cluster import load_cluster
 

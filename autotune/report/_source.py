@@ -38,6 +38,7 @@ class Run:
     spec_path: str | None
     strategy: Any = None  # the winner's space.strategy.Strategy, when it could be had
     meta: dict = dataclasses.field(default_factory=dict)
+    inventory: Any = None  # the model's space.inventory.Inventory as the search recorded it, when it did
 
     @property
     def winner(self) -> str:
@@ -75,8 +76,17 @@ def load_output_dir(path: str | pathlib.Path) -> Run:
         from space.strategy import Strategy
 
         strategy = Strategy.load(out / "best.pb")
+    inventory = None
+    if (out / "inventory.json").is_file():  # what the search recorded: reading it runs none of the model's code
+        from space.inventory import Inventory
+
+        try:
+            inventory = Inventory.from_json((out / "inventory.json").read_text())
+        except (ValueError, KeyError, TypeError):
+            inventory = None
     return Run(source=str(out), trials=trials, candidates=candidates, lower_bound_s=summary.get("lower_bound_s"),
-               model_path=summary.get("model"), spec_path=summary.get("spec"), strategy=strategy, meta=summary)
+               model_path=summary.get("model"), spec_path=summary.get("spec"), strategy=strategy, meta=summary,
+               inventory=inventory)
 
 
 def _clean_trials(trials: pd.DataFrame) -> pd.DataFrame:
@@ -179,11 +189,19 @@ def load_from_study(storage: str, name: str) -> Run:
                         "error": "" if p else errors.get(num, "")})
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
     candidates = _finish_candidates(records)
-    attrs = study.user_attrs
+    attrs = dict(study.user_attrs)
+    inventory = None
+    if isinstance(attrs.get("inventory"), dict):
+        from space.inventory import Inventory
+
+        try:
+            inventory = Inventory.from_dict(attrs.pop("inventory"))
+        except (ValueError, KeyError, TypeError):
+            inventory = None
     run = Run(source=f"study {name!r} in {storage}", trials=trials, candidates=candidates,
               lower_bound_s=attrs.get("lower_bound_s"),
               model_path=attrs.get("model_path"), spec_path=attrs.get("spec_path"),
-              meta={"study_name": name, "storage": storage, "from_study": True, **attrs})
+              meta={"study_name": name, "storage": storage, "from_study": True, **attrs}, inventory=inventory)
     win = candidates.loc[candidates["winner"]].iloc[0]
     won = simulated.get(int(win["trial"])) or profiled[int(win["trial"])]
     run.meta["winner_params"], run.meta["winner_hash"] = won.params, won.user_attrs.get("strategy_hash")

@@ -58,6 +58,7 @@ def write_outputs(result, cfg, sim, say) -> None:
     prov.created_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     best.save(out / "best.pb")
     best.save(out / "best.pbtxt")
+    (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
 
     profiled = {c.trial: c for c in result.candidates if c.measured}
     with open(out / "trials.csv.tmp", "w", newline="") as fh:

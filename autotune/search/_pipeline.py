@@ -205,7 +205,7 @@ def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
 
 def _find_calibration(cluster, inventory, cfg):
     from simulator import Calibration
-    from simulator._calibration import calibration_path
+    from simulator import calibration_path
     from space.model import default_cache_dir
 
     directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
@@ -239,7 +239,9 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
              "model_path": str(cfg.model), "spec_path": str(cfg.spec),
              # the space's options: a report can rebuild the space and decode the study's parameters
              "space": {"reduced": space.reduced, "reduce_above": cfg.reduce_above,
-                       "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async}}
+                       "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async},
+             # the model as data: a report on the study reads it instead of importing (running) the model file
+             "inventory": inventory.to_dict()}
     persistent = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                                    attrs=attrs, resume=cfg.resume)
     scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say)

@@ -157,3 +157,33 @@ def test_compare_two_strategies_on_local_cluster(inventories, clusters, tmp_path
     assert list(table["steps"]) == [8, 8] and table["speedup_vs_first"].iloc[0] == 1.0
     assert (table["median_ms"] > 0).all() and (table["p10_ms"] <= table["p90_ms"]).all()
     assert (tmp_path / "cmp" / "compare.png").stat().st_size > 10_000 and "speedup_vs_first" in out
+
+
+@pytest.mark.parametrize("source", ["directory", "study"])
+def test_report_runs_no_code_of_the_model_it_reports_on(source, search_dir, run, tmp_path):
+    """An output directory from elsewhere is data: its recorded model path points at a file that would leave a mark
+    if imported, and the report reads the inventory the search recorded instead."""
+    marker = tmp_path / "imported"
+    evil = tmp_path / "helper.py"
+    evil.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+                    + (MODELS / "recommender.py").read_text())
+    summary = json.loads((search_dir / "summary.json").read_text())
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for f in search_dir.iterdir():
+        if f.is_file():
+            (copy / f.name).write_bytes(f.read_bytes())
+    summary["model"] = str(evil)
+    (copy / "summary.json").write_text(json.dumps(summary))
+    if source == "directory":
+        code, out, err = run("report", copy, "-o", tmp_path / "report")
+    else:
+        import optuna
+
+        study = optuna.load_study(study_name=summary["study_name"], storage=f"sqlite:///{copy / 'study.db'}")
+        study.set_user_attr("model_path", str(evil))
+        code, out, err = run("report", "--storage", f"sqlite:///{copy / 'study.db'}", "--study",
+                             summary["study_name"], "-o", tmp_path / "report")
+    assert code == 0, err
+    assert not marker.exists()
+    assert "no sizes" not in out and (tmp_path / "report" / "strategy_map.png").is_file()

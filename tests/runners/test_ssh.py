@@ -157,6 +157,26 @@ def test_a_node_that_stops_answering_is_lost_within_seconds(sshd):
         c.close()
 
 
+def test_an_environment_value_reaches_the_server_as_data(sshd, tmp_path):
+    """A value with shell syntax in it is passed verbatim, never run: the spec is data on this path."""
+    mark = tmp_path / "ran"
+    value = f"$(touch {mark}); `touch {mark}` ; touch {mark} && echo 'quoted'"
+    group = _spec(sshd).ssh["test"]
+    spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True},
+                                            {"address": SSH_ADDRESS, "ssh_config": "test", "python": sys.executable,
+                                             "workdir": str(ROOT)}],
+                                  "ssh": {"test": {"username": group.username, "port": group.port,
+                                                   "key_file": group.key_file, "known_hosts": group.known_hosts,
+                                                   "shared_envs": {"AUTOTUNE_PROBE": value}}}})
+    c = start_cluster(spec, timeout_s=120)
+    try:
+        environ = pathlib.Path(f"/proc/{c.pids[1]}/environ").read_bytes().split(b"\0")
+        assert f"AUTOTUNE_PROBE={value}".encode() in environ
+    finally:
+        c.close()
+    assert not mark.exists()
+
+
 def test_unknown_host_key_is_refused(sshd, tmp_path):
     empty = tmp_path / "known_hosts"
     empty.write_text("")

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from testpaths import CLUSTERS, EXAMPLE_CLUSTERS
-from space._units import parse_bandwidth_gbit
+from space import parse_bandwidth_gbit
 from space.cluster import ClusterSpec, load_cluster, parse_device
 from space.errors import SpecError
 
@@ -104,6 +104,10 @@ BAD = {
                          r"`nodes\[1\] \(10.1.0.2\).intra_op_threads` must be a non-negative integer"),
     "wrong_type_threads": (_with(nodes__0__inter_op_threads="2"),
                            r"`nodes\[0\] \(10.1.0.1\).inter_op_threads` must be a non-negative integer"),
+    "env_name_runs_shell": (_with(ssh__g__shared_envs={"A=1; touch /tmp/x; B": "1"}),
+                            r"`ssh.g.shared_envs` has the name 'A=1; touch /tmp/x; B', which is not an environment "
+                            r"variable name"),
+    "env_name_starts_with_digit": (_with(ssh__g__shared_envs={"1X": "1"}), r"not an environment variable name"),
 }
 
 
