@@ -20,7 +20,7 @@ def main(argv=None) -> int:
     os.environ.setdefault("CNN_DETERMINISTIC", "1")
     from runners.cluster import start_cluster
     from runners.profile import profile_strategy
-    from space._table import format_table
+    from space import format_table
     from space.builders import aliases, build_strategy
     from space.cluster import load_cluster
     from space.model import inventory_from_trace, trace_step

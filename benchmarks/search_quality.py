@@ -73,7 +73,7 @@ def distinct_builders(model: str, spec: str, out: pathlib.Path) -> dict[str, pat
 
 def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
     from autotune.cli import main as cli
-    from autotune.report._compare import compare_strategies
+    from autotune.report import compare_strategies
     from autotune.search import SearchConfig, run_search
 
     name = pathlib.Path(model).stem
@@ -161,7 +161,7 @@ def main() -> int:
             print(r["table"].to_string(index=False), flush=True)
             with open(out / "results.jsonl", "a") as fh:
                 fh.write(json.dumps({k: v for k, v in r.items() if k != "table"}) + "\n")
-    from space._table import format_table
+    from space import format_table
 
     print("\n" + format_table([{k: (f"{v:.3f}" if isinstance(v, float) else v) for k, v in r.items() if k != "table"}
                                for r in rows]))

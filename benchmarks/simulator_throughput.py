@@ -5,18 +5,15 @@ Run: python3 benchmarks/simulator_throughput.py [--variables 200] [--batch 5000]
 from __future__ import annotations
 
 import argparse
-import contextlib
 import pathlib
 import sys
 import time
-from unittest import mock
 
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
 import simulator  # noqa: E402
-import simulator._scorer  # noqa: E402
 from space.cluster import ClusterSpec  # noqa: E402
 from space.inventory import Inventory  # noqa: E402
 from space.strategy import Strategy, ar_node, partitioned_node, ps_node  # noqa: E402
@@ -108,11 +105,6 @@ def main(argv=None) -> None:
     # each strategy's busiest server
     spread = simulator.Scorer(inv, cluster, update.calibration.replace(ps_spread_serial=0.2, ps_spread_busiest=0.4))
     rows.append(("  the same, PS load spread", rate(lambda: spread.score_choices(choices), args.batch)))
-    # side by side: the vectorised path with BLAS free to use its own threads (what it did before it held them to
-    # one: on 2 cores the engine's small matrix products spend more time synchronising threads than computing)
-    with mock.patch.object(simulator._scorer, "_one_blas_thread", contextlib.nullcontext):
-        rows.append(("  the first row, BLAS on its own threads", rate(lambda: scorer.score_choices(choices),
-                                                                     args.batch)))
     print(f"model: {len(inv.variables)} variables, {inv.total_bytes / 1e6:.1f} MB; cluster: {args.nodes} nodes; "
           f"batch {args.batch}")
     print(f"{'path':44s} {'strategies/s (wall)':>20s} {'per CPU s':>12s}")

@@ -3,6 +3,8 @@
 Importing this package never imports TensorFlow (``space.model`` imports it inside its functions).
 """
 from space._version import version as _read_version
+from space._table import format_table
+from space._units import parse_bandwidth_gbit
 from space.cluster import ClusterSpec, Node, SSHGroup, load_cluster, parse_device
 from space.errors import AutotuneError, BadInput, ModelError, RunError, SpecError, StrategyError
 from space.inventory import Inventory, VariableInfo
@@ -13,4 +15,4 @@ __version__ = _read_version()
 
 __all__ = ["__version__", "ClusterSpec", "Node", "SSHGroup", "load_cluster", "parse_device", "AutotuneError",
            "BadInput", "ModelError", "RunError", "SpecError", "StrategyError", "Inventory", "VariableInfo",
-           "Strategy", "validate"]
+           "Strategy", "validate", "format_table", "parse_bandwidth_gbit"]

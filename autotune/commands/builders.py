@@ -1,8 +1,7 @@
 """``autotune builders``: list the strategy builders and presets by alias."""
 from __future__ import annotations
 
-from space import builders
-from space._table import format_table
+from space import builders, format_table
 
 
 def register(sub) -> None:

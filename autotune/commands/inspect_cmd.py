@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from autotune.commands import _common
-from space._table import format_table
+from space import format_table
 
 
 def register(sub) -> None:

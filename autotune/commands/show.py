@@ -1,6 +1,8 @@
 """``autotune show s.pb``: a strategy file as a table (``--text`` for protobuf text format)."""
 from __future__ import annotations
 
+import argparse
+
 from space.strategy import Strategy
 
 
@@ -10,7 +12,7 @@ def register(sub) -> None:
     p.add_argument("--text", action="store_true", help="print the protobuf text format")
     p.add_argument("--model", default=None, metavar="M.PY", help="also validate against this model and show sizes")
     p.add_argument("--spec", default=None, metavar="CLUSTER.YML", help="also validate against this cluster")
-    p.add_argument("--cache-dir", default=None, help=__import__("argparse").SUPPRESS)
+    p.add_argument("--cache-dir", default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 

@@ -11,7 +11,7 @@ import sys
 
 
 def register(sub) -> None:
-    from runners.testbed._plan import DEFAULT_PREFIX, DEFAULT_SUBNET
+    from runners.testbed import DEFAULT_PREFIX, DEFAULT_SUBNET
 
     p = sub.add_parser("testbed", help="emulated multi-host cluster on this machine (root)", description=__doc__)
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
@@ -44,7 +44,7 @@ def register(sub) -> None:
 
 
 def _dir(args) -> str:
-    from runners.testbed._plan import check_prefix, default_dir
+    from runners.testbed import check_prefix, default_dir
 
     return args.dir or default_dir(check_prefix(args.prefix))
 
@@ -86,7 +86,7 @@ def run_down(args) -> int:
 
 
 def _print_status(info: dict) -> None:
-    from runners.testbed._plan import format_rate
+    from runners.testbed import format_rate
 
     state = "up" if info["complete"] else "INCOMPLETE (run `autotune testbed down`)"
     print(f"testbed {info['prefix']}: {state}; state in {info['dir']}; spec {info['cluster']}")

@@ -82,6 +82,6 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 def to_text(df: pd.DataFrame) -> str:
     """The terminal form: left-aligned columns, blanks instead of NaN / <NA>."""
-    from space._table import format_table
+    from space import format_table
 
     return format_table(df.astype(object).where(df.notna(), "").to_dict("records"), list(df.columns))

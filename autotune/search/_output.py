@@ -7,7 +7,7 @@ import json
 import shlex
 
 from space import __version__
-from space._table import format_table
+from space import format_table
 
 
 def _ms(x) -> str:

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from space.search_space._plan import SlotPlan, VarPlan
+from space.search_space import SlotPlan, VarPlan
 
 TOLERANCE = 0.01  # a simpler strategy may be predicted at most 1% slower than the candidate
 MAX_PASSES = 2

@@ -5,9 +5,11 @@
 """
 from runners.testbed._errors import (MissingTool, NameTaken, NoTestbed, NotRoot, TestbedFailed,
                                      TestbedRefused)
-from runners.testbed._plan import BENCHMARK_NET, default_dir, make_plan
+from runners.testbed._plan import (BENCHMARK_NET, DEFAULT_PREFIX, DEFAULT_SUBNET, check_prefix, default_dir, format_rate,
+                                   make_plan)
 from runners.testbed._state import State
 from runners.testbed._testbed import down, status, up
 
-__all__ = ["BENCHMARK_NET", "MissingTool", "NameTaken", "NoTestbed", "NotRoot", "State", "TestbedFailed",
-           "TestbedRefused", "default_dir", "down", "make_plan", "status", "up"]
+__all__ = ["BENCHMARK_NET", "DEFAULT_PREFIX", "DEFAULT_SUBNET", "MissingTool", "NameTaken", "NoTestbed", "NotRoot",
+           "State", "TestbedFailed", "TestbedRefused", "check_prefix", "default_dir", "down", "format_rate",
+           "make_plan", "status", "up"]

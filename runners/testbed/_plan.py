@@ -13,7 +13,7 @@ import sys
 from typing import Any, Sequence
 
 from runners.testbed._errors import TestbedRefused
-from space._units import parse_bandwidth_gbit
+from space import parse_bandwidth_gbit
 
 BENCHMARK_NET = ipaddress.ip_network("198.18.0.0/15")
 DEFAULT_PREFIX = "attb"

@@ -26,8 +26,8 @@ dozen parameters instead of several per variable and shard, so TPE learns from f
 suggestion is cheap, but a strategy that treats two same-class variables differently (one embedding on PS,
 another all-reduced; a hand-placed hot variable) is out of reach.
 """
-from space.search_space._plan import BALANCED, CHUNK
+from space.search_space._plan import BALANCED, CHUNK, SlotPlan, VarPlan
 from space.search_space._reduced import size_class
 from space.search_space._space import CLASSIC_CHUNK, SearchSpace
 
-__all__ = ["SearchSpace", "size_class", "BALANCED", "CHUNK", "CLASSIC_CHUNK"]
+__all__ = ["SearchSpace", "size_class", "BALANCED", "CHUNK", "CLASSIC_CHUNK", "SlotPlan", "VarPlan"]

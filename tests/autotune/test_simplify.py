@@ -10,7 +10,7 @@ from simulator import Calibration, Scorer
 from space.cluster import ClusterSpec
 from space.inventory import Inventory, VariableInfo
 from space.search_space import SearchSpace
-from space.search_space._plan import SlotPlan, VarPlan
+from space.search_space import SlotPlan, VarPlan
 
 ADDR = ["198.18.0.1", "198.18.0.2", "198.18.0.3"]
 

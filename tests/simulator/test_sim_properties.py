@@ -1,6 +1,8 @@
 """Properties over many strategies: monotonicity, agreement of the three scoring paths, builders, errors."""
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -191,5 +193,5 @@ def test_import_leaves_tensorflow_out():
 
     code = "import sys, simulator; print('tensorflow' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=__import__("pathlib").Path(__file__).resolve().parents[2])
+                         cwd=pathlib.Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "False"
