@@ -162,3 +162,14 @@ def test_compare_shows_a_strategy_that_failed_as_a_row_with_its_error(tmp_path, 
     assert killed and list(table.index) == ["a", "b", "c"]
     assert "node 127.0.0.2" in table.loc["b", "error"] and table.loc["b", "median_ms"] != table.loc["b", "median_ms"]
     assert table.loc["a", "median_ms"] > 0 and table.loc["c", "median_ms"] > 0
+
+
+def test_gpus_the_node_does_not_have_are_one_line_when_the_servers_start(tmp_path, strategy, run):
+    spec = tmp_path / "gpus.yml"
+    spec.write_text("nodes:\n  - {address: 127.0.0.1, chief: true, gpus: [0, 1]}\n  - {address: 127.0.0.2}\n")
+    build = tmp_path / "s.pb"
+    code, _, err = run("build", "--builder", "all_reduce", "--model", MODELS / "mlp.py", "--spec", spec, "-o", build)
+    assert code == 0, err
+    code, _, err = run("profile", "--model", MODELS / "mlp.py", "--spec", spec, "--strategy", build, "--steps", "2")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "node 127.0.0.1 names gpus [0, 1], but its TensorFlow server sees 0 GPU(s)" in err
