@@ -9,10 +9,11 @@ on one started cluster, (4) print winner / best builder, winner / lower bound, p
 
 The best builder is the fastest of a dozen noisy measurements, so it is biased low; with 2+ repeats the table
 also picks the best builder on the odd-numbered repeats and compares it with the winner on the even-numbered ones
-(`held_out_*`). `--judge-only` re-measures the winners of an earlier run in the same --out (say with more
+(`held_out_*`). Everything goes under --out (default runs/bench-search_quality, which git ignores).
+`--judge-only` re-measures the winners of an earlier run in the same --out (say with more
 --repeats and --steps) without calibrating or searching again.
 
-Targets (issue 6): winner <= best builder on every model, <= 0.85x on the embedding model; <= 10 profiling
+Targets: winner <= best builder on every model, <= 0.85x on the embedding model; <= 10 profiling
 runs; a search on a bundled example <= 5 min. The embedding models are `dlrm` (tables plus a 0.8 MB dense
 tower: both kinds of traffic matter) and `recommender` (tables and a tiny dense layer: its best builder sits at
 the replicas' compute floor on this testbed, so nothing can be 15% faster there).
@@ -25,7 +26,6 @@ import json
 import pathlib
 import statistics
 import sys
-import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -148,9 +148,11 @@ def main() -> int:
     p.add_argument("--no-calibrate", action="store_true")
     p.add_argument("--judge-only", action="store_true",
                    help="reuse the searches already in --out: only measure their winners against the builders")
-    p.add_argument("--out", default=None)
+    p.add_argument("--out", default=str(ROOT / "runs" / "bench-search_quality"),
+                   help="where the searches, the builders' strategies and results.jsonl go (runs/bench-search_quality)")
     args = p.parse_args()
-    out = pathlib.Path(args.out or tempfile.mkdtemp(prefix="search-quality-"))
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb")) as spec:
         rows = []
         for m in args.models.split(","):

@@ -1,4 +1,4 @@
-"""Simulator fidelity on the emulated testbed (issue 5's targets: Kendall tau >= 0.85, MAPE <= 10%).
+"""Simulator fidelity on the emulated testbed (the targets: Kendall tau >= 0.85, MAPE <= 10%).
 
 Brings up a testbed (3 hosts at 200mbit by default; needs root) unless ``--spec`` names a running cluster, then per
 model:
@@ -16,18 +16,19 @@ Ctrl-C or a SIGTERM (forwarded to the running ``autotune`` command, which stops 
 
     python benchmarks/simulator_fidelity.py --models mlp,recommender --strategies 30
 
-``--resume`` goes on with an interrupted run in ``--out`` (calibrations and finished runs kept, the unfinished run
-resumed from its ``measurements.jsonl``).
+Everything a run writes goes under ``--out`` (default ``runs/bench-simulator_fidelity``, which git ignores).
+``--resume`` goes on with an interrupted run there (calibrations and finished runs kept, the unfinished run resumed
+from its ``measurements.jsonl``).
 
 ``--reuse DIR`` skips the testbed: it predicts the strategies saved by an earlier run (``DIR/<model>/`` and
 ``DIR/<model>-fresh/``) again with the current simulator and the calibrations cached in ``DIR/cache``, e.g. after a
 cost-model change (the residual is fitted again on the dev run, in memory, and applied to the fresh one).
 
 ``--archive DIR`` copies what ``--reuse`` needs of each model's runs (strategies, rows.csv, the step times, the
-calibration and the inventory: 200-460 KB) into ``DIR/<model>-s<seed>/``. The runs in ``benchmarks/fidelity_runs/``
-were measured so and are kept in the repository: ``--reuse benchmarks/fidelity_runs/mlp-s111 --models mlp`` predicts
-one again in seconds, and the tests do so for every one of them. ``--kept`` predicts every run kept there again and
-prints one row each, with whether it meets the targets (raw, or with the machine's drift since calibrate divided out).
+calibration and the inventory: 200-460 KB) into ``DIR/<model>-s<seed>/``: ``--reuse DIR/mlp-s111 --models mlp``
+predicts one again in seconds. ``--kept DIR`` predicts every run archived in DIR again and prints one row each, with
+whether it meets the targets (raw, or with the machine's drift since calibrate divided out). A few archived runs are
+kept as test fixtures (``tests/fixtures/fidelity_runs/``), which the tests predict again so.
 """
 from __future__ import annotations
 
@@ -100,16 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", action="store_true", help="leave the testbed up")
     p.add_argument("--sizes", default="512k,2m,4m", help="calibration message sizes")
     p.add_argument("--cache-dir", default=None, help="calibration/inventory cache (default: a fresh one in --out)")
-    p.add_argument("--out", default="runs/simulator_fidelity", help="output directory")
+    p.add_argument("--out", default="runs/bench-simulator_fidelity",
+                   help="output directory (runs/bench-simulator_fidelity)")
     p.add_argument("--reuse", default=None, metavar="DIR",
                    help="re-predict the measurements of an earlier run's output directory (no testbed, no profiling); "
                         "the residual is fitted again on the split each dev run drew (the seed its journal records)")
-    p.add_argument("--kept", nargs="?", const="benchmarks/fidelity_runs", default=None, metavar="DIR",
-                   help="re-predict every kept run in DIR (benchmarks/fidelity_runs), one row each, with issue 5's "
-                        "targets met or not (no testbed, no profiling)")
+    p.add_argument("--kept", default=None, metavar="DIR",
+                   help="re-predict every run --archive wrote in DIR, one row each, with the targets met or not (no "
+                        "testbed, no profiling)")
     p.add_argument("--archive", default=None, metavar="DIR",
                    help="also copy what --reuse needs of each model's runs into DIR/<model>-s<seed>/ (small: to keep "
-                        "in the repository, as benchmarks/fidelity_runs/ is)")
+                        "beside other runs, or as a test fixture)")
     p.add_argument("--resume", action="store_true",
                    help="go on with an interrupted run in --out: keep its calibrations and finished runs, resume the "
                         "unfinished one from its journal")
@@ -237,7 +239,8 @@ def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.P
         result["fresh"] = json.loads((out / f"{name}-fresh" / "summary.json").read_text())
         bare = fidelity.repredict(raw, picked, measured)  # the raw model on the new strategies, as on the dev run
         fidelity.since_calibration(bare, picked, raw)
-        result["fresh_raw"] = {"metrics": bare.metrics, "noise": bare.noise, "since_calibration": bare.since_calibration,
+        result["fresh_raw"] = {"metrics": bare.metrics, "noise": bare.noise,
+                               "since_calibration": bare.since_calibration,
                                "metrics_at_calibration": bare.metrics_at_calibration}
     result["wall_s"] = time.monotonic() - t0
     result["update_share"] = cal.update_share  # None: calibrated before calibrate timed the step without updates
@@ -255,7 +258,7 @@ def _lacks(cal, inventory, spec) -> list[str]:
     return missing + (["updates' share"] if cal.update_share is None else [])
 
 
-TAU_TARGET, MAPE_TARGET = 0.85, 0.10  # issue 5's targets
+TAU_TARGET, MAPE_TARGET = 0.85, 0.10  # what a run must reach for the simulator to rank a search's candidates
 
 
 def _kept(args, out: pathlib.Path) -> int:
@@ -356,10 +359,10 @@ def _print_kept(rows: list[dict], out: pathlib.Path) -> None:
             from simulator import ANCHOR_MISFIT
 
             print(f"  anchor steps the cost model misses by more than {ANCHOR_MISFIT:.0%}: {missed}")
-    print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%} (issue 5), raw or with the machine's drift "
-          "since calibrate divided out (machine: now / then); noise: one pass against the other; updates: the optimizer "
-          "updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's share "
-          "stands in); calibration lacks: what this checkout's calibrate measures that the run's calibration "
+    print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%}, raw or with the machine's drift "
+          "since calibrate divided out (machine: now / then); noise: one pass against the other; updates: the "
+          "optimizer updates' share of the lockstep step, '-' where calibrate did not time it (the one-node probe's "
+          "share stands in); calibration lacks: what this checkout's calibrate measures that the run's calibration "
           "does not hold; anchor steps: the run's calibration's own steps as this cost model predicts them from the "
           "costs it derives from them (predicted over measured, over the runs whose calibration timed the step)")
     (out / "kept.json").write_text(json.dumps(rows, indent=1) + "\n")
@@ -427,7 +430,7 @@ def _print(results: dict, out: pathlib.Path) -> None:
         noise = fresh.get("noise") or dev.get("noise")
         print(f"{name:<12}| " + " | ".join(f"{fmt(m):<27}" for m in (dev_raw, fresh_raw, fresh_res, noise))
               + f" | {machine(dev)}| {r['wall_s']:.0f} s")
-    print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%} (issue 5); outputs in", out)
+    print(f"\ntargets: Kendall tau >= {TAU_TARGET}, MAPE <= {MAPE_TARGET:.0%}; outputs in", out)
     print("dev: machine = the anchor steps calibrate timed, measured again in the run (now / then), and the MAPE with "
           "that divided out")
     (out / "fidelity.json").write_text(json.dumps(results, indent=1) + "\n")

@@ -1,48 +1,0 @@
-
-search-dec0632320efà
-cnn/conv2d/kernel:0"1,1,1,2*3
-cnn/conv2d/kernel/part_0:0
-198.18.7.13:CPU:0*3
-cnn/conv2d/kernel/part_1:0
-198.18.7.11:CPU:0ó
-cnn/batch_normalization/gamma:0"2*0
-&cnn/batch_normalization/gamma/part_0:0*?
-&cnn/batch_normalization/gamma/part_1:0
-198.18.7.12:CPU:0Å
-cnn/batch_normalization/beta:0"4*>
-%cnn/batch_normalization/beta/part_0:0
-198.18.7.12:CPU:0*+
-%cnn/batch_normalization/beta/part_1:0*-
-%cnn/batch_normalization/beta/part_2:0*@
-%cnn/batch_normalization/beta/part_3:0
-198.18.7.11:CPU:0–
-cnn/conv2d_1/kernel:0"1,1,1,4*)
-cnn/conv2d_1/kernel/part_0:0	Ä*$
-cnn/conv2d_1/kernel/part_1:0*5
-cnn/conv2d_1/kernel/part_2:0
-198.18.7.13:CPU:0*&
-cnn/conv2d_1/kernel/part_3:0ù
-!cnn/batch_normalization_1/gamma:0"2*A
-(cnn/batch_normalization_1/gamma/part_0:0
-198.18.7.11:CPU:0*2
-(cnn/batch_normalization_1/gamma/part_1:0È
- cnn/batch_normalization_1/beta:0"8*B
-'cnn/batch_normalization_1/beta/part_0:0
-198.18.7.11:CPU:0*2
-'cnn/batch_normalization_1/beta/part_1:0Ä*1
-'cnn/batch_normalization_1/beta/part_2:0*-
-'cnn/batch_normalization_1/beta/part_3:0*@
-'cnn/batch_normalization_1/beta/part_4:0
-198.18.7.13:CPU:0*B
-'cnn/batch_normalization_1/beta/part_5:0
-198.18.7.11:CPU:0*1
-'cnn/batch_normalization_1/beta/part_6:0*/
-'cnn/batch_normalization_1/beta/part_7:0
-cnn/dense/kernel:0	Äj
-cnn/dense/bias:0"2*!
-cnn/dense/bias/part_0:0*0
-cnn/dense/bias/part_1:0
-198.18.7.11:CPU:0"9
-198.18.7.11:CPU:0
-198.18.7.12:CPU:0
-198.18.7.13:CPU:0Ç"search

@@ -1,66 +1,0 @@
-
-search-2471ced5bcc1,
-cnn/conv2d/kernel:0
-198.18.7.11:CPU:0û
-cnn/batch_normalization/gamma:0"4*0
-&cnn/batch_normalization/gamma/part_0:0*0
-&cnn/batch_normalization/gamma/part_1:0*.
-&cnn/batch_normalization/gamma/part_2:0*A
-&cnn/batch_normalization/gamma/part_3:0
-198.18.7.11:CPU:0ƒ
-cnn/batch_normalization/beta:0"2*-
-%cnn/batch_normalization/beta/part_0:0*/
-%cnn/batch_normalization/beta/part_1:0À
-cnn/conv2d_1/kernel:0"1,1,8,1*7
-cnn/conv2d_1/kernel/part_0:0
-198.18.7.12:CPU:0*7
-cnn/conv2d_1/kernel/part_1:0
-198.18.7.13:CPU:0*7
-cnn/conv2d_1/kernel/part_2:0
-198.18.7.13:CPU:0*&
-cnn/conv2d_1/kernel/part_3:0*5
-cnn/conv2d_1/kernel/part_4:0
-198.18.7.13:CPU:0*5
-cnn/conv2d_1/kernel/part_5:0
-198.18.7.12:CPU:0*&
-cnn/conv2d_1/kernel/part_6:0*5
-cnn/conv2d_1/kernel/part_7:0
-198.18.7.13:CPU:0¬
-!cnn/batch_normalization_1/gamma:0"16*0
-(cnn/batch_normalization_1/gamma/part_0:0*5
-(cnn/batch_normalization_1/gamma/part_1:0	€*A
-(cnn/batch_normalization_1/gamma/part_2:0
-198.18.7.12:CPU:0*C
-(cnn/batch_normalization_1/gamma/part_3:0
-198.18.7.12:CPU:0*A
-(cnn/batch_normalization_1/gamma/part_4:0
-198.18.7.12:CPU:0*0
-(cnn/batch_normalization_1/gamma/part_5:0*A
-(cnn/batch_normalization_1/gamma/part_6:0
-198.18.7.12:CPU:0*5
-(cnn/batch_normalization_1/gamma/part_7:0	€*.
-(cnn/batch_normalization_1/gamma/part_8:0*5
-(cnn/batch_normalization_1/gamma/part_9:0	€*1
-)cnn/batch_normalization_1/gamma/part_10:0*1
-)cnn/batch_normalization_1/gamma/part_11:0*1
-)cnn/batch_normalization_1/gamma/part_12:0*3
-)cnn/batch_normalization_1/gamma/part_13:0*6
-)cnn/batch_normalization_1/gamma/part_14:0	€*6
-)cnn/batch_normalization_1/gamma/part_15:0	€Œ
- cnn/batch_normalization_1/beta:0"2*1
-'cnn/batch_normalization_1/beta/part_0:0*2
-'cnn/batch_normalization_1/beta/part_1:0€—
-cnn/dense/kernel:0"3,1*!
-cnn/dense/kernel/part_0:0*#
-cnn/dense/kernel/part_1:0*4
-cnn/dense/kernel/part_2:0
-198.18.7.13:CPU:0ª
-cnn/dense/bias:0"4*!
-cnn/dense/bias/part_0:0*
-cnn/dense/bias/part_1:0*0
-cnn/dense/bias/part_2:0
-198.18.7.13:CPU:0*
-cnn/dense/bias/part_3:0"9
-198.18.7.11:CPU:0
-198.18.7.12:CPU:0
-198.18.7.13:CPU:0‚"search

@@ -1,90 +1,0 @@
-
-search-05c01efb57a5Ø
-dlrm/ad_embedding/embeddings:0"3,1*/
-%dlrm/ad_embedding/embeddings/part_0:0*>
-%dlrm/ad_embedding/embeddings/part_1:0
-198.18.7.12:CPU:0*@
-%dlrm/ad_embedding/embeddings/part_2:0
-198.18.7.11:CPU:0â
- dlrm/user_embedding/embeddings:0"3,1*B
-'dlrm/user_embedding/embeddings/part_0:0
-198.18.7.12:CPU:0*1
-'dlrm/user_embedding/embeddings/part_1:0*B
-'dlrm/user_embedding/embeddings/part_2:0
-198.18.7.12:CPU:0ğ
- dlrm/site_embedding/embeddings:0"8,1*@
-'dlrm/site_embedding/embeddings/part_0:0
-198.18.7.11:CPU:0*1
-'dlrm/site_embedding/embeddings/part_1:0*1
-'dlrm/site_embedding/embeddings/part_2:0*4
-'dlrm/site_embedding/embeddings/part_3:0	€*@
-'dlrm/site_embedding/embeddings/part_4:0
-198.18.7.13:CPU:0*4
-'dlrm/site_embedding/embeddings/part_5:0	€*@
-'dlrm/site_embedding/embeddings/part_6:0
-198.18.7.13:CPU:0*/
-'dlrm/site_embedding/embeddings/part_7:0ë
-dlrm/bottom1/kernel:0"1,4*&
-dlrm/bottom1/kernel/part_0:0*5
-dlrm/bottom1/kernel/part_1:0
-198.18.7.12:CPU:0*5
-dlrm/bottom1/kernel/part_2:0
-198.18.7.13:CPU:0*7
-dlrm/bottom1/kernel/part_3:0
-198.18.7.12:CPU:0Ø
-dlrm/bottom1/bias:0"16*$
-dlrm/bottom1/bias/part_0:0*3
-dlrm/bottom1/bias/part_1:0
-198.18.7.11:CPU:0*3
-dlrm/bottom1/bias/part_2:0
-198.18.7.11:CPU:0*5
-dlrm/bottom1/bias/part_3:0
-198.18.7.12:CPU:0*$
-dlrm/bottom1/bias/part_4:0*"
-dlrm/bottom1/bias/part_5:0*"
-dlrm/bottom1/bias/part_6:0*"
-dlrm/bottom1/bias/part_7:0*$
-dlrm/bottom1/bias/part_8:0*'
-dlrm/bottom1/bias/part_9:0	€*6
-dlrm/bottom1/bias/part_10:0
-198.18.7.13:CPU:0*4
-dlrm/bottom1/bias/part_11:0
-198.18.7.13:CPU:0*%
-dlrm/bottom1/bias/part_12:0*#
-dlrm/bottom1/bias/part_13:0*6
-dlrm/bottom1/bias/part_14:0
-198.18.7.13:CPU:0*#
-dlrm/bottom1/bias/part_15:0ß
-dlrm/bottom2/kernel:0"4,1*)
-dlrm/bottom2/kernel/part_0:0	€*$
-dlrm/bottom2/kernel/part_1:0*7
-dlrm/bottom2/kernel/part_2:0
-198.18.7.12:CPU:0*7
-dlrm/bottom2/kernel/part_3:0
-198.18.7.13:CPU:0„
-dlrm/bottom2/bias:0"2*3
-dlrm/bottom2/bias/part_0:0
-198.18.7.12:CPU:0*5
-dlrm/bottom2/bias/part_1:0
-198.18.7.13:CPU:0
-dlrm/top1/kernel:0€\
-dlrm/top1/bias:0"2*
-dlrm/top1/bias/part_0:0*$
-dlrm/top1/bias/part_1:0	€…
-dlrm/top2/kernel:0"1,2*4
-dlrm/top2/kernel/part_0:0
-198.18.7.11:CPU:0*4
-dlrm/top2/kernel/part_1:0
-198.18.7.12:CPU:0\
-dlrm/top2/bias:0"2*
-dlrm/top2/bias/part_0:0*$
-dlrm/top2/bias/part_1:0	€†
-dlrm/click/kernel:0"2,1*5
-dlrm/click/kernel/part_0:0
-198.18.7.12:CPU:0*3
-dlrm/click/kernel/part_1:0
-198.18.7.12:CPU:0
-dlrm/click/bias:0"9
-198.18.7.11:CPU:0
-198.18.7.12:CPU:0
-198.18.7.13:CPU:0‚"search

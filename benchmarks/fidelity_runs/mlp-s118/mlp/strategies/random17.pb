@@ -1,56 +1,0 @@
-
-search-f73274875146Î
-mlp/dense/kernel:0"4,1*&
-mlp/dense/kernel/part_0:0	€*2
-mlp/dense/kernel/part_1:0
-198.18.7.11:CPU:0*#
-mlp/dense/kernel/part_2:0*2
-mlp/dense/kernel/part_3:0
-198.18.7.11:CPU:0m
-mlp/dense/bias:0"2*2
-mlp/dense/bias/part_0:0
-198.18.7.12:CPU:0*"
-mlp/dense/bias/part_1:0€×
-mlp/dense_1/kernel:0"16,1*#
-mlp/dense_1/kernel/part_0:0*!
-mlp/dense_1/kernel/part_1:0*6
-mlp/dense_1/kernel/part_2:0
-198.18.7.11:CPU:0*#
-mlp/dense_1/kernel/part_3:0*%
-mlp/dense_1/kernel/part_4:0*%
-mlp/dense_1/kernel/part_5:0*!
-mlp/dense_1/kernel/part_6:0*#
-mlp/dense_1/kernel/part_7:0*6
-mlp/dense_1/kernel/part_8:0
-198.18.7.13:CPU:0*4
-mlp/dense_1/kernel/part_9:0
-198.18.7.12:CPU:0*5
-mlp/dense_1/kernel/part_10:0
-198.18.7.13:CPU:0*$
-mlp/dense_1/kernel/part_11:0*&
-mlp/dense_1/kernel/part_12:0*5
-mlp/dense_1/kernel/part_13:0
-198.18.7.13:CPU:0*)
-mlp/dense_1/kernel/part_14:0	€*)
-mlp/dense_1/kernel/part_15:0	€–
-mlp/dense_1/bias:0"3*!
-mlp/dense_1/bias/part_0:0*&
-mlp/dense_1/bias/part_1:0	€*2
-mlp/dense_1/bias/part_2:0
-198.18.7.12:CPU:0³
-mlp/dense_2/kernel:0"1,3*6
-mlp/dense_2/kernel/part_0:0
-198.18.7.13:CPU:0*4
-mlp/dense_2/kernel/part_1:0
-198.18.7.12:CPU:0*(
-mlp/dense_2/kernel/part_2:0	€È
-mlp/dense_2/bias:0"4*$
-mlp/dense_2/bias/part_0:0€*!
-mlp/dense_2/bias/part_1:0*2
-mlp/dense_2/bias/part_2:0
-198.18.7.12:CPU:0*2
-mlp/dense_2/bias/part_3:0
-198.18.7.11:CPU:0"9
-198.18.7.11:CPU:0
-198.18.7.12:CPU:0
-198.18.7.13:CPU:0‚"search
