@@ -21,20 +21,14 @@ CALIBRATION_VERSION = 1
 # the cost model's version, and with it how calibrate derives the anchor costs (the per-collective and per-piece
 # costs, the all-reduce factor, the PS staggering shares, PowerSGD's per-matrix cost) from the anchor steps it
 # timed: bumped by every change that would derive other costs from the same steps. A calibration derived by
-# another version is derived again from its stored steps where it is used (``Calibration.cost_model``). 3: the
-# per-tensor RPC work on one resource where the nodes share CPUs, PowerSGD shards without the all-reduced piece
-# cost, the staggering share over the PS tensors the replicas pull (not their synchronous proxies). 4: the share of
-# its staggering a step loses no longer scales with its largest PS tensor's share of the PS bytes (nor
-# ``ps_shards_together``, retired), so the ``ps_split`` anchor sets the per-piece cost of a PS shard. 5: a piece pair
-# (``ar_split`` or ``ps_split``) that does not resolve its difference (its split step no slower than the whole one,
-# or slower by less than two standard errors of their round-by-round difference) takes the other pair's shard cost,
-# where that pair resolved its own
+# another version is derived again from its stored steps where it is used (``Calibration.cost_model``), so a stored
+# file never carries costs this cost model would not derive
 COST_MODEL_VERSION = 5
-# keys of calibrations written by earlier versions that this one no longer reads: dropped on load (the derived
-# values come again from the anchor steps, see COST_MODEL_VERSION)
+# keys other versions of the cost model wrote that this one does not read: dropped on load (the derived values come
+# again from the anchor steps, see COST_MODEL_VERSION)
 RETIRED_KEYS = frozenset({"ps_shards_together"})
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
-LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # files written before pieces/collectives (those read as 0)
+LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # a residual without the pieces and collectives terms (read as 0)
 IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
 
 
@@ -87,8 +81,8 @@ class Calibration:
     # updates its own copy of an all-reduced variable; a synchronous PS variable is updated once, on its server
     update_s: float | None = None
     # the share of step_time_s that is every replica's optimizer update, as the step runs it (calibrate: the
-    # lockstep step with nothing synchronized, with and without the updates). None (a calibration from before it
-    # was measured): update_s / alone_step_s, what the probe sees, which misses densifying a sparse gradient
+    # lockstep step with nothing synchronized, with and without the updates). None (a calibration that did not
+    # time it): update_s / alone_step_s, what the probe sees, which misses densifying a sparse gradient
     update_share: float | None = None
     model_hash: str | None = None
     backward_fraction: float = 2 / 3  # share of the step spent in the backward pass
@@ -102,10 +96,10 @@ class Calibration:
     anchors_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
     # each anchor step's mean in every round of calibrate's head-to-head turns (name -> seconds per round, the
     # rounds in one order for every anchor): the spread of a pair's round-by-round difference says whether the pair
-    # resolved its cost (empty: a file from before they were kept)
+    # resolved its cost (empty: a calibration that kept none)
     anchor_rounds_s: Mapping[str, Sequence[float]] = dataclasses.field(default_factory=dict)
-    # the COST_MODEL_VERSION that derived the anchor costs from ``anchors_s`` (None: a file from before versions
-    # were recorded, version 1)
+    # the COST_MODEL_VERSION that derived the anchor costs from ``anchors_s`` (None: a file that records none,
+    # read as version 1)
     cost_model: int | None = None
     created_at: str = ""
     source: str = "<calibration>"

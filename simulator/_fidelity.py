@@ -86,13 +86,9 @@ def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: S
     same for every strategy of one model. Store the result as ``Calibration.residual``.
 
     Relative, not in seconds: one model's steps span 10-20 times (the mlp's 9 ms PowerSGD step, its 140 ms PS
-    ones), and a fit in seconds lets the longest few set the coefficients and chase their noise. Fitted on the 70%
-    train split of each kept dev run and applied to its fresh run (30 new strategies, the same calibration; the 16
-    pairs of stop 41, ``benchmarks/fidelity_runs``), this fit leaves 15 of the 16 within issue 5's targets (mean
-    tau 0.888, MAPE 6.4%); the fit in seconds, 14 (0.888, 6.7%), and with one factor on the whole step where 5-fold
-    cross-validation on the ~21 train strategies preferred it (the rule up to stop 40), 13 (0.883, 6.8%): on so
-    few strategies that choice picked the factor where the fit did better on new ones. The raw model: 10 (0.867,
-    7.3%). With stop 42's two held-out pairs, 17 of 18 (0.890, 6.3%; raw 12).
+    ones), and a fit in seconds lets the longest few set the coefficients and chase their noise. No cross-validated
+    choice of one factor on the whole step either: on ~21 train strategies it picks the factor where the fit does
+    better on new ones. ``docs/design.md`` has the measured comparison.
     """
     f = features(predictions)
     y = np.asarray(measurements, float).ravel()

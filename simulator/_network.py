@@ -31,10 +31,10 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     two ends work in parallel and each end's NIC resource carries all of it; where the nodes share CPUs
     (``shared_cpus``) the sender and the receiver work on the same cores, and so do every other pair of nodes:
     the probe's time is both ends' work, and every tensor moved anywhere puts it on one resource, the shared CPUs,
-    however the tensors are spread over the servers. Halving it on each end instead (stop 36's model) let a step
-    spreading its shards over three servers do their work three at a time: on the transformer the kept runs'
-    steps came out 0.03-0.14 ms fast per PS tensor (seeds 115-124) and, on three of them, 0.05-0.10 ms slow per
-    tensor on the busiest server."""
+    however the tensors are spread over the servers. Halving it on each end instead lets a step spreading its
+    shards over three servers do their work three at a time: on the transformer's fidelity runs that predicted the
+    steps 0.03-0.14 ms fast per PS tensor and, on three of twelve runs, 0.05-0.10 ms slow per tensor on the busiest
+    server."""
     M = len(addresses)
     nic = np.array([cal.node_bandwidth(a) for a in addresses]) * GBIT
     link = np.array([[cal.link_bandwidth(a, b) * GBIT if a != b else np.inf for b in addresses] for a in addresses])

@@ -64,9 +64,10 @@ def test_unknown_key_is_rejected(tmp_path):
         Calibration.load(tmp_path / "cal.json")
 
 
-def test_a_key_an_earlier_cost_model_wrote_is_dropped_on_load(tmp_path):
-    """Calibrations of cost model 3 hold ``ps_shards_together``, which version 4 retired: they load (their derived
-    costs come again from their anchor steps where they are used), and the key is not written back."""
+def test_a_key_another_cost_model_wrote_is_dropped_on_load(tmp_path):
+    """A calibration another cost model derived may hold a key this one does not read (``ps_shards_together``): it
+    loads (its derived costs come again from its anchor steps where they are used), and the key is not written
+    back."""
     data = Calibration.from_spec(cluster(2), cost_model=3).to_dict() | {"ps_shards_together": 0.6}
     (tmp_path / "cal.json").write_text(json.dumps(data))
     cal = Calibration.load(tmp_path / "cal.json")
@@ -120,7 +121,7 @@ def test_a_cost_model_version_other_than_a_positive_integer_is_rejected(version)
 
 
 def test_the_updates_share_measured_in_the_step_wins_over_the_probes():
-    """A calibration from before the share was measured reads it as one update (the probe's) over one replica
+    """A calibration that did not time the share reads it as one update (the probe's) over one replica
     alone; none of either: no share."""
     cal = Calibration.from_spec(cluster(2), step_time_s=0.5, alone_step_s=0.2, update_s=0.05, model_hash="m")
     assert cal.lockstep_update_share() == pytest.approx(0.25)

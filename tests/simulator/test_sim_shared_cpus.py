@@ -63,10 +63,10 @@ def test_replicas_sharing_cpus_do_the_rpc_work_of_tensors_spread_over_servers_no
     """Nine tiny tensors on one server, or three on each of three: every tensor is pushed by two remote replicas
     and pulled by two, 36 moves of 1 ms on the shared CPUs either way. On separate machines each end's NIC
     resource carries its own moves: 18 ms at the one server's send (and its receive), spread 12 ms at each node's
-    receive (six pushes into its server, six pulls from the other two). Stop 36's model (half the
-    probe's time at each end, the NICs in parallel) predicted the transformer's steps 0.03-0.14 ms fast per PS
-    tensor on the kept runs of seeds 115-124 and, on three, 0.05-0.10 ms slow per tensor on the busiest server: with one
-    resource, its mean MAPE over 12 runs went from 9.0% to 8.6%, seed 122's tau from 0.783 to 0.824."""
+    receive (six pushes into its server, six pulls from the other two). Half the probe's time at each end, the NICs
+    in parallel, predicted the transformer's steps 0.03-0.14 ms fast per PS tensor on twelve fidelity runs and, on
+    three, 0.05-0.10 ms slow per tensor on the busiest server: with one resource, their mean MAPE went from 9.0% to
+    8.6%, the worst run's tau from 0.783 to 0.824."""
     spec = cluster(3)
     inv = inventory(*[(1,)] * 9)
     nodes = [ps_node(f"v{i}", dev(i % servers)) for i in range(9)]

@@ -31,10 +31,10 @@ def test_a_step_loses_the_share_however_its_ps_bytes_are_split_into_tensors(layo
     """``ps_serial_fraction`` is the share of the way a step with its PS load on one server loses, whether one
     tensor holds its PS bytes or many do: one variable whole, 3 L/B -> 4 L/B at share 1, and the same in two or four
     shards on that server; two variables of 1 and 3 units, 12 -> 16 units; a sparse table (gathered rows) in four
-    shards, its rows' transfers likewise. Cost model 3 scaled the share by the largest tensor's part of the PS bytes
-    (1/2, 1/4, 3/4): on the 3-host testbed the transformer's embedding on one server, its dense variables
-    all-reduced, measured 47-53 ms whole or in 2 to 16 shards, where that predicted 57 ms whole and 48-51 ms split
-    (``benchmarks/experiments/stop38-sparse-shards``)."""
+    shards, its rows' transfers likewise. Scaling the share by the largest tensor's part of the PS bytes (1/2, 1/4,
+    3/4) misses the 3-host testbed: the transformer's embedding on one server, its dense variables all-reduced,
+    measured 47-53 ms whole or in 2 to 16 shards, where that scaling predicted 57 ms whole and 48-51 ms split
+    (``test_sim_measured_steps.py``, the sparse shards)."""
     spec = cluster(3)
     lb = 4e6 / BW
 

@@ -409,8 +409,8 @@ def test_powersgd_round_costs_a_fixed_time_per_matrix_plus_its_flops():
 def test_a_powersgd_shard_pays_its_matrix_round_not_the_all_reduced_piece_cost(compressor, piece):
     """A variable in two all-reduced shards: one extra piece at ``ar_piece_s``, unless PowerSGD compresses them;
     then each shard is a matrix of its own, whose round (``powersgd_matrix_s``) slices, packs and applies it. On
-    the transformer's kept runs the steps with many PowerSGD shards came out 0.04-0.13 ms slow per shard (seeds
-    115-124) when they paid both; without the piece cost (on stop 36's model) the kept runs' mean MAPE fell from
+    the transformer's fidelity runs the steps with many PowerSGD shards came out 0.04-0.13 ms slow per shard when
+    they paid both; without the piece cost the runs' mean MAPE fell from
     9.0% to 8.8% (transformer), 6.3% to 6.0% (mlp) and 5.3% to 5.1% (cnn), with tau within 0.03 either way."""
     spec = cluster(3)
     inv = inventory((1000, 1000))
