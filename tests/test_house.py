@@ -1,6 +1,6 @@
 """House rules a change can break without any other test noticing: the runners never import the simulator
-(dependencies point one way), no tracked file tells the project's history ("stop 12", "issue 5": history lives in
-git), and no tracked file is over 1 MB (measurements and runs live outside the tree)."""
+(dependencies point one way), no tracked file tells the project's history (the word stop or issue with a number:
+history lives in git), and no tracked file is over 1 MB (measurements and runs live outside the tree)."""
 from __future__ import annotations
 
 import ast
