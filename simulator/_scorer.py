@@ -427,7 +427,7 @@ def _blas_controller():
 @contextlib.contextmanager
 def _one_blas_thread():
     """The engine's matrix products are thin (a few rows per node by many columns): left to its own threads, BLAS
-    takes twice the CPU time for the same wall time (2 cores, benchmarks/simulator_throughput.py), so it gets one
+    takes twice the CPU time for the same wall time (2 cores, docs/design.md), so it gets one
     while a batch is scored."""
     with _blas_controller().limit(limits=1, user_api="blas"):
         yield

@@ -92,7 +92,7 @@ def test_fit_residual_on_three_features_leaves_the_counts_out():
     res = fit_residual(f, y, ridge=1e-9)
     assert res["pieces"] == pytest.approx(0, abs=1e-9) and res["collectives"] == pytest.approx(0, abs=1e-9)
     assert res["comm"] == pytest.approx(1.2, abs=1e-5)
-    legacy = {k: res[k] for k in ("intercept", "compute", "comm", "latency")}  # a calibration file of before
+    legacy = {k: res[k] for k in ("intercept", "compute", "comm", "latency")}  # a residual without the counts
     np.testing.assert_allclose(apply_residual(f, legacy), y, atol=1e-6)
 
 
