@@ -1,77 +1,288 @@
-"""Run a real training job with a strategy file and export a checkpoint of the single-device model.
+"""Run a real training job with a strategy: periodic checkpoints, resume, a stop on a non-finite loss, metrics.
 
-The checkpoint holds the model's variables (trainable and state) as the single-device model names them:
-``model.weights.h5`` for a Keras model (``model.load_weights``), a ``tf.train.Checkpoint(model=...)`` for a
-``tf.Module``; all-reduced variables come from replica 0, partitioned ones are reassembled. ``variables.npz`` holds
-every one of them by its strategy name (``trainable/<name>``, ``state/<name>``), those Keras does not track too.
+A checkpoint is strategy-free: every variable, every piece of state and every optimizer slot, whole (gathered
+from shards, PS placements and all-reduced copies), by the strategy's variable names, so a job resumes from it
+under the same strategy or another. ``<DIR>/ckpt-<step>/`` holds
+
+- ``variables.npz``: ``trainable/<name>``, ``state/<name>``, ``slot/<name>/<slot>`` (numpy; any tool reads it);
+- ``model.weights.h5`` for a Keras model (``model.load_weights``), a ``tf.train.Checkpoint(model=...)`` for a
+  ``tf.Module``: the single-device model, as its own library saves it;
+- ``checkpoint.json``: the step, the batches each replica's pipeline has served, the loss, the strategy's id.
+
+Each is written under a temporary name and renamed into place; ``<DIR>/train.json`` names the latest; the last
+``keep`` are kept. :func:`load_checkpoint` reads one back, :func:`keras_optimizer` rebuilds the Keras optimizer
+with its slots, for evaluation or fine-tuning on one device.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import os
 import pathlib
+import shutil
 import time
+from typing import Callable, Iterable
+
+import numpy as np
+
+from space.errors import BadInput, RunError
+
+CHECKPOINT_PREFIX = "ckpt-"
+KERAS_SLOTS = {"adam": {"m": "_momentums", "v": "_velocities"}, "momentum": {"momentum": "momentums"}}
+
+
+@dataclasses.dataclass
+class StepInfo:
+    """What a callback of :func:`train_strategy` is told after each step."""
+
+    step: int  # steps done in all (a resumed job counts the checkpoint's)
+    loss: float
+    step_time_s: float
+    examples_per_s: float
 
 
 @dataclasses.dataclass
 class TrainResult:
-    steps: int
-    losses: list[float]
+    steps: int  # steps done in all
+    losses: list[float]  # of this run's steps
+    step_times_s: list[float]
     seconds: float
-    checkpoint: str | None
+    checkpoint: str | None  # the latest checkpoint directory
     values: dict
     state: dict
+    start_step: int = 0
+    checkpoints: list[str] = dataclasses.field(default_factory=list)
 
 
-def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str | None = None,
-                   step_timeout_s: float = 120.0, log=None) -> TrainResult:
-    """Train ``steps`` steps of ``strategy`` on a running cluster; save a checkpoint if ``checkpoint_dir``."""
+class NonFiniteLoss(RunError):
+    """The loss became NaN or infinite: training stops (the variables it would save are already spoiled)."""
+
+
+@dataclasses.dataclass
+class Checkpoint:
+    """One checkpoint read back (:func:`load_checkpoint`)."""
+
+    path: pathlib.Path
+    step: int
+    values: dict
+    state: dict
+    slots: dict  # variable -> {slot: array}
+    batches_done: list[int]
+    meta: dict
+
+    def start(self):
+        """The ``runners.transform.Start`` a job resumes from."""
+        from runners.transform._graph import Start
+
+        return Start(values=self.values, state=self.state, slots=self.slots, batches_done=self.batches_done)
+
+
+def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str | None = None, save_every: int = 0,
+                   keep: int = 3, resume_from: Checkpoint | None = None, step_timeout_s: float = 120.0,
+                   log: Callable[[str], None] | None = None, callbacks: Iterable[Callable[[StepInfo], None]] = (),
+                   logdir: str | None = None, log_every: int = 10) -> TrainResult:
+    """Train until ``steps`` steps in all are done (from ``resume_from``'s step, else 0) on a running cluster.
+
+    With ``checkpoint_dir``, a checkpoint every ``save_every`` steps (0: at the end only) and at the end. A NaN or
+    infinite loss raises :class:`NonFiniteLoss` naming the step and the last good checkpoint. With ``logdir``,
+    TensorBoard scalars (loss, step time, examples/s, bytes moved per step by node) every ``log_every`` steps.
+    """
     from runners.transform import TrainingJob
 
+    start_step = resume_from.step if resume_from is not None else 0
+    if steps < start_step:
+        raise BadInput(f"--steps {steps} is fewer than the {start_step} steps the checkpoint has done",
+                       hint="give the steps in all, the checkpoint's included")
+    out = pathlib.Path(checkpoint_dir) if checkpoint_dir else None
     losses: list[float] = []
-
-    def on_step(s: int, dt: float, loss: float) -> None:
-        losses.append(loss)
-        if log and (s == 0 or (s + 1) % max(1, steps // 10) == 0 or s + 1 == steps):
-            log(f"step {s + 1}/{steps}  loss {loss:.5f}  {dt * 1e3:.1f} ms")
-
+    times: list[float] = []
+    saved: list[str] = []
+    callbacks = list(callbacks)
     t0 = time.perf_counter()
-    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s) as job:
-        job.run(steps, on_step=on_step)
-        values, state = job.values()
-    seconds = time.perf_counter() - t0
-    path = save_checkpoint(traced, values, state, checkpoint_dir, strategy=strategy, steps=steps) \
-        if checkpoint_dir else None
-    return TrainResult(steps=steps, losses=losses, seconds=seconds, checkpoint=path, values=values, state=state)
+    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s,
+                     start=resume_from.start() if resume_from is not None else None) as job:
+        batch = job.graph.global_batch
+        metrics = _Metrics(logdir, log_every, job.graph.bytes_per_step, job.graph.bytes_by_node) if logdir else None
+
+        def on_step(_s: int, dt: float, loss: float) -> None:
+            done = start_step + len(losses) + 1
+            if not math.isfinite(loss):
+                last = saved[-1] if saved else (str(resume_from.path) if resume_from else "none")
+                raise NonFiniteLoss(f"the loss is {loss} at step {done}: training stopped; the last good "
+                                    f"checkpoint is {last}", hint="lower the learning rate or check the inputs")
+            losses.append(loss)
+            times.append(dt)
+            info = StepInfo(done, loss, dt, batch / dt if dt > 0 else 0.0)
+            if metrics:
+                metrics.add(info)
+            for cb in callbacks:
+                cb(info)
+            if log and (done == start_step + 1 or done % max(1, steps // 10) == 0 or done == steps):
+                log(f"step {done}/{steps}  loss {loss:.5f}  {dt * 1e3:.1f} ms")
+
+        try:
+            done = start_step
+            while done < steps:
+                chunk = min(save_every or steps, steps - done)
+                job.run(chunk, on_step=on_step)
+                done += chunk
+                if out is not None and (save_every or done == steps):
+                    values, state, slots = job.snapshot()
+                    saved.append(str(save_checkpoint(traced, out, done, values, state, slots, [done] * job.graph.num_towers,
+                                                     strategy=strategy, loss=losses[-1] if losses else None,
+                                                     keep=keep)))
+            values, state = job.values()
+        finally:
+            if metrics:
+                metrics.close()
+    return TrainResult(steps=steps, losses=losses, step_times_s=times, seconds=time.perf_counter() - t0,
+                       checkpoint=saved[-1] if saved else None, values=values, state=state, start_step=start_step,
+                       checkpoints=saved)
 
 
-def save_checkpoint(traced, values: dict, state: dict, directory: str, *, strategy=None, steps: int = 0) -> str:
-    """Write ``values``/``state`` into the traced model and save it; returns the path to load from."""
-    import numpy as np
+class _Metrics:
+    """TensorBoard scalars written by the driver, averaged over ``every`` steps (a write per step would cost more
+    than a small step)."""
+
+    def __init__(self, logdir: str, every: int, bytes_per_step: float, bytes_by_node: dict) -> None:
+        import tensorflow as tf
+
+        self.tf = tf
+        self.writer = tf.summary.create_file_writer(str(logdir))
+        self.every, self.window = max(1, every), []
+        self.bytes_per_step, self.bytes_by_node = bytes_per_step, bytes_by_node
+
+    def add(self, info: StepInfo) -> None:
+        self.window.append(info)
+        if len(self.window) >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.window:
+            return
+        last = self.window[-1]
+        mean_s = sum(i.step_time_s for i in self.window) / len(self.window)
+        scalars = {"loss": last.loss, "step_time_ms": mean_s * 1e3,
+                   "examples_per_s": sum(i.examples_per_s for i in self.window) / len(self.window),
+                   "bytes_per_step/all_nodes": self.bytes_per_step,
+                   **{f"bytes_per_step/{node}": b for node, b in sorted(self.bytes_by_node.items())}}
+        with self.writer.as_default():
+            for tag, value in scalars.items():
+                self._scalar(tag, value, last.step)
+        self.writer.flush()
+        self.window = []
+
+    def _scalar(self, tag: str, value: float, step: int) -> None:
+        """A scalar as TensorBoard's scalars plugin reads it, written with TensorFlow's own summary op (the
+        ``tf.summary.scalar`` shortcut lives in the tensorboard package, which TensorFlow does not install)."""
+        tf = self.tf
+        meta = tf.compat.v1.SummaryMetadata()
+        meta.plugin_data.plugin_name = "scalars"
+        tf.summary.write(tag, tf.constant(float(value), tf.float32), step=step, metadata=meta)
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+
+def save_checkpoint(traced, directory: str | os.PathLike, step: int, values: dict, state: dict, slots: dict,
+                    batches_done: list[int], *, strategy=None, loss: float | None = None,
+                    keep: int = 3) -> pathlib.Path:
+    """Write ``<directory>/ckpt-<step>/`` atomically, point ``train.json`` at it, keep the last ``keep``.
+
+    The traced model's variables take the checkpoint's values (its library saves them from there)."""
     import tensorflow as tf
 
     out = pathlib.Path(directory)
     out.mkdir(parents=True, exist_ok=True)
-    for v, name in zip(traced.trainable, traced.names):
-        v.assign(values[name])
-    for v, name in zip(traced.state, traced.state_names):
-        v.assign(state[name])
+    name = f"{CHECKPOINT_PREFIX}{step:08d}"
+    tmp = out / f".{name}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    arrays = {**{f"trainable/{n}": values[n] for n in traced.names},
+              **{f"state/{n}": state[n] for n in traced.state_names},
+              **{f"slot/{n}/{s}": v for n, by_slot in slots.items() for s, v in by_slot.items()}}
+    np.savez(tmp / "variables.npz", **arrays)
+    for v, n in zip(traced.trainable, traced.names):
+        v.assign(values[n])
+    for v, n in zip(traced.state, traced.state_names):
+        v.assign(state[n])
     model = traced.model
     if hasattr(model, "save_weights") and hasattr(model, "load_weights"):
-        path = out / "model.weights.h5"
-        model.save_weights(str(path))
+        weights = "model.weights.h5"
+        model.save_weights(str(tmp / weights))
     else:
-        path = pathlib.Path(tf.train.Checkpoint(model=model).write(str(out / "ckpt")))
-    # every variable by its strategy name, plain numpy: what Keras' weights file leaves out (a plain tf.Variable on
-    # a Keras model), and a record any tool can read
-    arrays = {**{f"trainable/{n}": values[n] for n in traced.names},
-              **{f"state/{n}": state[n] for n in traced.state_names}}
-    tmp = out / "variables.tmp.npz"
-    np.savez(tmp, **arrays)
-    tmp.replace(out / "variables.npz")
-    meta = {"model": traced.path, "steps": steps, "weights": path.name, "variables": "variables.npz",
+        weights = pathlib.Path(tf.train.Checkpoint(model=model).write(str(tmp / "model"))).name
+    meta = {"step": step, "batches_done": list(batches_done), "loss": loss, "weights": weights,
+            "model": traced.path, "optimizer": traced.optimizer,
             "strategy_id": strategy.proto.id if strategy is not None else None}
+    (tmp / "checkpoint.json").write_text(json.dumps(meta, indent=1) + "\n")
+    final = out / name
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
     if strategy is not None:
         strategy.save(out / "strategy.pb")
-    (out / "train.json").write_text(json.dumps(meta, indent=1) + "\n")
-    return str(path)
+    index = {"latest": name, "step": step, "model": traced.path, "weights": f"{name}/{weights}",
+             "variables": f"{name}/variables.npz"}
+    (out / "train.json.tmp").write_text(json.dumps(index, indent=1) + "\n")
+    os.replace(out / "train.json.tmp", out / "train.json")
+    for old in checkpoints(out)[:-max(1, keep)]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
+
+
+def checkpoints(directory: str | os.PathLike) -> list[pathlib.Path]:
+    """The complete checkpoints in ``directory``, oldest first (a half-written one has its temporary name)."""
+    d = pathlib.Path(directory)
+    found = [p for p in d.glob(f"{CHECKPOINT_PREFIX}*") if p.is_dir() and (p / "checkpoint.json").is_file()]
+    return sorted(found, key=lambda p: p.name)
+
+
+def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
+    """A checkpoint directory, or the latest checkpoint of a ``--checkpoint`` directory."""
+    p = pathlib.Path(path)
+    if not (p / "checkpoint.json").is_file():
+        found = checkpoints(p) if p.is_dir() else []
+        if not found:
+            raise BadInput(f"no checkpoint in {p}", hint="train with --checkpoint DIR first, or drop --resume")
+        p = found[-1]
+    try:
+        meta = json.loads((p / "checkpoint.json").read_text())
+        with np.load(p / "variables.npz") as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, KeyError) as e:
+        raise BadInput(f"unreadable checkpoint {p}: {type(e).__name__}: {e}",
+                       hint="resume from another checkpoint (the previous one is kept)") from None
+    values, state, slots = {}, {}, {}
+    for key, value in arrays.items():
+        kind, _, rest = key.partition("/")
+        if kind == "trainable":
+            values[rest] = value
+        elif kind == "state":
+            state[rest] = value
+        elif kind == "slot":
+            var, _, slot = rest.rpartition("/")
+            slots.setdefault(var, {})[slot] = value
+    return Checkpoint(path=p, step=int(meta["step"]), values=values, state=state, slots=slots,
+                      batches_done=list(meta.get("batches_done") or [meta["step"]]), meta=meta)
+
+
+def keras_optimizer(checkpoint: Checkpoint, traced):
+    """The Keras optimizer of the model, built on its trainable variables, with the checkpoint's slots: the
+    single-device continuation of the job (``traced``: the model's ``space.model.TracedStep``)."""
+    from runners.transform._optimizer import Optimizer
+
+    opt = Optimizer(traced.optimizer).keras()
+    variables = list(getattr(traced.model, "trainable_variables", traced.trainable))
+    opt.build(variables)
+    names = KERAS_SLOTS.get(traced.optimizer.get("name", "sgd"), {})
+    for i, name in enumerate(traced.names):
+        for slot, attr in names.items():
+            getattr(opt, attr)[i].assign(checkpoint.slots[name][slot])
+    if traced.optimizer.get("name") == "adam" and traced.names:
+        opt.iterations.assign(int(checkpoint.slots[traced.names[0]]["t"]))
+    else:
+        opt.iterations.assign(checkpoint.step)
+    return opt

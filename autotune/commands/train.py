@@ -1,38 +1,56 @@
-"""``autotune train --model m.py --spec cluster.yml --strategy s.pb --steps N --checkpoint DIR``."""
+"""``autotune train --model m.py --spec cluster.yml --strategy s.pb --steps N [--checkpoint DIR --save-every K]``:
+train with a strategy; checkpoints hold every variable and optimizer slot, and ``--resume`` continues from the
+newest (under this strategy or another)."""
 from __future__ import annotations
+
+import sys
 
 from autotune.commands import _common
 
 
 def register(sub) -> None:
-    p = sub.add_parser("train", help="train with a strategy on the cluster and save a checkpoint",
+    p = sub.add_parser("train", help="train with a strategy on the cluster, with checkpoints and resume",
                        description=__doc__)
     p.add_argument("--model", required=True, metavar="M.PY", help="model file (see README: model contract)")
     _common.add_spec(p)
     p.add_argument("--strategy", required=True, metavar="S.PB", help="strategy file (.pb or .pbtxt)")
-    p.add_argument("--steps", type=int, required=True, help="training steps")
+    p.add_argument("--steps", type=int, required=True, help="training steps in all (a resumed job counts its own)")
     p.add_argument("--checkpoint", default=None, metavar="DIR",
-                   help="save the single-device model's weights here (model.weights.h5 for Keras models)")
+                   help="write checkpoints here: DIR/ckpt-<step>/ with variables.npz (every variable and optimizer "
+                        "slot) and the single-device model's weights (model.weights.h5 for Keras models)")
+    p.add_argument("--save-every", type=int, default=0, metavar="N", help="a checkpoint every N steps (0: at the end)")
+    p.add_argument("--keep", type=int, default=3, metavar="K", help="keep the last K checkpoints (3)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from the newest checkpoint in --checkpoint DIR: variables, slots, step, data")
+    p.add_argument("--logdir", default=None, metavar="DIR",
+                   help="TensorBoard scalars (default: DIR/logs of --checkpoint): loss, step time, examples/s, bytes")
+    p.add_argument("--log-every", type=int, default=10, metavar="N", help="average the scalars over N steps (10)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
+    p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from runners.cluster import start_cluster
-    from runners.profile import prepare
-    from runners.train import train_strategy
+    from autotune.api import train
     from space.errors import BadInput
 
     if args.steps < 1:
         raise BadInput(f"`--steps >= 1` must hold, but got {args.steps}")
     if args.checkpoint:
         _common.writable_dir(args.checkpoint, "--checkpoint")
-    traced, strategy, spec = prepare(args.model, args.spec, args.strategy)
-    with start_cluster(spec) as cluster:
-        result = train_strategy(traced, strategy, cluster, steps=args.steps, checkpoint_dir=args.checkpoint,
-                                step_timeout_s=args.step_timeout, log=print)
-    last = f"final loss {result.losses[-1]:.5f}, " if result.losses else ""
-    print(f"trained {result.steps} steps in {result.seconds:.2f} s; {last}"
-          + (f"checkpoint {result.checkpoint}" if result.checkpoint else "no checkpoint (--checkpoint DIR)"))
+    if args.logdir:
+        _common.writable_dir(args.logdir, "--logdir")
+    history = train(args.model, args.spec, args.strategy, args.steps, checkpoint=args.checkpoint,
+                    save_every=args.save_every, keep=args.keep, resume=args.resume, logdir=args.logdir,
+                    log_every=args.log_every, step_timeout_s=args.step_timeout,
+                    accept_unknown_hosts=args.accept_unknown_hosts, log=print)
+    if history.start_step >= history.steps:
+        print(f"nothing to do: the checkpoint has done {history.start_step} of {history.steps} steps",
+              file=sys.stderr)
+        return 0
+    last = f"final loss {history.losses[-1]:.5f}, " if history.losses else ""
+    began = f" (resumed at step {history.start_step})" if history.start_step else ""
+    print(f"trained to step {history.steps}{began} in {history.seconds:.2f} s; {last}"
+          + (f"checkpoint {history.checkpoint}" if history.checkpoint else "no checkpoint (--checkpoint DIR)"))
     return 0

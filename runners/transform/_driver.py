@@ -18,7 +18,7 @@ class TrainingJob:
     """
 
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
-                 update: bool = True) -> None:
+                 update: bool = True, start=None) -> None:
         import tensorflow as tf
 
         from runners.cluster import run_with_timeout
@@ -29,7 +29,7 @@ class TrainingJob:
         t0 = time.perf_counter()
         self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device,
                                                    cluster.next_instance_key_base(), synchronize=synchronize,
-                                                   update=update)
+                                                   update=update, start=start)
         self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
         self.steps_done = [0] * self.graph.num_towers
         self.max_lead = 0
@@ -50,11 +50,12 @@ class TrainingJob:
             on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
         """Run ``steps`` steps (per tower, in threads mode); returns each step's seconds.
 
-        ``on_step(step, seconds, loss)`` is called after each lockstep step. ``delays`` (tower -> seconds slept
-        before each of its steps, threads mode) makes one tower slow, for experiments on staleness.
+        ``on_step(step, seconds, loss)`` is called after each lockstep step (threads mode: each of tower 0's steps);
+        an exception it raises ends the run. ``delays`` (tower -> seconds slept before each of its steps, threads
+        mode) makes one tower slow, for experiments on staleness.
         """
         if self.graph.mode == "threads":
-            return self._run_threads(steps, delays or {})
+            return self._run_threads(steps, delays or {}, on_step)
         times = []
         for s in range(steps):
             t0 = time.perf_counter()
@@ -66,7 +67,8 @@ class TrainingJob:
                 on_step(s, dt, float(loss))
         return times
 
-    def _run_threads(self, steps: int, delays: dict[int, float]) -> list[float]:
+    def _run_threads(self, steps: int, delays: dict[int, float],
+                     on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
         n, bound = self.graph.num_towers, self.graph.staleness
         cond = threading.Condition()
         errors: list[BaseException] = []
@@ -84,9 +86,11 @@ class TrainingJob:
                     if delays.get(r):
                         time.sleep(delays[r])
                     t0 = time.perf_counter()
-                    self._run([self.graph.tower_train_ops[r], self.graph.tower_losses[r]],
-                              feed_dict=self.graph.feed([r]))
+                    _, loss = self._run([self.graph.tower_train_ops[r], self.graph.tower_losses[r]],
+                                        feed_dict=self.graph.feed([r]))
                     times[r].append(time.perf_counter() - t0)
+                    if r == 0 and on_step:
+                        on_step(len(times[0]) - 1, times[0][-1], float(loss))
                     with cond:
                         self.steps_done[r] += 1
                         self.max_lead = max(self.max_lead, self.steps_done[r] - min(self.steps_done))
@@ -113,6 +117,10 @@ class TrainingJob:
         """(trainable variables, state) by strategy name, as numpy arrays; partitioned ones reassembled."""
         v, s = self._run([self.graph.var_values, self.graph.state_values])
         return v, s
+
+    def snapshot(self) -> tuple[dict, dict, dict]:
+        """(trainable variables, state, optimizer slots) as numpy arrays, whole: what a checkpoint holds."""
+        return tuple(self._run([self.graph.var_values, self.graph.state_values, self.graph.slot_values]))
 
     def close(self) -> None:
         """Free this trial's variables and iterators on the servers, and close the session (idempotent).

@@ -21,6 +21,7 @@ from runners.transform import _allreduce, _control, _input, _partition, _ps
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
+from space.errors import RunError
 from space.strategy import Strategy
 
 
@@ -44,6 +45,8 @@ class TrainGraph:
     destroy_op: object
     bytes_per_step: float
     container: str
+    slot_values: dict = dataclasses.field(default_factory=dict)  # variable -> {slot: tensor}, whole (tower 0's)
+    bytes_by_node: dict = dataclasses.field(default_factory=dict)  # node address -> bytes in and out per step
     inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
     feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
 
@@ -58,13 +61,34 @@ class TrainGraph:
         return out or None
 
 
+@dataclasses.dataclass
+class Start:
+    """Where a job starts instead of the traced model's values: a checkpoint's variables, state and optimizer slots
+    (by strategy name, whole: strategy-free), and the batches each tower's pipeline has already served."""
+
+    values: dict  # trainable variable name -> array
+    state: dict  # state name -> array
+    slots: dict  # trainable variable name -> {slot name: array (whole variable's shape; "t" a scalar)}
+    batches_done: list  # per tower (or one int for all)
+
+
+def _checked(values: dict, name: str, like: np.ndarray) -> np.ndarray:
+    if name not in values:
+        raise RunError(f"the checkpoint has no variable {name!r}", hint="resume from a checkpoint of this model")
+    value = np.asarray(values[name])
+    if value.shape != like.shape:
+        raise RunError(f"the checkpoint's {name!r} has shape {value.shape}, the model's {like.shape}",
+                       hint="resume from a checkpoint of this model")
+    return value.astype(like.dtype, copy=False)
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/]", "_", name.replace(":0", "")).strip("/")
 
 
 class _Builder:
     def __init__(self, traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                 container: str, synchronize: bool = True, update: bool = True) -> None:
+                 container: str, synchronize: bool = True, update: bool = True, start: Start | None = None) -> None:
         import tensorflow as tf
 
         self.tf = tf
@@ -83,12 +107,19 @@ class _Builder:
         self.update = update
         self.values = [v.numpy() for v in traced.trainable]  # eager, before entering the graph
         self.state_values = [v.numpy() for v in traced.state]
-        self.inputs = _input.tower_inputs(traced, self.n)  # the user's dataset_fn, under TF2 semantics
+        self.start_slots = {}
+        skip = 0
+        if start is not None:
+            self.values = [_checked(start.values, n, v) for n, v in zip(traced.names, self.values)]
+            self.state_values = [_checked(start.state, n, v) for n, v in zip(traced.state_names, self.state_values)]
+            self.start_slots, skip = start.slots, start.batches_done
+        self.inputs = _input.tower_inputs(traced, self.n, skip)  # the user's dataset_fn, under TF2 semantics
         self.container = container
         self.init_feed: dict = {}
         self.init_ops: list = []
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
         self.bytes = 0.0
+        self.bytes_by_node: dict[str, float] = {}  # node address -> bytes its NIC sends and receives per step
         self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
         self._read_gates: dict[str, list] = {}  # PS unit -> what its update's gradient waits on (``_after_reads``)
 
@@ -126,7 +157,7 @@ class _Builder:
                 if u.kind == "ps":
                     dev = self.device_of(u.device)
                     v = self.var(f"ps/{u.name}", part, dev)
-                    entry["ps"] = (v, self._slots(v, f"ps/{u.name}", dev))
+                    entry["ps"] = (v, self._slots(v, f"ps/{u.name}", dev, p, u))
                     entry["proxies"] = {}
                     if u.proxy:
                         for r, addr in enumerate(self.tower_addr):
@@ -136,11 +167,21 @@ class _Builder:
                     entry["copies"] = []
                     for r, dev in enumerate(self.tower_dev):
                         v = self.var(f"ar/t{r}/{u.name}", part, dev)
-                        entry["copies"].append((v, self._slots(v, f"ar/t{r}/{u.name}", dev)))
+                        entry["copies"].append((v, self._slots(v, f"ar/t{r}/{u.name}", dev, p, u)))
                 self.store[u.name] = entry
 
-    def _slots(self, v, prefix: str, device: str) -> dict:
-        return self.opt.create_slots(v, lambda s, val: self.var(f"{prefix}/{s}", val, device))
+    def _slots(self, v, prefix: str, device: str, p: VarPlan, u: Unit) -> dict:
+        """The optimizer's slots of unit ``u`` of ``p``: zeros, or the unit's part of the start's slots."""
+        start = self.start_slots.get(p.name, {})
+
+        def make(s: str, zero: np.ndarray):
+            value = zero if s not in start else start[s] if not zero.shape else self.slice_value(start[s], u)
+            if np.shape(value) != zero.shape:
+                raise RunError(f"the checkpoint's {s!r} slot of {p.name!r} has shape {np.shape(value)}, not "
+                               f"{zero.shape}", hint="a checkpoint of this model and optimizer resumes this job")
+            return self.var(f"{prefix}/{s}", np.asarray(value, zero.dtype), device)
+
+        return self.opt.create_slots(v, make)
 
     def unit_var_for_tower(self, u: Unit, r: int):
         """The variable tower r reads for unit u: its all-reduce copy, its node's proxy, or the PS variable."""
@@ -148,6 +189,12 @@ class _Builder:
         if u.kind == "ar":
             return entry["copies"][r][0]
         return entry["proxies"].get(self.tower_addr[r], entry["ps"][0])
+
+    def _moved(self, a: str, b: str, nbytes: float) -> None:
+        """``nbytes`` cross between the nodes of addresses ``a`` and ``b`` each step: the total, and each end's."""
+        self.bytes += nbytes
+        for addr in (a, b):
+            self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + nbytes
 
     def _remote(self, v, r: int) -> bool:
         return self.tf.DeviceSpec.from_string(v.device).task != self.tf.DeviceSpec.from_string(self.tower_dev[r]).task
@@ -170,7 +217,7 @@ class _Builder:
                         refresh.append(loc.assign(canon_read, read_value=False))
                     locals_.append(loc)
                     if self._remote(canon, r):
-                        self.bytes += 2 * value.nbytes
+                        self._moved(self.tower_addr[0], self.tower_addr[r], 2 * value.nbytes)
             self.state_local.append(locals_)
             self.state_refresh.append(refresh)
 
@@ -198,7 +245,7 @@ class _Builder:
                 v = self.unit_var_for_tower(p.units[0], r)
                 input_map[ph + ":0"] = v.handle
                 if not an.gathers[p.index] and self._remote(v, r):
-                    self.bytes += p.units[0].num_elements * 4
+                    self._moved(node_address(p.units[0].device), self.tower_addr[r], p.units[0].num_elements * 4)
                 continue
             if an.others[p.index]:
                 input_map[ph + ":0"] = self._assembled(p, r)
@@ -216,7 +263,7 @@ class _Builder:
                 self.reads.setdefault(u.name, []).append(rd.op)
                 reads.append(rd)
                 if self._remote(v, r):
-                    self.bytes += u.num_elements * 4
+                    self._moved(node_address(u.device), self.tower_addr[r], u.num_elements * 4)
             with tf.compat.v1.device(dev):
                 value = _partition.concat_read(reads, p)
             for name in an.reads[p.index]:
@@ -270,7 +317,7 @@ class _Builder:
             self.reads.setdefault(u.name, []).append(rd.op)
             reads.append(rd)
             if self._remote(v, r):
-                self.bytes += u.num_elements * 4
+                self._moved(node_address(u.device), self.tower_addr[r], u.num_elements * 4)
         with tf.compat.v1.device(dev):
             fill = local.assign(_partition.concat_read(reads, p), read_value=False)
             with tf.control_dependencies([fill]):
@@ -289,7 +336,8 @@ class _Builder:
             self.reads.setdefault(u.name, []).append(rows.op)
             if self._remote(v, r):
                 n_rows = self.traced.gather_rows[p.index] or 0
-                self.bytes += n_rows * (int(np.prod(p.shape[1:])) * 4 + 4) * u.size / p.shape[0]
+                self._moved(node_address(u.device), self.tower_addr[r],
+                            n_rows * (int(np.prod(p.shape[1:])) * 4 + 4) * u.size / p.shape[0])
         for consumer in list(old.consumers()):
             for i, t in enumerate(consumer.inputs):
                 if t is old:
@@ -338,7 +386,9 @@ class _Builder:
                     ar_items.append((u, dense))
                     continue
                 v, slots = self.store[u.name]["ps"]
-                self.bytes += sum(self._grad_bytes(g, p, u) for r, g in enumerate(grads) if self._remote(v, r))
+                for r, g in enumerate(grads):
+                    if self._remote(v, r):
+                        self._moved(node_address(u.device), self.tower_addr[r], self._grad_bytes(g, p, u))
                 if u.sync:
                     with tf.compat.v1.device(v.device):
                         apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n)))
@@ -353,8 +403,10 @@ class _Builder:
                 coll = _allreduce.Collectives(self.tower_dev, self.key_base)
                 reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
                 common += effects
-                if len(set(self.tower_addr)) > 1:
+                if len(set(self.tower_addr)) > 1:  # a ring: every tower's node sends and receives its share
                     self.bytes += coll.bytes_on_wire
+                    for addr in self.tower_addr:
+                        self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + coll.bytes_on_wire / self.n
             else:  # every tower applies its own gradient to its own copy
                 reduced = {u.name: grads for u, grads in ar_items}
             kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
@@ -404,8 +456,21 @@ class _Builder:
                 if only is None or addr == only:
                     with tf.compat.v1.device(proxy.device):
                         ops.append(proxy.assign(fresh, read_value=False))
-                    self.bytes += u.num_elements * 4
+                    self._moved(node_address(u.device), addr, u.num_elements * 4)
         return ops
+
+    def slot_values(self) -> dict:
+        """Tensors assembling each variable's optimizer slots whole (a PS unit's, else tower 0's copy's)."""
+        out: dict = {}
+        for p in self.plans:
+            slots = [self.store[u.name]["ps"][1] if u.kind == "ps" else self.store[u.name]["copies"][0][1]
+                     for u in p.units]
+            out[p.name] = {}
+            for s in self.opt.slot_names():
+                reads = [self.read(unit_slots[s]) for unit_slots in slots]
+                with self.tf.compat.v1.device(self.tower_dev[0]):
+                    out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
+        return out
 
     def sync_state(self, tower_effects: list[list]) -> list:
         """Canonical state <- mean of the towers' new values (float), tower 0's value (other dtypes)."""
@@ -425,7 +490,8 @@ class _Builder:
 
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                      container: str | None = None, synchronize: bool = True, update: bool = True) -> TrainGraph:
+                      container: str | None = None, synchronize: bool = True, update: bool = True,
+                      start: Start | None = None) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -437,6 +503,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             lockstep step with nothing on the wire, what ``autotune calibrate`` times as the replicas' compute.
         update: ``False`` (with ``synchronize=False`` only) computes every tower's gradients and applies none: the
             lockstep step less the optimizer's work, what sets the share of that compute the updates take.
+        start: begin from a checkpoint (:class:`Start`) instead of the traced model's values.
     """
     import tensorflow as tf
 
@@ -444,7 +511,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     an = TracedAnalysis(traced)
     if synchronize and not update:
         raise ValueError("update=False needs synchronize=False: a synchronized step applies what it reduces")
-    b = _Builder(traced, strategy, device_of, key_base, container, synchronize, update)
+    b = _Builder(traced, strategy, device_of, key_base, container, synchronize, update, start)
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()
@@ -472,6 +539,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                 var_values[p.name] = _partition.concat_read(reads, p)
         for name, canon in zip(traced.state_names, b.state_canon):
             state_values[name] = b.read(canon)
+        slot_values = b.slot_values()
         destroy = []
         for handle, dev in b.resources:
             with tf.compat.v1.device(dev):
@@ -483,4 +551,4 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, bytes_per_step=b.bytes, container=container, inputs=b.inputs,
-                      feeds=b.feeds)
+                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node))

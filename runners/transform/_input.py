@@ -57,13 +57,19 @@ def calls_python(graph_def_bytes: bytes) -> bool:
     return bool(ops & PYTHON_OPS)
 
 
-def tower_inputs(traced, n: int) -> list[TowerInput]:
-    """The pipelines of ``n`` towers, built eagerly (call outside any graph context)."""
+def tower_inputs(traced, n: int, skip: int | list[int] = 0) -> list[TowerInput]:
+    """The pipelines of ``n`` towers, built eagerly (call outside any graph context); tower r's first ``skip[r]``
+    batches skipped (a job resumed where a checkpoint left its data)."""
     import tensorflow as tf
 
+    skips = [skip] * n if isinstance(skip, int) else list(skip)
+    if len(skips) != n:  # another strategy: its towers start where the checkpoint's slowest one was
+        skips = [min(skips, default=0)] * n
     out = []
     for r in range(n):
         ds = replica_dataset(traced.module, r, n, traced.path)
+        if skips[r]:
+            ds = ds.skip(skips[r])
         # stateful ops (an unseeded shuffle, random augmentation) are rebuilt on the tower: their draws differ from
         # an eager run's, as they would from one run to the next
         graph = ds._as_serialized_graph(  # noqa: SLF001 - the serialization tf.distribute uses for remote inputs

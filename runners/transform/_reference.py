@@ -9,11 +9,13 @@ replica 0's). With N=1 this is plain single-device Keras training.
 from __future__ import annotations
 
 
-def reference_train(traced, num_replicas: int, steps: int, only: int | None = None) -> tuple[dict, dict, list[float]]:
+def reference_train(traced, num_replicas: int, steps: int, only: int | None = None,
+                    optimizer=None) -> tuple[dict, dict, list[float]]:
     """Train ``traced``'s model in this process; returns (variables, state, mean loss per step) and restores the
     model's variables to their values before the call (so the same trace can seed a distributed run).
 
     ``only=r``: replica r alone, on its own batches (``dataset_fn(r, num_replicas)``), averaged with nobody.
+    ``optimizer``: the Keras optimizer to train with (its slots can be read afterwards), else a fresh one.
     """
     import numpy as np
     import tensorflow as tf
@@ -24,7 +26,7 @@ def reference_train(traced, num_replicas: int, steps: int, only: int | None = No
     trainable, state = traced.trainable, traced.state
     saved = [v.numpy() for v in trainable + state]
     model_vars = list(getattr(traced.model, "trainable_variables", trainable))
-    opt = Optimizer(traced.optimizer).keras()
+    opt = optimizer if optimizer is not None else Optimizer(traced.optimizer).keras()
     replicas = range(num_replicas) if only is None else [only]
     iters = [iter(replica_dataset(traced.module, r, num_replicas, traced.path)) for r in replicas]
     losses = []

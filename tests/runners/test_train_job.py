@@ -1,0 +1,159 @@
+"""``autotune train`` as a real training job: checkpoints with every optimizer slot, a resume after SIGKILL of the
+driver and then of a server that ends where an uninterrupted run ends, a stop on a non-finite loss, TensorBoard
+scalars."""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from testpaths import CLUSTERS, MODELS, ROOT
+
+pytestmark = pytest.mark.slow
+
+SPEC = CLUSTERS / "localhost.yml"
+TEST_MODELS = ROOT / "tests" / "runners" / "transform" / "models"
+EXACT = 1e-5
+
+
+def rel_err(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12))
+
+
+def _build(model, alias, out, cache_dir) -> pathlib.Path:
+    from autotune.cli import main
+
+    path = out / f"{alias}.pb"
+    assert main(["build", "--builder", alias, "--model", str(model), "--spec", str(SPEC), "--cache-dir",
+                 str(cache_dir), "-o", str(path)]) == 0
+    return path
+
+
+def _train(model, strategy, ckpt, steps, cache_dir, *extra) -> subprocess.Popen:
+    env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "autotune", "train", "--model", str(model), "--spec", str(SPEC), "--strategy",
+           str(strategy), "--steps", str(steps), "--checkpoint", str(ckpt), *extra]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _servers(parent: int) -> list[int]:
+    out = []
+    for children in pathlib.Path(f"/proc/{parent}/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                if b"runners.server_main" in pathlib.Path(f"/proc/{pid}/cmdline").read_bytes():
+                    out.append(int(pid))
+            except OSError:
+                pass
+    return out
+
+
+def _kill_when(proc: subprocess.Popen, ready: pathlib.Path, victim) -> None:
+    """SIGKILL ``victim(proc)`` as soon as the checkpoint ``ready`` exists (polled every 5 ms)."""
+    deadline = time.monotonic() + 180
+    while not ready.is_dir() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert proc.poll() is None, f"the job ended before {ready.name}: {proc.communicate()[1]}"
+    for pid in victim(proc):
+        os.kill(pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+
+
+CASES = [("sgd", MODELS / "mlp.py", "ps", "all_reduce", 300, 100),
+         ("adam", MODELS / "recommender.py", "all_reduce", "ps", 90, 30)]
+
+
+@pytest.mark.parametrize("name,model,first,then,steps,every", CASES, ids=[c[0] for c in CASES])
+def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, first, then, steps, every, tmp_path,
+                                                                  cache_dir):
+    """Killed with SIGKILL (the driver, then a server of the resumed run), resumed under another strategy after
+    the first kill: after ``steps`` steps in all, the variables equal uninterrupted training's."""
+    from runners.transform._reference import reference_train
+    from space.model import trace_step
+
+    ckpt = tmp_path / "ckpt"
+    s1, s2 = _build(model, first, tmp_path, cache_dir), _build(model, then, tmp_path, cache_dir)
+    job = _train(model, s1, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5")
+    _kill_when(job, ckpt / f"ckpt-{every:08d}", lambda p: [p.pid])
+    assert job.returncode == -signal.SIGKILL
+    job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
+    _kill_when(job, ckpt / f"ckpt-{2 * every:08d}", lambda p: _servers(p.pid)[-1:])
+    assert job.returncode == 1
+    job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
+    out, err = job.communicate(timeout=300)
+    assert job.returncode == 0, err
+    assert f"resumed at step {2 * every}" in out or f"resumed at step {3 * every}" in out
+    index = json.loads((ckpt / "train.json").read_text())
+    assert index["step"] == steps
+    saved = np.load(ckpt / index["variables"])
+    want, _, _ = reference_train(trace_step(model), 2, steps)
+    errors = {n: rel_err(saved[f"trainable/{n}"], want[n]) for n in want}
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
+
+
+def test_checkpoint_slots_are_the_single_device_optimizers(tmp_path, cache_dir):
+    """The checkpoint loads into the Keras model and optimizer: every Adam moment and the step count equal those
+    of the Keras optimizer that trained the single-device reference."""
+    from runners.train import keras_optimizer, load_checkpoint
+    from runners.transform._optimizer import Optimizer
+    from runners.transform._reference import reference_train
+    from space.model import trace_step
+
+    model = MODELS / "recommender.py"
+    strategy = _build(model, "parallax", tmp_path, cache_dir)
+    job = _train(model, strategy, tmp_path / "ckpt", 4, cache_dir)
+    _, err = job.communicate(timeout=300)
+    assert job.returncode == 0, err
+    traced = trace_step(model)
+    checkpoint = load_checkpoint(tmp_path / "ckpt")
+    restored = keras_optimizer(checkpoint, traced)
+    reference = Optimizer(traced.optimizer).keras()
+    reference_train(traced, 2, 4, optimizer=reference)
+    assert int(restored.iterations.numpy()) == int(reference.iterations.numpy()) == 4
+    for mine, theirs in [(restored._momentums, reference._momentums), (restored._velocities, reference._velocities)]:
+        for a, b in zip(mine, theirs):
+            assert rel_err(a.numpy(), b.numpy()) <= EXACT
+
+
+def test_a_loss_that_diverges_stops_the_job_and_keeps_the_last_good_checkpoint(tmp_path, cache_dir):
+    model = tmp_path / "diverging.py"
+    model.write_text((TEST_MODELS / "least_squares.py").read_text().replace('"learning_rate": 1.0',
+                                                                             '"learning_rate": 40.0'))
+    strategy = _build(model, "all_reduce", tmp_path, cache_dir)
+    job = _train(model, strategy, tmp_path / "ckpt", 200, cache_dir, "--save-every", "2")
+    _, err = job.communicate(timeout=300)
+    assert job.returncode == 1, err
+    (line,) = err.strip().splitlines()
+    assert line.startswith("error: the loss is ") and "training stopped; the last good checkpoint is" in line
+    last = pathlib.Path(line.split("the last good checkpoint is ")[1].split(";")[0])
+    meta = json.loads((last / "checkpoint.json").read_text())
+    assert np.isfinite(meta["loss"]) and json.loads((tmp_path / "ckpt" / "train.json").read_text())["latest"] == \
+        last.name
+
+
+def test_tensorboard_gets_loss_step_time_throughput_and_bytes_by_node(tmp_path, cache_dir):
+    import tensorflow as tf
+
+    model = MODELS / "mlp.py"
+    strategy = _build(model, "ps", tmp_path, cache_dir)
+    job = _train(model, strategy, tmp_path / "ckpt", 20, cache_dir, "--log-every", "5")
+    _, err = job.communicate(timeout=300)
+    assert job.returncode == 0, err
+    tags: dict[str, list] = {}
+    for events in (tmp_path / "ckpt" / "logs").glob("events.out.tfevents.*"):
+        for event in tf.compat.v1.train.summary_iterator(str(events)):
+            for v in event.summary.value:
+                tags.setdefault(v.tag, []).append((event.step, float(tf.make_ndarray(v.tensor))))
+    assert {"loss", "step_time_ms", "examples_per_s", "bytes_per_step/all_nodes", "bytes_per_step/127.0.0.1",
+            "bytes_per_step/127.0.0.2"} <= set(tags)
+    assert [s for s, _ in tags["loss"]] == [5, 10, 15, 20]
+    assert all(v > 0 for _, v in tags["step_time_ms"] + tags["bytes_per_step/127.0.0.2"])
