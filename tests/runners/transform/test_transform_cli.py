@@ -53,9 +53,9 @@ def test_train_checkpoint_loads_into_single_device_model(strategy_file, tmp_path
     assert code == 0, capsys.readouterr().err
     module = import_model_file(MODELS / "mlp.py")
     model = module.build_model()
-    model.load_weights(str(ckpt / "model.weights.h5"))
+    model.load_weights(str(ckpt / json.loads((ckpt / "train.json").read_text())["weights"]))
     ref_vars, _, _ = reference("mlp")
     assert len(model.trainable_variables) == len(ref_vars)
     for v, (name, value) in zip(model.trainable_variables, ref_vars.items()):  # both in the model's order
         np.testing.assert_allclose(np.asarray(v.numpy()), value, rtol=1e-5, atol=1e-7, err_msg=name)
-    assert (ckpt / "strategy.pb").is_file() and json.loads((ckpt / "train.json").read_text())["steps"] == STEPS
+    assert (ckpt / "strategy.pb").is_file() and json.loads((ckpt / "train.json").read_text())["step"] == STEPS
