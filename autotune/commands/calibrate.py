@@ -10,6 +10,7 @@ import pathlib
 import re
 import sys
 
+from autotune.commands import _common
 from space.errors import BadInput
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
@@ -66,8 +67,12 @@ def run(args) -> int:
         if not ok:
             raise BadInput(f"`--{name}` is out of range: {getattr(args, name.replace('-', '_'))!r}",
                            hint="repeats/steps >= 1, rpc-tensors >= 2, warmup >= 0")
-    if args.model is not None and not pathlib.Path(args.model).is_file():
-        raise BadInput(f"model file not found: {args.model}", hint="pass --model PATH to a .py file")
+    if args.model is not None:
+        from space.model import model_file
+
+        model_file(args.model)
+    if args.output:
+        _common.writable_file(args.output, "--output")
     spec = load_cluster(args.spec)
     say = (lambda _m: None) if args.quiet else (lambda m: print(f"calibrate: {m}", file=sys.stderr, flush=True))
     m, inventory = run_calibration(spec, sizes=sizes, repeats=args.repeats, rpc_tensors=args.rpc_tensors,

@@ -45,7 +45,8 @@ def register(sub) -> None:
                         "the same anchor strategy, and divide out the machine's drift between groups; 1 measures "
                         "one strategy at a time, each pass in the reverse order of the one before (6)")
     _common.add_space_options(p)
-    p.add_argument("--step-timeout", type=float, default=120.0, metavar="S", help="cut a step after S seconds")
+    p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
+                   help="cut a step after S seconds (> 0)")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
                    help="where rows.csv, summary.json, table.txt and the PNG go (default runs/validate-<model>-<fp>)")
     p.add_argument("--resume", action="store_true",
@@ -97,6 +98,8 @@ def run(args) -> int:
                        f"{args.together})")
     if args.fit_residual and not 0 < args.holdout < 1:
         raise BadInput(f"`0 < --holdout < 1` must hold, but got {args.holdout!r}")
+    if args.output:
+        _common.writable_dir(args.output, "-o")
     say = (lambda _m: None) if args.quiet else (lambda m: print(f"validate: {m}", file=sys.stderr, flush=True))
     cluster = load_cluster(args.spec)
     inventory = load_inventory(args.model, cache_dir=args.cache_dir)
