@@ -54,6 +54,15 @@ def _watch_parent(ppid: int, interval_s: float) -> None:
             _exit(0, f"parent process {ppid} went away")
 
 
+def _split_gpu(tf, n: int, memory_mb: int = 2048) -> None:
+    """Show the first GPU as ``n`` logical GPUs (``AUTOTUNE_LOGICAL_GPUS``): ``scripts/gpu-check`` runs two replicas
+    on a machine with one GPU this way. Nothing happens without a GPU or with ``n < 2``."""
+    gpus = tf.config.list_physical_devices("GPU")
+    if n >= 2 and gpus:
+        tf.config.set_logical_device_configuration(
+            gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=memory_mb)] * n)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m runners.server_main", description=__doc__.splitlines()[0])
     p.add_argument("--job", default="worker", help="job name (default: worker)")
@@ -98,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import tensorflow as tf  # a stop signal during the import ends the process by its default action
 
+    _split_gpu(tf, int(os.environ.get("AUTOTUNE_LOGICAL_GPUS", "0") or 0))
+
     # From here the stop signals are blocked in the main thread (and the server's threads, which inherit
     # the mask) and taken with sigwait: a Python handler could be starved while TF's threads get the signal.
     stop_signals = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
@@ -111,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot start server {args.job}:{args.task} at {address}: {e}", file=sys.stderr, flush=True)
         return 1
     port = int(address.rsplit(":", 1)[1])
-    gpus = len(tf.config.list_physical_devices("GPU"))
+    gpus = len(tf.config.list_logical_devices("GPU"))
     print(format_ready(args.job, args.task, port, os.getpid(), gpus), flush=True)
     signum = signal.sigwait(stop_signals)
     _exit(0, f"signal {signal.Signals(signum).name}")

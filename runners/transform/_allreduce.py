@@ -49,7 +49,10 @@ class Collectives:
             return list(tensors)
         key = self.instance_key()
         hint = HINTS.get(spec, "auto")
-        if hint == "nccl" and "GPU" not in self.devices[0]:
+        on_gpus = all(":GPU:" in d for d in self.devices)
+        if hint == "auto" and on_gpus:
+            hint = "nccl"  # every tower a GPU: NCCL, explicitly (the profile must measure what training will run)
+        if hint == "nccl" and not on_gpus:
             hint = "ring"  # NCCL needs GPUs; on CPUs the ring is what NCCL would have done
         out = []
         for dev, t in zip(self.devices, tensors):
