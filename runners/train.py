@@ -129,9 +129,9 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
                 done += chunk
                 if out is not None and (save_every or done == steps):
                     values, state, slots = job.snapshot()
-                    saved.append(str(save_checkpoint(traced, out, done, values, state, slots, [done] * job.graph.num_towers,
-                                                     strategy=strategy, loss=losses[-1] if losses else None,
-                                                     keep=keep)))
+                    path = save_checkpoint(traced, out, done, values, state, slots, [done] * job.graph.num_towers,
+                                           strategy=strategy, loss=losses[-1] if losses else None, keep=keep)
+                    saved.append(str(path))
             values, state = job.values()
         finally:
             if metrics:

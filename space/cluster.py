@@ -162,7 +162,7 @@ class ClusterSpec:
             out["ssh"] = {name: {k: v for k, v in dataclasses.asdict(g).items() if k != "name" and v}
                           for name, g in self.ssh.items()}
         if self.links:
-            out["links"] = [{"from": l.src, "to": l.dst, "bandwidth": l.bandwidth_gbit} for l in self.links]
+            out["links"] = [{"from": k.src, "to": k.dst, "bandwidth": k.bandwidth_gbit} for k in self.links]
         if self.known_hosts:
             out["known_hosts"] = self.known_hosts
         return out
@@ -350,16 +350,16 @@ def _parse_links(raw: Any, names: Mapping[str, str], source: str) -> tuple[Link,
     if not isinstance(raw, list):
         raise _type_error("links", "a list of {from, to, bandwidth}", raw, source)
     links = []
-    for i, l in enumerate(raw):
-        if not isinstance(l, dict):
-            raise _type_error(f"links[{i}]", "a mapping", l, source)
-        _check_keys(l, _LINK_KEYS, f"links[{i}]", source)
+    for i, link in enumerate(raw):
+        if not isinstance(link, dict):
+            raise _type_error(f"links[{i}]", "a mapping", link, source)
+        _check_keys(link, _LINK_KEYS, f"links[{i}]", source)
         for end in ("from", "to"):
-            if l.get(end) not in names:
-                raise SpecError(f"`links[{i}].{end}` = {l.get(end)!r} is not a node address or hostname", source)
+            if link.get(end) not in names:
+                raise SpecError(f"`links[{i}].{end}` = {link.get(end)!r} is not a node address or hostname", source)
         try:
-            bw = parse_bandwidth_gbit(l.get("bandwidth"))
+            bw = parse_bandwidth_gbit(link.get("bandwidth"))
         except ValueError as e:
             raise SpecError(f"bad `links[{i}].bandwidth`: {e}", source) from None
-        links.append(Link(src=names[l["from"]], dst=names[l["to"]], bandwidth_gbit=bw))
+        links.append(Link(src=names[link["from"]], dst=names[link["to"]], bandwidth_gbit=bw))
     return tuple(links)

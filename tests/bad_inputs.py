@@ -89,7 +89,8 @@ CASES: list[Case] = [
     _model("dataset_fn returns a list", _replace("return tf.data.Dataset.from_tensor_slices(tf.ones([8, 3])).batch(4)",
                                                  "return [1, 2]"), "not a tf.data.Dataset"),
     _model("empty dataset", _replace(".batch(4)", ".batch(4).take(0)"), "empty dataset"),
-    _model("build_model raises", _replace("    return keras.Sequential", "    raise ValueError('no')\n    return keras"),
+    _model("build_model raises",
+           _replace("    return keras.Sequential", "    raise ValueError('no')\n    return keras"),
            "build_model() failed: ValueError: no"),
     _model("sys.exit in build_model", _replace("    return keras.Sequential", "    raise SystemExit(0)\n    return k"),
            "called sys.exit(0)"),
@@ -98,9 +99,10 @@ CASES: list[Case] = [
     _model("optimizer key typo", "OPTIMIZER = {'name': 'adam', 'lr': 0.1}\n" + GOOD_MODEL, "unknown key 'lr'"),
     _model("negative learning rate", "OPTIMIZER = {'name': 'sgd', 'learning_rate': -1}\n" + GOOD_MODEL,
            "learning_rate must be a positive number"),
-    _model("variable without gradient", _replace("    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
-                                                 "    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n"
-                                                 "    m.add_weight(shape=(2,), name='unused')\n    return m"),
+    _model("variable without gradient",
+           _replace("    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
+                    "    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n"
+                    "    m.add_weight(shape=(2,), name='unused')\n    return m"),
            "gets no gradient"),
     _model("no trainable variables", _replace("keras.layers.Dense(2)", "keras.layers.Dense(2, trainable=False)"),
            "no trainable variables"),

@@ -22,7 +22,8 @@ def register(sub) -> None:
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
     p.add_argument("-o", "--output", default=None, metavar="DIR",
-                   help="write compare.csv, compare.md and compare.png here (default: print only, plot to ./compare.png)")
+                   help="write compare.csv, compare.md and compare.png here "
+                        "(default: print only, plot to ./compare.png)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=run)

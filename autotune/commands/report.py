@@ -29,7 +29,8 @@ def run(args) -> int:
 
     if args.output_dir and (args.storage or args.study):
         raise BadInput("give either DIR or --storage URL --study NAME, not both",
-                       hint="`autotune report runs/x` or `autotune report --storage sqlite:///runs/x/study.db --study NAME`")
+                       hint="`autotune report runs/x` or "
+                            "`autotune report --storage sqlite:///runs/x/study.db --study NAME`")
     if args.output_dir:
         run_ = report.load_output_dir(args.output_dir)
         out = pathlib.Path(args.output or pathlib.Path(args.output_dir) / "report")

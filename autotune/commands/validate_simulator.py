@@ -120,7 +120,7 @@ def run(args) -> int:
     space = make_space(inventory, cluster, **_common.space_options(args))
     seed = 0 if args.seed is None else args.seed
     picked = fidelity.pick_strategies(inventory, cluster, args.strategies, seed=seed, space=space)
-    say(f"{len(picked)} strategies ({sum(not l.startswith('random') for l, _ in picked)} builders) from the "
+    say(f"{len(picked)} strategies ({sum(not label.startswith('random') for label, _ in picked)} builders) from the "
         f"{'reduced' if space.reduced else 'per-variable'} space; calibration {cal_path or 'uncalibrated defaults'}")
     out = pathlib.Path(args.output) if args.output else \
         pathlib.Path("runs") / f"validate-{pathlib.Path(args.model).stem}-{cluster.fingerprint[:8]}"

@@ -105,7 +105,8 @@ def strategy_map(strategy, path: pathlib.Path, inventory=None, *, max_rows: int 
     axm.invert_yaxis()
     for spine in ("top", "right", "bottom"):
         axm.spines[spine].set_visible(False)
-    handles = [Patch(color=color[k], label=f"{tag[k]} = {k.removeprefix('PS ')}" if k.startswith("PS") else f"{tag[k]} = {k}") for k in ps + ar]
+    handles = [Patch(color=color[k], label=f"{tag[k]} = {k.removeprefix('PS ')}" if k.startswith("PS")
+                     else f"{tag[k]} = {k}") for k in ps + ar]
     handles.append(Patch(facecolor="white", edgecolor="gray", hatch="///", label="compressed (fp16 / PowerSGD)"))
     handles.append(Patch(facecolor="gray", alpha=0.45, label="asynchronous PS (s = staleness)"))
     axm.legend(handles=handles, fontsize=7, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False)

@@ -72,7 +72,8 @@ def write_outputs(result, cfg, sim, say) -> None:
 
     rows = summary_rows(result)
     train = (f"autotune train --model {shlex.quote(str(cfg.model))} --spec {shlex.quote(str(cfg.spec))} "
-             f"--strategy {shlex.quote(str(out / 'best.pb'))} --steps 1000 --checkpoint {shlex.quote(str(out / 'ckpt'))}")
+             f"--strategy {shlex.quote(str(out / 'best.pb'))} --steps 1000 "
+             f"--checkpoint {shlex.quote(str(out / 'ckpt'))}")
     summary = {"winner": w.label, "winner_predicted_s": w.predicted_s,
                "winner_measured_s": w.measured.median_s if w.measured else None,
                "lower_bound_s": result.lower_bound_s, "simulated_trials": result.simulated, "pruned": result.pruned,
@@ -91,8 +92,10 @@ def write_outputs(result, cfg, sim, say) -> None:
 
     say("")
     print(format_table(rows))
-    print(f"\nlower bound {_ms(result.lower_bound_s)} ms; {result.simulated} simulated trials ({result.pruned} pruned), "
+    print(f"\nlower bound {_ms(result.lower_bound_s)} ms; {result.simulated} simulated trials "
+          f"({result.pruned} pruned), "
           f"{result.profiled} profiling runs, {result.wall_s:.0f} s"
-          + ("" if result.calibrated else "; uncalibrated cost model") + (" (interrupted)" if result.interrupted else ""))
+          + ("" if result.calibrated else "; uncalibrated cost model")
+          + (" (interrupted)" if result.interrupted else ""))
     print(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     print(f"train with it:\n  {train}")

@@ -16,7 +16,8 @@ class StreamingModel(keras.Model):
         self.step = tf.Variable(0, trainable=False, dtype=tf.int64, name="step")
         self.running_mean = tf.Variable(tf.zeros([FEATURES]), trainable=False, name="running_mean")
         self.feature_scale = tf.Variable(SCALE, trainable=False, name="feature_scale")
-        self.hidden = keras.Sequential([keras.layers.Dense(64, activation="relu"), keras.layers.Dense(32, activation="relu")])
+        self.hidden = keras.Sequential([keras.layers.Dense(64, activation="relu"),
+                                        keras.layers.Dense(32, activation="relu")])
         self.out = keras.layers.Dense(1)
 
     def call(self, x, training=False):

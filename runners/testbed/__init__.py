@@ -5,8 +5,8 @@
 """
 from runners.testbed._errors import (MissingTool, NameTaken, NoTestbed, NotRoot, TestbedFailed,
                                      TestbedRefused)
-from runners.testbed._plan import (BENCHMARK_NET, DEFAULT_PREFIX, DEFAULT_SUBNET, check_prefix, default_dir, format_rate,
-                                   make_plan)
+from runners.testbed._plan import (BENCHMARK_NET, DEFAULT_PREFIX, DEFAULT_SUBNET, check_prefix, default_dir,
+                                   format_rate, make_plan)
 from runners.testbed._state import State
 from runners.testbed._testbed import down, status, up
 

@@ -1,9 +1,9 @@
 """Build ONE distributed training graph for a Strategy (in-graph replication, driven by one client).
 
 The traced step (``space.model.trace_step``) is imported once per tower with ``import_graph_def``: its batch
-placeholders are fed by the tower's ``dataset_fn(r, N)`` pipeline (built eagerly, ``_input``), its variable handles are mapped to the
-variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads of a
-partitioned variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``)
+placeholders are fed by the tower's ``dataset_fn(r, N)`` pipeline (built eagerly, ``_input``), its variable handles
+are mapped to the variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads
+of a partitioned variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``)
 becomes a ``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied.
 
 Naming: everything of tower r is under ``tower{r}/``; stored units are ``<var>`` or ``<var>/part_k`` under

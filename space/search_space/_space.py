@@ -37,8 +37,8 @@ class SearchSpace:
     finished trials, and the per-variable space asks ~25 parameters per variable (a synchronizer per shard),
     so 20 variables already take ~1 s per TPE trial; lower ``reduce_above`` when trials must be cheap.
     ``allow_async=False`` keeps every PS synchronous (async changes the training dynamics, not only the step
-    time, so the search offers it only when asked). ``sparse_ps_only`` keeps sparse-gradient variables on parameter servers (all-reducing a sparse gradient
-    densifies it: a vocabulary-sized tensor every step).
+    time, so the search offers it only when asked). ``sparse_ps_only`` keeps sparse-gradient variables on parameter
+    servers (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step).
     """
 
     def __init__(self, inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,

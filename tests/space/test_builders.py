@@ -118,7 +118,10 @@ def test_compressed_presets(alias, compressor, inventories, clusters):
 
 def test_random_axis_is_seeded(inventories, clusters):
     inv, spec = inventories("transformer"), clusters["localhost"]
-    build = lambda seed: [n.partitioner for n in builders.get_builder("random_axis_ar", seed=seed).build(inv, spec).nodes]  # noqa: E731
+
+    def build(seed):
+        return [n.partitioner for n in builders.get_builder("random_axis_ar", seed=seed).build(inv, spec).nodes]
+
     assert build(7) == build(7)
     assert len({tuple(build(seed)) for seed in range(5)}) > 1
     axes = {partition_axis(p)[0] for seed in range(5) for p in build(seed) if p}

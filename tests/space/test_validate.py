@@ -17,7 +17,8 @@ A, B = R
 
 
 def good_nodes():
-    return [ps_node("w:0", A), ar_node("b:0"), partitioned_node("e:0", (10, 2), 0, [ps_node("e:0", A), ps_node("e:0", B)])]
+    return [ps_node("w:0", A), ar_node("b:0"),
+            partitioned_node("e:0", (10, 2), 0, [ps_node("e:0", A), ps_node("e:0", B)])]
 
 
 def test_good_strategy_passes():
@@ -49,7 +50,8 @@ CASES = {
                         r"asks for 5 shards along axis 0 of size 4"),
     "part_config_mismatch": (_bad_part(lambda n: n.part_config.pop()), R,
                              r"makes 2 shards but part_config has 1 entries"),
-    "partitioner_axes": (_bad_part(lambda n: setattr(n, "partitioner", "2")), R, r"has 1 axes but the variable has shape"),
+    "partitioner_axes": (_bad_part(lambda n: setattr(n, "partitioner", "2")), R,
+                         r"has 1 axes but the variable has shape"),
     "two_split_axes": (_bad_part(lambda n: setattr(n, "partitioner", "2,2")), R, r"splits more than one axis"),
     "malformed_partitioner": (_bad_part(lambda n: setattr(n, "partitioner", "a,1")), R, r"not a comma-separated"),
     "negative_staleness": (_replace(0, ps_node("w:0", A, sync=False, staleness=-1)), R, r"staleness must be >= 0"),

@@ -26,7 +26,8 @@ def test_ps_and_all_reduce_on_the_testbed(testbed, tmp_path, capsys):
     cluster = load_cluster(spec)
     assert all(n.ssh_config for n in cluster.nodes) and not cluster.is_local  # launched over SSH
     for alias in ("ps", "all_reduce"):
-        assert main(["build", "--builder", alias, "--model", MODEL, "--spec", spec, "-o", str(tmp_path / f"{alias}.pb")]) == 0
+        assert main(["build", "--builder", alias, "--model", MODEL, "--spec", spec,
+                     "-o", str(tmp_path / f"{alias}.pb")]) == 0
     capsys.readouterr()
     ps = _profile(capsys, spec, str(tmp_path / "ps.pb"))
     ar = _profile(capsys, spec, str(tmp_path / "all_reduce.pb"))

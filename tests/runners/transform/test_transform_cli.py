@@ -49,7 +49,8 @@ def test_train_checkpoint_loads_into_single_device_model(strategy_file, tmp_path
 
     ckpt = tmp_path / "ckpt"
     code = main(["train", "--model", str(MODELS / "mlp.py"), "--spec", SPEC,
-                 "--strategy", strategy_file("mlp", "partitioned_ps"), "--steps", str(STEPS), "--checkpoint", str(ckpt)])
+                 "--strategy", strategy_file("mlp", "partitioned_ps"), "--steps", str(STEPS),
+                 "--checkpoint", str(ckpt)])
     assert code == 0, capsys.readouterr().err
     module = import_model_file(MODELS / "mlp.py")
     model = module.build_model()
