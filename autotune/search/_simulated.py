@@ -8,6 +8,7 @@ from typing import Any
 import optuna
 
 from autotune.search import _study
+from autotune.search._types import Candidate
 from space.validate import validate
 
 PRUNED, COMPLETE = "pruned", "complete"
@@ -27,9 +28,7 @@ class SimulatedStage:
         done = [r["predicted_s"] for r in self.records if r["state"] == COMPLETE]
         return min(done) if done else float("nan")
 
-    def _candidate(self, r: dict[str, Any]):
-        from autotune.search._pipeline import Candidate
-
+    def _candidate(self, r: dict[str, Any]) -> Candidate:
         return Candidate(params=r["params"], strategy=self.space.decode(r["params"]), predicted_s=r["predicted_s"],
                          builders=list(r.get("builders") or []), trial=r["number"])
 

@@ -372,7 +372,8 @@ def test_builders_close_to_the_best_are_profiled(tmp_path, cache_dir):
 
 
 def test_first_round_takes_trials_and_builders_in_turn_and_leaves_room_to_confirm():
-    from autotune.search._pipeline import Candidate, confirm_reserve, first_round
+    from autotune.search._pipeline import confirm_reserve, first_round
+    from autotune.search._types import Candidate
 
     def cand(trial, predicted, builders=()):
         return Candidate(params={}, strategy=None, predicted_s=predicted, builders=list(builders), trial=trial)
