@@ -14,7 +14,8 @@ from space.errors import BadInput, StrategyError
 from space.inventory import Inventory
 from space.strategy import Strategy, partition_axis, shard_sizes
 from simulator._calibration import RESIDUAL_KEYS, Calibration
-from simulator._engine import Batch, Model, evaluate
+from simulator._arrays import Batch, Model
+from simulator._engine import evaluate
 from simulator._prediction import Prediction
 
 LAYOUT_CACHE = 256  # shard layouts whose per-shard model is kept

@@ -1,0 +1,106 @@
+"""The cost model's inputs as arrays (:func:`simulator._engine.evaluate` reads them): a :class:`Batch` of K
+strategies' per-variable choices, and the :class:`Model` of everything that does not depend on the strategy,
+precomputed once per (inventory, cluster, replicas)."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Batch:
+    """Per-variable choices of K strategies; shapes (K, V) unless noted."""
+
+    ar_frac: np.ndarray  # fraction of the variable's bytes all-reduced
+    group: np.ndarray  # fusion group of its all-reduced part (>= 0)
+    comp: np.ndarray  # AllReduceSynchronizer.Compressor value
+    spec: np.ndarray  # AllReduceSynchronizer.Spec value (collectives of different specs are not fused)
+    rank: np.ndarray  # PowerSGD rank (>= 1)
+    ps_frac: np.ndarray  # (M, K, V) fraction of the variable held by the PS on node m
+    ps_tensors: np.ndarray  # (M, K, V) shards (tensors, one RPC each) on node m
+    sync: np.ndarray  # bool: synchronous PS
+    stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched only with Model.stale_prefetch)
+    proxy: np.ndarray  # bool: local_replication (one pull per node)
+
+    def rows(self, sl: slice) -> "Batch":
+        fields = {f.name: getattr(self, f.name)[sl] for f in dataclasses.fields(self)}
+        fields["ps_frac"], fields["ps_tensors"] = self.ps_frac[:, sl], self.ps_tensors[:, sl]
+        return Batch(**fields)
+
+    @property
+    def size(self) -> int:
+        return self.ar_frac.shape[0]
+
+
+@dataclasses.dataclass
+class Model:
+    """Everything that does not depend on the strategy, precomputed once per (inventory, cluster, replicas)."""
+
+    nbytes: np.ndarray  # (V,) bytes of each variable
+    numel: np.ndarray
+    itemsize: np.ndarray
+    matrix: np.ndarray  # bool: at least 2-D (PowerSGD compresses it)
+    pn: np.ndarray  # PowerSGD view n x m
+    pm: np.ndarray
+    push_bytes: np.ndarray  # bytes one replica pushes per step (rows touched for sparse)
+    pull_bytes: np.ndarray
+    ready_frac: np.ndarray  # (V,) when the gradient is ready, as a fraction of the backward pass
+    coef_push: np.ndarray  # (2M, R): [load bytes on m, tensors on m] -> seconds on each resource
+    coef_pull: np.ndarray  # (2M, R) same for the pull, one pull per replica
+    coef_pull_proxy: np.ndarray  # (2M, R) one pull per node
+    coef_pull_node_first: np.ndarray  # (Mr, 2M, R) per node holding replicas, one of them served first everywhere
+    coef_push_last: np.ndarray  # (2M, R) coef_push of the last remote replica alone
+    wire_push: np.ndarray  # (M,) bytes crossing the network per byte of load on m
+    wire_pull: np.ndarray
+    wire_pull_proxy: np.ndarray
+    wire_ar: float  # network bytes per byte all-reduced
+    ar_s_per_byte: float
+    ar_latency_s: float  # per collective, serialised (launch and CPU cost)
+    ar_tail_s: float  # once: the ring latency 2(N-1) alpha of the last collective (twice with PowerSGD's P, Q)
+    spans_nodes: bool  # replicas on more than one node
+    replica_nodes: np.ndarray  # (M,) bool: nodes holding replicas
+    step_overhead_s: float  # once per step that spans nodes (the session's multi-task run)
+    pull_latency_s: float  # round trip once per pull phase
+    compute_sync_s: float  # slowest replica, every replica computing at once
+    compute_async_s: float  # mean replica
+    backward_fraction: float
+    cast_s_per_byte: float
+    psgd_s_per_flop: float  # PowerSGD matmuls
+    psgd_matrix_s: float  # fixed cost of a PowerSGD round per compressed matrix (small ops, QR)
+    barrier_s: float
+    stale_prefetch: bool  # staleness > 0 takes the pull off the step (a backend that prefetches)
+    variables: int  # variables of the model (one synchronized piece each when nothing is partitioned)
+    residual: tuple[float, float, float, float, float, float] | None  # see Calibration.residual
+    ar_piece_s: float = 0.0  # CPU cost of one all-reduced shard beyond one piece per variable (slice, pack, apply)
+    ps_piece_s: float = 0.0  # the same for a parameter-server shard (slice, push, aggregate, apply, pull)
+    ps_serial: float = 0.0  # Calibration.ps_serial_fraction
+    ps_spread_serial: float | None = None  # Calibration.ps_spread_serial (None: ps_serial however spread)
+    ps_spread_busiest: float | None = None  # Calibration.ps_spread_busiest
+    compute_alone_s: float = np.inf  # slowest replica with the CPUs of its host to itself (no less than sync: none)
+    update_share: float = 0.0  # of compute_sync_s, every replica's optimizer update (lockstep_update_share)
+    update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
+    replicas: int = 1
+    col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
+    coef_push_chains: np.ndarray = dataclasses.field(init=False, repr=False)  # see ``chain_coefficients``
+    coef_pull_chains: np.ndarray = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.coef_push_chains, self.coef_pull_chains = chain_coefficients(self)
+
+
+def chain_coefficients(m: Model) -> tuple[np.ndarray, np.ndarray]:
+    """Seconds on each resource of the chains, two of pushes ((2R, 2M): every replica's push, the last remote
+    replica's push, per unit of push bytes and tensors on each node) and 1 + Mr of pulls (((1 + Mr) R, 4M): every
+    live pull, then per node holding replicas the live pulls until its first replica has its own, per byte and
+    tensor pulled on each node without a proxy, refreshing asynchronous proxies). A synchronous proxy's refresh
+    is no pull: it ends the step that updated it (``evaluate``)."""
+    M = m.coef_push.shape[0] // 2
+    halves = (slice(0, M), slice(M, None))  # a load's bytes use the first M rows of its (2M, R), its tensors the rest
+
+    def stack(inputs):  # per input, (2M, R) per chain -> (chains R, inputs 2M)
+        return np.concatenate([np.concatenate([c[h] for c in chains], 1) for chains in inputs for h in halves]).T
+
+    # an asynchronous unit refreshes a node's proxy right after that node's replica's update, like a pull
+    own = list(m.coef_pull_node_first)
+    return (stack([[m.coef_push, m.coef_push_last]]), stack([[m.coef_pull] + own, [m.coef_pull_proxy] + own]))
