@@ -11,6 +11,23 @@ from testpaths import CLUSTERS, EXAMPLE_CLUSTERS, MODELS, ROOT  # noqa: F401
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def temp_dir(tmp_path_factory):
+    """Temporary files of the code under test (and of the processes it starts) go under pytest's own directory:
+    a server log kept after a test killed its server, for one, is not left in /tmp."""
+    import tempfile
+
+    path = tmp_path_factory.mktemp("tmp")
+    before_env, before_module = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = str(path), str(path)
+    yield path
+    tempfile.tempdir = before_module
+    if before_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before_env
+
+
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory) -> pathlib.Path:
     """One inventory cache for the whole run, so each example model is traced once."""

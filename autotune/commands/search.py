@@ -41,8 +41,14 @@ def register(sub) -> None:
     p.add_argument("--storage", default=None, metavar="URL",
                    help="Optuna storage, any SQLAlchemy URL (default: sqlite:///DIR/study.db)")
     p.add_argument("--study-name", default=None, help="study name (default: <model>-<cluster fingerprint>)")
-    p.add_argument("--resume", action="store_true", help="continue the search in DIR (keeps every finished trial)")
-    p.add_argument("--seed", type=int, default=0, help="sampler seed: same seed, same trials (0)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the search in DIR (keeps every finished trial); with --storage/--study-name, join "
+                        "the searchers sharing that study")
+    p.add_argument("--claim-grace", type=_common.positive_seconds, default=30.0, metavar="S",
+                   help="a searcher on a shared study that gives no sign of life for S seconds is gone: the "
+                        "candidates it claimed are profiled by the others (30)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="sampler seed: same seed, same trials (default: the n-th searcher on the study uses n)")
     p.add_argument("--sampler", choices=SAMPLERS, default="tpe",
                    help="tpe (default), cmaes, nsga2 (step time vs bytes on the wire), random")
     p.add_argument("--simulate-only", action="store_true", help="skip profiling on the cluster")
@@ -76,7 +82,8 @@ def run(args) -> int:
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,
                        cache_dir=args.cache_dir,
-                       steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts)
+                       steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts,
+                       claim_grace_s=args.claim_grace)
     result = run_search(cfg, progress=not args.quiet)
     if not result.interrupted:
         return 0

@@ -80,7 +80,7 @@ def write_outputs(result, cfg, sim, say) -> None:
                "profiling_runs": result.profiled, "calibrated": result.calibrated, "wall_s": round(result.wall_s, 2),
                "interrupted": result.interrupted, "kept_builder": result.kept_builder,
                "failed": [{"strategy": c.label, "error": c.error} for c in result.candidates if c.error],
-               "study_name": result.study_name, "storage": result.storage,
+               "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import optuna
 
 from autotune.search import _study
+from autotune.search._claims import Claims
 from autotune.search._journal import Journal
 from autotune.search._output import write_outputs
 from autotune.search._profiling import decide, profile_candidates
@@ -150,6 +151,15 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     say = out or (lambda s: print(s, file=sys.stderr))
     started = time.monotonic()
     setup = _open(cfg, say)
+    with Claims(setup.study, heartbeat_s=cfg.claim_grace_s / 6, grace_s=cfg.claim_grace_s) as claims:
+        return _search(setup, claims, profiler_factory, progress, started)
+
+
+def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, started: float) -> SearchResult:
+    """Both stages, on an open study, as one of the searchers sharing it."""
+    cfg, say = setup.cfg, setup.say
+    if cfg.seed is None:  # searchers sharing the study simulate different trials
+        cfg = setup.cfg = dataclasses.replace(cfg, seed=claims.rank())
     journal = Journal(cfg.output / "simulated.jsonl")
     if not cfg.resume and journal.path.exists():
         journal.path.unlink()
@@ -164,9 +174,14 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     builders, to_profile = _carried_out(setup, sim)
     interrupted, profiled = sim.interrupted, 0
     if not cfg.simulate_only and to_profile and not interrupted:
+        claims.set_phase("profiling")
         profiled, interrupted = profile_candidates(to_profile, setup.study, setup.dists, setup.inventory,
                                                    setup.cluster, cfg, profiler_factory, Progress(progress, say),
-                                                   setup.multi, sim)
+                                                   setup.multi, sim, claims)
+        if not interrupted:
+            claims.set_phase("deciding")
+            claims.wait_for_others("deciding", say=say)
+            to_profile = to_profile + _measured_elsewhere(setup, to_profile)
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     result = SearchResult(inventory=setup.inventory, cluster=setup.cluster, winner=winner, candidates=shown,
@@ -231,6 +246,32 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
                        "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash})
     return builders, to_profile
+
+
+def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]:
+    """The candidates other searchers measured in the shared study (the most pooled measurement of each): every
+    searcher decides among everything measured, so all end with the same winner."""
+    from autotune.search._profiling import _measurement
+
+    have = {c.strategy_hash for c in mine}
+    best: dict[str, Any] = {}
+    for t in setup.study.trials:
+        a = t.user_attrs
+        h = a.get("strategy_hash")
+        if a.get("stage") in ("profiled", "confirmed") and h and h not in have and t.params:
+            if h not in best or a.get("runs", 1) > best[h].user_attrs.get("runs", 1):
+                best[h] = t
+    out = []
+    for h, t in best.items():
+        a = t.user_attrs
+        try:
+            strategy = setup.space.decode(t.params)
+        except Exception:  # noqa: BLE001 - a study shared with another space setting: its strategies do not decode
+            continue
+        out.append(Candidate(params=t.params, strategy=strategy, predicted_s=a.get("predicted_s", float("nan")),
+                             builders=list(a.get("builders") or []), trial=a.get("sim_trial", t.number),
+                             measured=_measurement(a)))
+    return [c for c in out if c.strategy_hash in best]
 
 
 def _winner(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], to_profile: list[Candidate],

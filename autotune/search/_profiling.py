@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 
 import numpy as np
 
@@ -175,31 +176,38 @@ def decide(measured: list, within: float, run_noise: float = 0.0):
     return winner, ""
 
 
-def _record(study, dists, c, multi, sim, stage: str) -> None:
+def _record(study, dists, c, multi, sim, stage: str, claims=None) -> None:
+    """Record ``c``'s measurement: my claim of it becomes the record, or (no claim held) a trial of its own."""
     m = c.measured
     value = [m.median_s, sim.wire_mb(c)] if multi else m.median_s
-    _study.record(study, dists, c.params, value,
-                  {"stage": stage, "predicted_s": c.predicted_s, "measured_s": m.median_s, "p10_s": m.p10_s,
-                   "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
-                   "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
-                   "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-                   "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
+    attrs = {"stage": stage, "predicted_s": c.predicted_s, "measured_s": m.median_s, "p10_s": m.p10_s,
+             "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
+             "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
+             "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
+             "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash}
+    values = value if isinstance(value, list) else [value]
+    if claims is None or not claims.finish(c.strategy_hash, c.params, dists, values, attrs):
+        _study.record(study, dists, c.params, value, attrs)
 
 
-def _record_failure(study, dists, c, e: BaseException) -> None:
+def _record_failure(study, dists, c, e: BaseException, claims=None) -> None:
     c.error = failure_line(e)
-    _study.record(study, dists, c.params, None,
-                  {"stage": "failed", "predicted_s": c.predicted_s, "error": c.error, "node": getattr(e, "node", ""),
-                   "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash})
+    attrs = {"stage": "failed", "predicted_s": c.predicted_s, "error": c.error, "node": getattr(e, "node", ""),
+             "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash}
+    if claims is None or not claims.finish(c.strategy_hash, c.params, dists, None, attrs):
+        _study.record(study, dists, c.params, None, attrs)
 
 
-def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factory, progress, multi, sim):
+def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factory, progress, multi, sim,
+                       claims=None):
     """Profile each candidate not measured before (in this study, by any process sharing it), then re-measure
     the closest contenders with the runs left in ``cfg.max_profiles`` (at most ``cfg.confirm``).
 
     A candidate that fails (a TensorFlow error, a step past its timeout, a server that died) is a FAIL trial in the
     study with its reason, and the search goes on with the next one, on a fresh cluster where the failure may have
     left the old one in a bad state. A cluster that cannot start, or a model that cannot be traced, ends the stage.
+    With ``claims`` (``_claims.Claims``), searchers sharing the study divide the candidates: one claimed by another
+    live searcher is waited for, not profiled again, and the confirmation is claimed as a whole.
     Returns ``(profiling runs done, interrupted)``; every finished measurement is already in the study.
     """
     known = _already_measured(study)
@@ -214,20 +222,18 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     progress.start(len(todo), "profiling")
     try:
         with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg) as lazy:
+            waiting = []
             for c in todo:
-                profiler = lazy.get()
-                runs += 1
-                try:
-                    c.measured = profiler.profile(c.strategy)
-                except Exception as e:  # noqa: BLE001 - a failing candidate is data, not the end of the search
-                    _record_failure(study, dists, c, e)
-                    progress.say(f"{c.label} failed: {c.error}")
-                    lazy.restart_after(e)
-                    progress.update(last=f"{c.label} failed")
+                if claims is not None and not claims.claim(c.strategy_hash):
+                    waiting.append(c)  # another searcher is profiling it
                     continue
-                _record(study, dists, c, multi, sim, "profiled")
-                progress.update(last=f"{c.label} {c.measured.median_s * 1e3:.1f}ms")
-            runs += _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs)
+                runs += 1
+                _profile_one(c, lazy, study, dists, multi, sim, progress, claims)
+            runs += _await_others(waiting, claims, lazy, study, dists, multi, sim, progress)
+            if claims is not None:
+                claims.set_phase("profiled")
+                claims.wait_for_others("profiled", say=progress.say)
+            runs += _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs, claims)
     except KeyboardInterrupt:
         return runs, True
     finally:
@@ -235,14 +241,79 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     return runs, False
 
 
-def _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs: int) -> int:
+def _profile_one(c, lazy, study, dists, multi, sim, progress, claims=None) -> None:
+    """Measure ``c`` and record it, or record why it failed (and start the cluster again after a RunError); a claim
+    held on ``c`` becomes that record, and is released however the measurement ends."""
+    try:
+        profiler = lazy.get()  # a cluster that cannot start ends the stage: every candidate would fail
+        try:
+            c.measured = profiler.profile(c.strategy)
+        except Exception as e:  # noqa: BLE001 - a failing candidate is data, not the end of the search
+            _record_failure(study, dists, c, e, claims)
+            progress.say(f"{c.label} failed: {c.error}")
+            lazy.restart_after(e)
+            progress.update(last=f"{c.label} failed")
+            return
+        _record(study, dists, c, multi, sim, "profiled", claims)
+    finally:
+        if claims is not None:
+            claims.release(c.strategy_hash)  # not recorded (interrupted, no cluster): others may take it
+    progress.update(last=f"{c.label} {c.measured.median_s * 1e3:.1f}ms")
+
+
+def _await_others(waiting, claims, lazy, study, dists, multi, sim, progress, poll_s: float = 1.0) -> int:
+    """The candidates another searcher claimed: take its measurement (or its failure) when it lands, or profile the
+    candidate here when its claim lapses (that searcher died). Returns the profiling runs done here."""
+    runs = 0
+    while waiting:
+        known, failed = _already_measured(study), _failures(study)
+        for c in list(waiting):
+            if c.strategy_hash in known:
+                c.measured = known[c.strategy_hash]
+            elif c.strategy_hash in failed:
+                c.error = failed[c.strategy_hash]
+            elif claims.claim(c.strategy_hash):
+                runs += 1
+                _profile_one(c, lazy, study, dists, multi, sim, progress, claims)
+            else:
+                continue
+            waiting.remove(c)
+        if waiting:
+            time.sleep(poll_s)
+    return runs
+
+
+def _failures(study) -> dict[str, str]:
+    """Per strategy hash, why its profiling failed (any searcher's FAIL trial)."""
+    return {t.user_attrs["strategy_hash"]: t.user_attrs.get("error", "failed") for t in study.trials
+            if t.user_attrs.get("stage") == "failed" and t.user_attrs.get("strategy_hash")}
+
+
+def _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs: int, claims=None) -> int:
     """The confirmation round: the closest contenders head to head. Returns its profiling runs. A failure there
-    leaves the first round's measurements to decide."""
+    leaves the first round's measurements to decide. Searchers sharing a study confirm a set of contenders once:
+    the one that claims it measures, the others wait and read its result."""
     measured = [c for c in candidates if c.measured is not None]
     close = contenders(measured, min(cfg.confirm, cfg.max_profiles - runs), cfg.confirm_within)
     again = [c for c in close if c.measured.runs < 2]  # resumed: a confirmed one keeps its pooled runs
     if not again:
         return 0
+    key = "confirm:" + ",".join(sorted(c.strategy_hash for c in again))
+    if claims is not None and not claims.claim(key):
+        progress.say("another searcher is confirming the same contenders: waiting for its head-to-head")
+        claims.wait_released(key)
+        known = _already_measured(study)
+        for c in again:
+            c.measured = known.get(c.strategy_hash, c.measured)
+        return 0
+    try:
+        return _head_to_head(again, study, dists, lazy, progress, multi, sim)
+    finally:
+        if claims is not None:
+            claims.release(key)
+
+
+def _head_to_head(again, study, dists, lazy, progress, multi, sim) -> int:
     progress.close()
     progress.start(len(again), "confirming")
     profiler = lazy.get()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pathlib
+import time
 from typing import Any
 
 import optuna
@@ -56,11 +57,33 @@ def check_sqlite_file(url: str, resume: bool) -> None:
                        "--output / --storage; a search writes its study there itself")
 
 
+RECORDS = ("simulated", "profiled", "confirmed", "failed")  # a search's results (not its searchers' claims)
+
+
+def _create(url: str, name: str, directions: list[str], attempts: int = 8) -> optuna.Study:
+    """The study, created or loaded. Searchers started together on a new storage race to create its tables (an
+    ``IntegrityError`` on ``alembic_version`` for all but one): the losers try again. SQLite waits up to 60 s for a
+    lock instead of failing at once, as several searchers write one file."""
+    import sqlalchemy.exc
+
+    for attempt in range(attempts):
+        try:
+            storage = optuna.storages.RDBStorage(
+                url, engine_kwargs={"connect_args": {"timeout": 60}} if url.startswith("sqlite:") else None)
+            return optuna.create_study(storage=storage, study_name=name, directions=directions, load_if_exists=True)
+        except (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.OperationalError) as e:
+            racing = isinstance(e, sqlalchemy.exc.IntegrityError) or "locked" in str(e) or "already exists" in str(e)
+            if not racing or attempt == attempts - 1:
+                raise
+            time.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, Any], resume: bool) -> optuna.Study:
     """Create the persistent study, or load it when it exists and belongs to the same model and cluster."""
     check_sqlite_file(url, resume)
     try:
-        study = optuna.create_study(storage=url, study_name=name, directions=directions, load_if_exists=True)
+        study = _create(url, name, directions)
     except optuna.exceptions.OptunaError as e:
         raise BadInput(f"cannot open study {name!r}: {e}", url) from None
     except Exception as e:  # SQLAlchemy: bad URL, unreachable database
@@ -71,7 +94,7 @@ def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, A
         if key in old and old[key] != attrs[key]:
             raise BadInput(f"study {name!r} belongs to another {key.split('_')[0]} ({key} {old[key]} != {attrs[key]})",
                            url, hint="use another --study-name or --output")
-    if old and not resume and any(t.user_attrs.get("stage") for t in study.trials):
+    if old and not resume and any(t.user_attrs.get("stage") in RECORDS for t in study.trials):
         raise BadInput(f"study {name!r} already has trials", url,
                        hint="pass --resume to continue it, or another --study-name / --output")
     for key, value in attrs.items():

@@ -33,7 +33,7 @@ class SearchConfig:
     storage: str | None = None
     study_name: str | None = None
     resume: bool = False
-    seed: int | None = 0
+    seed: int | None = None  # None: the n-th searcher on a study uses seed n (one alone: 0)
     sampler: str = "tpe"
     simulate_only: bool = False
     prune_ratio: float = 2.0  # a candidate predicted slower than this x the best so far is pruned
@@ -50,6 +50,7 @@ class SearchConfig:
     # spread: validate-simulator's pass-against-pass noise on the testbed, 1.4-2.6% MAPE over 17 runs
     run_noise: float = 0.02
     accept_unknown_hosts: bool = False
+    claim_grace_s: float = 30.0  # a searcher silent this long on a shared study is gone: its claims are released
 
     def __post_init__(self) -> None:
         self.output = pathlib.Path(self.output)
@@ -64,6 +65,8 @@ class SearchConfig:
                 raise BadInput(f"--{name.replace('_', '-')} is out of range: {getattr(self, name)!r}",
                                hint="trials/steps/confirm-steps >= 1, top-k/warmup/max-profiles/confirm >= 0, "
                                     "prune-ratio > 1, 0 <= run-noise < 1")
+        if not self.claim_grace_s > 0:
+            raise BadInput(f"--claim-grace must be > 0 seconds, got {self.claim_grace_s!r}")
         if self.confirm_steps is None:
             self.confirm_steps = 3 * self.steps
         if self.time_budget_s is not None and self.time_budget_s <= 0:

@@ -142,7 +142,7 @@ def test_profiling_stage_records_into_a_shared_study(tmp_path, cache_dir):
     CountingProfiler.calls = []
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     cfg = dict(model=MODEL, spec=SPEC, trials=60, top_k=3, builders_to_profile=5, storage=url, study_name="shared",
-               cache_dir=str(cache_dir), reduced=True, max_profiles=6, confirm=2, confirm_within=0.5)
+               cache_dir=str(cache_dir), reduced=True, max_profiles=6, confirm=2, confirm_within=0.5, seed=0)
     first = run_search(SearchConfig(output=tmp_path / "a", **cfg), profiler_factory=CountingProfiler, progress=False)
     calls = CountingProfiler.calls
     assert first.profiled == len(calls) == 6  # 4 in the first round (3 top-k + close builders), 2 confirmations
