@@ -25,6 +25,7 @@ import weakref
 from typing import Any, Iterable
 
 from runners.launch._base import Launcher, ServerProcess, parse_ready
+from runners.launch._firewall import Firewall
 from space.cluster import ClusterSpec, Node, parse_device
 from space.errors import RunError, SpecError
 
@@ -44,8 +45,9 @@ class RunningCluster:
 
     def __init__(self, spec: ClusterSpec, servers: list[ServerProcess], ports: list[int],
                  launchers: Iterable[Launcher], *, log_dir: str, owns_log_dir: bool = False,
-                 stop_timeout_s: float = 10.0, instance_keys_per_trial: int = 1 << 20) -> None:
+                 stop_timeout_s: float = 10.0, instance_keys_per_trial: int = 1 << 20, firewall=None) -> None:
         self.spec = spec
+        self._firewall = firewall
         self.servers = servers
         self.ports = ports
         self.log_dir = log_dir
@@ -188,6 +190,8 @@ class RunningCluster:
                 return
             self._closed = True
         _stop_all(self.servers, self.stop_timeout_s)
+        if self._firewall is not None:  # before the launchers close: remote rules need their connections
+            self._firewall.remove()
         if self._owns_log_dir and not self._keep_logs:
             for s in self.servers:  # before the launchers close: remote logs need their connections
                 s.discard_log()
@@ -246,9 +250,12 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
     launchers: list[Launcher] = []
     servers: list[ServerProcess] = []
     cluster: RunningCluster | None = None
+    firewall: Firewall | None = None
     try:
         launchers = _launchers_for(spec, launcher, accept_unknown_hosts, log_dir)
         ports = _choose_ports(spec, launchers)
+        firewall = Firewall(spec, ports, launchers, run_id)
+        firewall.install()  # before any server listens: no moment when a stranger can reach one
         cluster_json = json.dumps({JOB: [f"{n.address}:{p}" for n, p in zip(spec.nodes, ports)]})
         deadline = time.monotonic() + timeout_s
         for k, (node, lau) in enumerate(zip(spec.nodes, launchers)):
@@ -257,7 +264,8 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
                     "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
             servers.append(lau.launch(node, k, args, f"autotune-{run_id}-task{k}.log"))
         cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir, owns_log_dir=owns_log_dir,
-                                 stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial)
+                                 stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial,
+                                 firewall=firewall)
         _OPEN.add(cluster)
         _wait_ready(servers, ports, deadline, timeout_s)
         return cluster
@@ -267,6 +275,8 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
             cluster.close()
         else:
             _stop_all(servers, stop_timeout_s)
+            if firewall is not None:
+                firewall.remove()
             for lau in set(launchers):
                 lau.close()
             if owns_log_dir:

@@ -195,6 +195,13 @@ class SSHLauncher(Launcher):
         self._heartbeats[key] = Heartbeat(client.get_transport())
         return client
 
+    def local_address(self, node: Node) -> str | None:
+        """This machine's address as ``node`` sees it: the source of the SSH connection (and of the driver's)."""
+        try:
+            return self.client(node).get_transport().sock.getsockname()[0]
+        except Exception:  # noqa: BLE001 - the firewall then admits the members only
+            return None
+
     def silent_for(self, node: Node) -> float:
         """Seconds since ``node`` last answered a heartbeat (0 before a connection to it exists)."""
         group = self._group(node)
