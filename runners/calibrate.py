@@ -27,9 +27,9 @@ folds constants and ``tf.fill``, never variable reads.
   ``ar_piece_s`` and ``ps_piece_s`` (every variable split in shards vs whole) and ``powersgd_matrix_s`` (the
   ``all_reduce_powersgd`` step; the one-task probe above sees only the matmuls and QR). Each cost comes from the
   measured difference of its pair (``simulator.anchor_costs``), so what both steps share cancels; the fused
-  all-reduce step itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step), and the ``ps`` step
-  ``ps_serial_fraction`` (how much of the replicas' staggering a PS step loses). The model steps are measured head
-  to head: all jobs built, then taking turns a few steps at a time.
+  all-reduce step itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step), and
+  the ``ps`` step ``ps_serial_fraction`` (how much of the replicas' staggering a PS step loses). The model steps are
+  measured head to head: all jobs built, then taking turns a few steps at a time.
 """
 from __future__ import annotations
 
@@ -415,8 +415,7 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
         gamma, cast = p.local_passes(max(max(sizes), 16 * 2**20))
         m = Measurements(links=links, allreduce_sizes=list(sizes) if n >= 2 else [], allreduce_s=ar_s,
                          allreduce_tiny_s=ar_tiny, allreduce_base_s=ar_base, rpc_tensors=rpc_tensors, rpc_s=rpc_many,
-                         rpc_one_s=rpc_one,
-                         reduce_s_per_byte=gamma, cast_s_per_byte=cast)
+                         rpc_one_s=rpc_one, reduce_s_per_byte=gamma, cast_s_per_byte=cast)
         m.powersgd_small_s, m.powersgd_large_s = psgd_small, psgd_large
         if n >= 2:
             m.chain_hops, m.chain_s = hops, chain

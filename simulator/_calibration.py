@@ -171,7 +171,7 @@ class Calibration:
         """Uncalibrated defaults: bandwidths as written in the spec, textbook overheads. Ask for it explicitly."""
         fields = dict(cluster_fingerprint=cluster.fingerprint,
                       node_bandwidth_gbit={n.address: n.network_bandwidth_gbit for n in cluster.nodes},
-                      link_bandwidth_gbit={link_key(l.src, l.dst): l.bandwidth_gbit for l in cluster.links},
+                      link_bandwidth_gbit={link_key(k.src, k.dst): k.bandwidth_gbit for k in cluster.links},
                       created_at=_now(), source=f"defaults from {cluster.source}")
         return cls(**{**fields, **overrides})
 

@@ -202,7 +202,10 @@ def test_the_split_ps_step_sets_the_cost_of_a_ps_piece(clusters, inventories):
     m = measurements({(n.address, o.address): 0.2 for n in spec.nodes for o in spec.nodes if n is not o}, 3)
     true = to_calibration(m, spec, inv).replace(ps_serial_fraction=0.4, ar_piece_s=1e-3, ps_piece_s=3e-4)
     strategies = anchor_strategies(inv, spec)
-    step = lambda name, **kw: Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
+
+    def step(name, **kw):
+        return Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
+
     assert step("ps_split") > step("ps_split", ps_piece_s=0.0) + 2e-3  # the pieces show in the step
     anchors = {name: step(name) for name in ("all_reduce", "ar_split", "ps", "ps_split")}
     cal = to_calibration(dataclasses.replace(m, anchors_s=anchors), spec, inv)
@@ -230,7 +233,10 @@ def test_the_ps_lb_step_sets_the_staggering_a_spread_ps_step_loses(clusters, inv
     busiest = max(loads.values()) / sum(loads.values())
     assert 0 < busiest < 1 and len(loads) > 1
     true = base.replace(ps_spread_serial=0.1, ps_spread_busiest=busiest)
-    step = lambda name, **kw: Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
+
+    def step(name, **kw):
+        return Scorer(inv, spec, true.replace(**kw)).predict(strategies[name]).raw_step_time_s
+
     unspread = dict(ps_spread_serial=None, ps_spread_busiest=None)
     assert step("ps_lb") < step("ps_lb", **unspread) - 1e-3  # the spread share matters to the spread step
     assert step("ps") == step("ps", **unspread)  # and not to the one with all its load on one server
