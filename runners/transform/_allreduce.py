@@ -65,6 +65,22 @@ class Collectives:
                 out.append(tf.cast(y, dtype) / n if y.dtype != dtype else y / n)
         return out
 
+    def all_gather(self, tensors: list) -> list:
+        """Every tower's ``tensors[r]`` concatenated along axis 0, on every tower. The shapes must be static and
+        alike: a collective instance keeps the shape of its first step."""
+        import tensorflow as tf
+        from tensorflow.python.ops import collective_ops
+
+        if self.size == 1:
+            return list(tensors)
+        key, out = self.instance_key(), []
+        for dev, t in zip(self.devices, tensors):
+            with tf.compat.v1.device(dev):
+                self.bytes_on_wire += (self.size - 1) * t.shape.num_elements() * t.dtype.size
+                out.append(collective_ops.all_gather_v2(t, group_size=self.size, group_key=self.key_base,
+                                                        instance_key=key))
+        return out
+
 
 def _flat_concat(tensors: list):
     import tensorflow as tf
@@ -111,6 +127,26 @@ def reduce_units(items: list[tuple[Unit, list]], coll: Collectives, make_var: Ma
         else:
             out.update(_fused(members, coll, spec, "float16" if comp == "HorovodCompressor" else None))
     return out, effects
+
+
+def gather_units(items: list[tuple[Unit, list]], coll: Collectives) -> dict:
+    """Average each unit's per-tower sparse gradients by all-gathering them, as tf.distribute does: every tower
+    receives every tower's rows and indices (a replica's batch touches a few rows of a large table, so this moves
+    far less than the densified table) and sums the duplicate indices before applying. Returns
+    ``{unit name: [IndexedSlices per tower]}``."""
+    import tensorflow as tf
+
+    out: dict[str, list] = {}
+    for u, grads in items:
+        indices = coll.all_gather([tf.cast(g.indices, tf.int64) for g in grads])
+        values = coll.all_gather([g.values for g in grads])
+        out[u.name] = []
+        for r, dev in enumerate(coll.devices):
+            with tf.compat.v1.device(dev):
+                unique, position = tf.unique(indices[r])
+                rows = tf.math.unsorted_segment_sum(values[r], position, tf.size(unique, out_type=tf.int32))
+                out[u.name].append(tf.IndexedSlices(rows / coll.size, unique, grads[r].dense_shape))
+    return out
 
 
 def _cols(shape: tuple[int, ...]) -> int:

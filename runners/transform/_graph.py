@@ -72,6 +72,15 @@ class Start:
     batches_done: list  # per tower (or one int for all)
 
 
+def _static_rows(g) -> bool:
+    """Whether ``g`` is a sparse gradient with a static number of rows: what an all-gather can carry (its collective
+    keeps the shape of its first step; batches that differ in size leave the gradient to the dense all-reduce)."""
+    import tensorflow as tf
+
+    return isinstance(g, tf.IndexedSlices) and g.indices.shape.is_fully_defined() and \
+        g.values.shape.is_fully_defined()
+
+
 def _checked(values: dict, name: str, like: np.ndarray) -> np.ndarray:
     if name not in values:
         raise RunError(f"the checkpoint has no variable {name!r}", hint="resume from a checkpoint of this model")
@@ -371,13 +380,16 @@ class _Builder:
                     parts = _partition.split_grad(tower_grads[r][p.index], p)
                 for u, g in zip(p.units, parts):
                     unit_grads.setdefault(u.name, []).append(g)
-        ar_items = []
+        ar_items, gathered = [], []
         for p in self.plans:
             for u in p.units:
                 grads = unit_grads[u.name]
                 if u.kind == "ar":
                     if not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
                         ar_items.append((u, grads))
+                        continue
+                    if u.gather and all(_static_rows(g) for g in grads):
+                        gathered.append((u, grads))  # rows and indices travel, not the densified table
                         continue
                     dense = []
                     for r, dev in enumerate(self.tower_dev):
@@ -398,10 +410,12 @@ class _Builder:
                         with tf.compat.v1.device(v.device):
                             apply = self.opt.apply(v, slots, self._after_reads(u, g))
                         per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
-        if ar_items:
+        if ar_items or gathered:
             if self.synchronize:
                 coll = _allreduce.Collectives(self.tower_dev, self.key_base)
                 reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
+                reduced.update(_allreduce.gather_units(gathered, coll))
+                ar_items += gathered
                 common += effects
                 if len(set(self.tower_addr)) > 1:  # a ring: every tower's node sends and receives its share
                     self.bytes += coll.bytes_on_wire

@@ -30,6 +30,7 @@ class Unit:
     spec: str = "AUTO"
     compressor: str = "NoneCompressor"
     rank: int = 0
+    gather: bool = False  # a sparse gradient is all-gathered (rows and indices) instead of densified
 
     @property
     def size(self) -> int:
@@ -70,7 +71,8 @@ def _unit(node: Node, var: str, shard: int, axis: int, offset: int, shape: tuple
     if kind == "AllReduceSynchronizer":
         s = node.AllReduceSynchronizer
         return Unit(node.var_name or var, var, shard, axis, offset, shape, "ar", group=s.group,
-                    spec=Spec.Name(s.spec), compressor=Compressor.Name(s.compressor), rank=s.powersgd_rank)
+                    spec=Spec.Name(s.spec), compressor=Compressor.Name(s.compressor), rank=s.powersgd_rank,
+                    gather=s.gather_sparse)
     raise StrategyError("no synchronizer (PSSynchronizer or AllReduceSynchronizer)", f"variable {var!r}")
 
 

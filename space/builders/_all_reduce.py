@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 
 from space.builders._base import StrategyBuilder, register
-from space.builders._placement import smallest_divisor_shards
+from space.builders._placement import gather_is_smaller, smallest_divisor_shards
 from space.strategy import Compressor, Spec, Strategy, ar_node, partitioned_node
 
 
@@ -17,10 +17,12 @@ class _ARBase(StrategyBuilder):
         self.chunk_size, self.spec, self.compressor = chunk_size, all_reduce_spec, compressor
         self.powersgd_rank = powersgd_rank if compressor == "PowerSGDCompressor" else 0
 
-    def _ar(self, name: str, index: int):
-        """The ``index``-th all-reduced tensor joins fused group ``index // chunk_size``."""
+    def _ar(self, name: str, index: int, var=None, replicas: int = 0):
+        """The ``index``-th all-reduced tensor joins fused group ``index // chunk_size``; a sparse gradient is
+        all-gathered where that moves less than the dense ring (uncompressed only)."""
+        gather = self.compressor == "NoneCompressor" and var is not None and gather_is_smaller(var, replicas)
         return ar_node(name, group=index // self.chunk_size, spec=self.spec, compressor=self.compressor,
-                       powersgd_rank=self.powersgd_rank)
+                       powersgd_rank=self.powersgd_rank, gather_sparse=gather)
 
 
 @register("all_reduce")
@@ -33,7 +35,8 @@ class AllReduce(_ARBase):
     """Every variable all-reduced; every ``chunk_size`` consecutive variables fused into one group."""
 
     def build(self, inventory, cluster):
-        nodes = [self._ar(v.name, i) for i, v in enumerate(inventory.variables)]
+        n = len(cluster.replicas)
+        nodes = [self._ar(v.name, i, v, n) for i, v in enumerate(inventory.variables)]
         return Strategy.build(nodes, cluster.replicas)
 
 

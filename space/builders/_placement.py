@@ -39,3 +39,16 @@ def smallest_divisor_shards(dim: int) -> int:
         if dim % d == 0:
             return d
     return 1
+
+
+INDEX_BYTES = 8  # an all-gathered sparse gradient carries an int64 index per row
+
+
+def gather_is_smaller(var, replicas: int) -> bool:
+    """Whether all-gathering ``var``'s sparse gradient moves fewer bytes per node than a ring all-reduce of it
+    densified: (N - 1) replicas' rows and indices against 2 (N - 1) / N of the whole table."""
+    rows = var.rows_touched
+    if not var.sparse or rows is None or replicas < 2:
+        return False
+    gathered = (replicas - 1) * rows * (var.row_bytes + INDEX_BYTES)
+    return gathered < 2 * (replicas - 1) / replicas * var.bytes

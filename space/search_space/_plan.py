@@ -43,6 +43,7 @@ class SlotPlan:
     spec: str = "auto"
     compressor: str = "none"
     rank: int = 0  # PowerSGD rank; 0 unless compressor == "powersgd"
+    gather: bool = False  # a sparse gradient all-gathered (rows and indices) instead of densified
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +90,7 @@ def realize(plans: Sequence[VarPlan], inventory: Inventory, cluster: ClusterSpec
             sync = leaf.AllReduceSynchronizer
             sync.group, sync.spec, sync.compressor = group, _SPEC_ENUM[s.spec], _COMP_ENUM[s.compressor]
             sync.powersgd_rank = s.rank
+            sync.gather_sparse = s.gather
 
 
 def plans_of(strategy, inventory: Inventory, cluster: ClusterSpec) -> list[VarPlan]:
@@ -126,5 +128,6 @@ def _slot_of(node: Node, devices: dict[str, int], var_name: str) -> SlotPlan:
         comp = _COMP_SHORT[s.compressor]
         # powersgd_rank 0 means "default rank 1": encoded as rank 1 (same training, different bytes)
         rank = (s.powersgd_rank or 1) if comp == "powersgd" else 0
-        return SlotPlan("ar", group=s.group, spec=_SPEC_SHORT[s.spec], compressor=comp, rank=rank)
+        return SlotPlan("ar", group=s.group, spec=_SPEC_SHORT[s.spec], compressor=comp, rank=rank,
+                        gather=s.gather_sparse)
     raise StrategyError("node has no synchronizer", f"search space, variable {var_name!r}")

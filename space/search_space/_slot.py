@@ -2,7 +2,8 @@
 
 Under a prefix ``P`` a slot asks, each only when it matters (and only when it has more than one choice):
 ``P.kind`` (ps / ar); for PS ``P.ps`` (device index), ``P.sync``, ``P.staleness`` (async only), ``P.proxy``
-(local replication); for all-reduce ``P.group``, ``P.spec``, ``P.compressor``, ``P.rank`` (PowerSGD only).
+(local replication); for all-reduce ``P.group``, ``P.spec``, ``P.compressor``, ``P.rank`` (PowerSGD only),
+``P.gather`` (a sparse gradient uncompressed: all-gathered rows, or densified).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class SlotChoices:
     syncs: tuple[bool, ...] = (True, False)  # (True,) keeps every PS synchronous
     specs: tuple[str, ...] = tuple(SPECS)
     compressors: tuple[str, ...] = tuple(COMPRESSORS)
+    gathers: tuple[bool, ...] = (False,)  # (False, True) for a sparse gradient: all-gathered rows or densified
 
     def distributions(self, prefix: str) -> dict[str, tuple]:
         """Every parameter this slot may ask, with its choices."""
@@ -35,7 +37,8 @@ class SlotChoices:
                 f"{prefix}.proxy": (False, True)}
         if self.allow_ar:
             out |= {f"{prefix}.group": self.groups, f"{prefix}.spec": self.specs,
-                    f"{prefix}.compressor": self.compressors, f"{prefix}.rank": self.ranks}
+                    f"{prefix}.compressor": self.compressors, f"{prefix}.rank": self.ranks,
+                    f"{prefix}.gather": self.gathers}
         return {k: v for k, v in out.items() if len(v) > 1}
 
     def ask(self, ask: Ask, prefix: str) -> SlotPlan:
@@ -47,7 +50,8 @@ class SlotChoices:
                             proxy=pick("proxy", (False, True)))
         compressor = pick("compressor", self.compressors)
         return SlotPlan("ar", group=pick("group", self.groups), spec=pick("spec", self.specs), compressor=compressor,
-                        rank=pick("rank", self.ranks) if compressor == "powersgd" else 0)
+                        rank=pick("rank", self.ranks) if compressor == "powersgd" else 0,
+                        gather=pick("gather", self.gathers) if compressor == "none" else False)
 
     def params(self, slot: SlotPlan, prefix: str, where: str) -> dict[str, Any]:
         """The inverse of :meth:`ask`; StrategyError when a value is outside the choices."""
@@ -75,6 +79,10 @@ class SlotChoices:
             put("spec", slot.spec, self.specs)
             if slot.compressor == "powersgd":
                 put("rank", slot.rank, self.ranks)
+            if slot.compressor == "none":
+                put("gather", slot.gather, self.gathers)
+            elif slot.gather:
+                raise StrategyError("an all-gathered sparse gradient is not compressed in the search space", where)
         return out
 
 

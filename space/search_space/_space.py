@@ -65,17 +65,22 @@ class SearchSpace:
         if self.reduced:
             ps = tuple(range(num_ps)) + ((BALANCED,) if num_ps > 1 else ())
             groups = tuple(range(max_groups)) + (CHUNK,)
-            slots = {ar: SlotChoices(ar, ps, stale, groups, ranks, syncs) for ar in (True, False)}
+            slots = {(ar, sp): SlotChoices(ar, ps, stale, groups, ranks, syncs,
+                                           gathers=(False, True) if sp else (False,))
+                     for ar in (True, False) for sp in (True, False)}
             self._impl: PerVariableSpace | ClassSpace = ClassSpace(
                 inventory.variables, classify,
-                lambda vs: slots[not (sparse_ps_only and any(v.sparse for v in vs))], base, num_ps)
+                lambda vs: slots[(not (sparse_ps_only and any(v.sparse for v in vs)), any(v.sparse for v in vs))],
+                base, num_ps)
         else:
             # enough groups for the classic builders' chunked fusion of the most tensors they can make
             tensors = sum(max([smallest_divisor_shards(d) for d in v.shape] + [1]) for v in inventory.variables)
             groups = tuple(range(max(max_groups, math.ceil(tensors / chunk_size))))
-            slots = {ar: SlotChoices(ar, tuple(range(num_ps)), stale, groups, ranks, syncs) for ar in (True, False)}
-            self._impl = PerVariableSpace(inventory.variables, lambda v: slots[not (sparse_ps_only and v.sparse)],
-                                          base, num_ps)
+            slots = {(ar, sp): SlotChoices(ar, tuple(range(num_ps)), stale, groups, ranks, syncs,
+                                           gathers=(False, True) if sp else (False,))
+                     for ar in (True, False) for sp in (True, False)}
+            self._impl = PerVariableSpace(inventory.variables,
+                                          lambda v: slots[(not (sparse_ps_only and v.sparse), v.sparse)], base, num_ps)
 
     # ---- trials <-> strategies ---------------------------------------------------------------------
     def suggest(self, trial) -> Strategy:

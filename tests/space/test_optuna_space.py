@@ -297,3 +297,14 @@ def test_allow_async_false_keeps_every_ps_synchronous(reduced):
           for n in (v.part_config or [v]) if n.WhichOneof("synchronizer") == "PSSynchronizer"]
     assert ps and all(p.sync and p.staleness == 0 for p in ps)
     assert "ps_async" in space.inexpressible or "ps_async" not in dict(space.builder_params())
+
+
+@pytest.mark.parametrize("reduced", [False, True])
+def test_a_sparse_gradient_may_be_all_gathered_a_dense_one_not(reduced, inventories, clusters):
+    inv, spec = inventories("recommender"), clusters["localhost"]
+    space = SearchSpace(inv, spec, reduced=reduced)
+    gathers = {name for name, choices in space.distributions().items() if name.endswith(".gather")}
+    assert gathers and all(tuple(space.distributions()[g]) == (False, True) for g in gathers)
+    built = build_strategy("all_reduce", inv, spec)
+    decoded = space.decode(space.encode(built))
+    assert [n.AllReduceSynchronizer.gather_sparse for n in decoded.nodes] == [v.sparse for v in inv.variables]
