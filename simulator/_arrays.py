@@ -22,9 +22,11 @@ class Batch:
     sync: np.ndarray  # bool: synchronous PS
     stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched only with Model.stale_prefetch)
     proxy: np.ndarray  # bool: local_replication (one pull per node)
+    gather: np.ndarray | None = None  # bool: a sparse gradient all-gathered (rows and indices), not densified
 
     def rows(self, sl: slice) -> "Batch":
-        fields = {f.name: getattr(self, f.name)[sl] for f in dataclasses.fields(self)}
+        fields = {f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[sl]
+                  for f in dataclasses.fields(self)}
         fields["ps_frac"], fields["ps_tensors"] = self.ps_frac[:, sl], self.ps_tensors[:, sl]
         return Batch(**fields)
 

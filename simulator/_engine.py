@@ -85,7 +85,7 @@ class _AllReduce:
 
     is_ar: np.ndarray  # bool: the variable (column) is all-reduced, in part at least
     psgd: np.ndarray  # bool: compressed by PowerSGD
-    kind: np.ndarray  # wire kind: 0 plain, 1 fp16, 2 PowerSGD
+    kind: np.ndarray  # wire kind: 0 plain, 1 fp16, 2 PowerSGD, 3 all-gathered sparse gradient
     wire: np.ndarray  # bytes each column puts on the ring
     compression: np.ndarray  # (K,) casts, PowerSGD rounds, error-feedback passes
     unit_bytes: np.ndarray  # bytes of the fused unit each column leads (0 where it leads none)
@@ -106,10 +106,14 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     is_ar = b.ar_frac > 0
     fp16 = is_ar & ((b.comp == FP16_KINDS[0]) | (b.comp == FP16_KINDS[1]))
     psgd = is_ar & (b.comp == POWERSGD) & m.matrix
+    # an all-gathered sparse gradient: each node receives the other replicas' rows and indices ((N - 1) x the
+    # pushed bytes), written in ring bytes (x N/2, which the ring's 2 (N - 1) / N turns back into that)
+    gather = is_ar & ~fp16 & ~psgd & (b.gather if b.gather is not None else False) & (m.push_bytes < m.nbytes)
     rank = b.rank
-    kind = np.where(psgd, 2, np.where(fp16, 1, 0))
+    kind = np.where(psgd, 2, np.where(fp16, 1, np.where(gather, 3, 0)))
     wire = np.where(psgd, (m.pn + m.pm) * rank * m.itemsize,
-                    np.where(fp16, m.numel * np.minimum(m.itemsize, 2), m.nbytes)) * b.ar_frac
+                    np.where(fp16, m.numel * np.minimum(m.itemsize, 2),
+                             np.where(gather, m.push_bytes * m.replicas / 2, m.nbytes))) * b.ar_frac
 
     ef = is_ar & ((b.comp == EF_KINDS[0]) | (b.comp == EF_KINDS[1]))
     part_bytes = m.nbytes * b.ar_frac
@@ -119,7 +123,9 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     compression = comp_var.sum(axis=1)
 
     rk = np.where(b.comp == POWERSGD, np.minimum(rank, 7), 0)
-    key = ((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 3 + kind) * is_ar
+    key = ((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 4 + kind) * is_ar
+    # every gathered gradient is collectives of its own (indices and values), fused with nothing
+    key = np.where(gather, key.max(initial=0) + 1 + vv, key)
     if key.size and (key.min() < 0 or key.max() >= 16 * V + 16):
         key = np.unique(key, return_inverse=True)[1].reshape(key.shape)
     width = int(key.max()) + 1 if key.size else 1
@@ -128,7 +134,7 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     np.minimum.at(table, slot[is_ar], np.broadcast_to(vv, (K, V))[is_ar])  # each unit's lowest index
     head = np.where(is_ar, table[slot], V)
     is_head = is_ar & (head == vv)
-    ncoll = np.where(kind == 2, 2.0, 1.0) * is_head
+    ncoll = np.where((kind == 2) | (kind == 3), 2.0, 1.0) * is_head
     flat = (kk * (V + 1) + head)[is_ar]
     unit_bytes = np.bincount(flat, weights=wire[is_ar], minlength=K * (V + 1)).reshape(K, V + 1)[:, :V]
     ar_time = unit_bytes * m.ar_s_per_byte + ncoll * m.ar_latency_s

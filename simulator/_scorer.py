@@ -113,7 +113,8 @@ class Scorer:
         return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
                      spec=np.zeros((K, V), np.int64),
                      rank=np.ones((K, V), np.int64), ps_frac=np.zeros((M, K, V)), ps_tensors=np.zeros((M, K, V)),
-                     sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool))
+                     sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool),
+                     gather=np.zeros((K, V), bool))
 
     def _layout(self, strategy: Strategy) -> tuple:
         """The strategy's partitioned variables: ((variable index, partitioner), ...) in inventory order."""
@@ -212,7 +213,7 @@ class Scorer:
                         ar_at.append(kv)
                         ar_f.append(f)
                         if kv not in ar_flags:
-                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec)
+                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec, x.gather_sparse)
                     else:
                         raise StrategyError("node has no synchronizer", f"variable {part.var_name!r}",
                                             hint="set PSSynchronizer or AllReduceSynchronizer")
@@ -230,8 +231,9 @@ class Scorer:
         if ar_at:
             b.ar_frac.ravel()[:] = np.bincount(ar_at, ar_f, minlength=K * V)
             at = np.fromiter(ar_flags, np.int64, len(ar_flags))
-            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 4)
-            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags.T
+            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 5)
+            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags[:, :4].T
+            b.gather.ravel()[at] = flags[:, 4].astype(bool)
             covered[at] = True
         if not covered.all():
             k, c = divmod(int(np.argmin(covered)), V)
