@@ -30,9 +30,9 @@ def test_reuse_predicts_saved_strategies_again_with_their_measurements(tmp_path,
     inv, spec = inventories("mlp"), clusters["localhost"]
     scorer = Scorer(inv, spec, Calibration.from_spec(spec))
     picked, out = _saved_run(tmp_path, inv, spec, scorer)
-    assert sorted(p.name for p in (out / "strategies").iterdir()) == sorted(f"{l}.pb" for l, _ in picked)
+    assert sorted(p.name for p in (out / "strategies").iterdir()) == sorted(f"{label}.pb" for label, _ in picked)
     again, measured = fidelity_io.load_measured(out)
-    assert [l for l, _ in again] == [l for l, _ in picked] and again[0][1] == picked[0][1]
+    assert [label for label, _ in again] == [label for label, _ in picked] and again[0][1] == picked[0][1]
     assert measured[1].error == "step hung" and not measured[1].ok
     faster = Scorer(inv, spec, Calibration.from_spec(spec, node_bandwidth_gbit={n.address: 100.0
                                                                                 for n in spec.nodes}))

@@ -26,7 +26,8 @@ def _cfg(out, cache_dir, **kw):
 
 def _failed_trials(summary):
     study = optuna.load_study(study_name=summary["study_name"], storage=summary["storage"])
-    return [t for t in study.trials if t.state == optuna.trial.TrialState.FAIL and t.user_attrs.get("stage") == "failed"]
+    return [t for t in study.trials
+            if t.state == optuna.trial.TrialState.FAIL and t.user_attrs.get("stage") == "failed"]
 
 
 class _FailingProfiler:
