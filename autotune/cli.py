@@ -19,6 +19,21 @@ from autotune._signals import Terminated, stop_on_sigterm
 from space.errors import AutotuneError
 
 
+def _machine_refused(error: BaseException) -> str | None:
+    """What the machine refused, when ``error`` or an error it was raised from is an ``OSError`` or a database's
+    report of a full disk; else None."""
+    seen: set[int] = set()
+    e: BaseException | None = error
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, OSError):
+            return f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")
+        if "disk is full" in str(e) or "No space left on device" in str(e):
+            return "No space left on device (writing the study's database)"
+        e = e.__cause__ or e.__context__
+    return None
+
+
 class _Parser(argparse.ArgumentParser):
     """Usage mistakes are one line like every other bad input (argparse prints the whole usage first)."""
 
@@ -78,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - a bug of ours still ends in one line; --debug shows where
         if args.debug:
             raise
+        refused = _machine_refused(e)  # a library's wrapper around a full disk, say (SQLite under Optuna)
+        if refused:
+            print(f"error: {refused}; what was written before is kept", file=sys.stderr)
+            return 1
         first = (str(e).strip().splitlines() or [""])[0][:300]
         print(f"error: {type(e).__name__}: {first}; hint: rerun with --debug for the traceback", file=sys.stderr)
         return 1

@@ -21,7 +21,6 @@ import numpy as np
 from autotune._measurement_journal import MeasurementJournal
 from space.errors import AutotuneError, BadInput
 
-Journal = MeasurementJournal  # the name autotune/commands/validate_simulator.py still uses; goes with its last use
 
 
 @dataclasses.dataclass

@@ -25,7 +25,7 @@ def exactness(model: str, spec: str, steps: int = 3) -> int:
 
     from runners.cluster import start_cluster
     from runners.transform import TrainingJob
-    from runners.transform._reference import reference_train
+    from runners.transform import reference_train
     from space.builders import build_strategy
     from space.cluster import load_cluster
     from space.model import inventory_from_trace, trace_step

@@ -125,7 +125,7 @@ def run(args) -> int:
     out = pathlib.Path(args.output) if args.output else \
         pathlib.Path("runs") / f"validate-{pathlib.Path(args.model).stem}-{cluster.fingerprint[:8]}"
 
-    journal = fidelity.Journal(out / "measurements.jsonl", fidelity.journal_header(
+    journal = fidelity.MeasurementJournal(out / "measurements.jsonl", fidelity.journal_header(
         picked, model=inventory.model_hash, cluster=cluster.fingerprint, steps=args.steps, warmup=args.warmup,
         repeats=args.repeats, together=args.together, seed=seed), resume=args.resume)
     if len(journal):

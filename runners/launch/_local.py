@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import signal
 import socket
 import subprocess
 import sys
@@ -40,7 +41,7 @@ class LocalProcess(ServerProcess):
 
     def signal(self, name: str) -> None:
         if self._popen.poll() is None:  # Popen has not reaped it, so the PID is still ours
-            self._popen.send_signal(getattr(__import__("signal"), f"SIG{name}"))
+            self._popen.send_signal(getattr(signal, f"SIG{name}"))
 
     def release(self) -> None:
         if self._lifeline >= 0:

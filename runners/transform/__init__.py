@@ -7,6 +7,7 @@ from runners.transform._driver import TrainingJob
 from runners.transform._graph import TrainGraph, build_train_graph
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, plan_strategy
+from runners.transform._reference import reference_train
 
 __all__ = ["Optimizer", "TrainGraph", "TrainingJob", "Unit", "VarPlan", "build_train_graph", "execution_mode",
-           "plan_strategy"]
+           "plan_strategy", "reference_train"]
