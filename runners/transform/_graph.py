@@ -265,16 +265,7 @@ class _Builder:
                 for name in an.reads[p.index]:
                     input_map[name + ":0"] = dummy
                 continue
-            reads = []
-            for u in p.units:
-                v = self.unit_var_for_tower(u, r)
-                rd = self.read(v)
-                self.reads.setdefault(u.name, []).append(rd.op)
-                reads.append(rd)
-                if self._remote(v, r):
-                    self._moved(node_address(u.device), self.tower_addr[r], u.num_elements * 4)
-            with tf.compat.v1.device(dev):
-                value = _partition.concat_read(reads, p)
+            value = self._shards_read(p, r)
             for name in an.reads[p.index]:
                 input_map[name + ":0"] = value
         for name, value in an.constants.items():
@@ -312,13 +303,9 @@ class _Builder:
         loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
         return loss, list(grads), effects
 
-    def _assembled(self, p: VarPlan, r: int):
-        """The handle of a tower-local copy of partitioned ``p``, assembled from its shards before the step reads
-        it: for an op that takes the variable itself rather than its value (a nested ``tf.function`` call), which
-        no rewrite of reads can reach. It only reads the copy; the gradient comes out of the step as usual."""
-        tf = self.tf
-        dev = self.tower_dev[r]
-        local = self.var(f"assembled/t{r}/{p.name}", self.values[p.index], dev)
+    def _shards_read(self, p: VarPlan, r: int):
+        """Partitioned ``p``'s value on tower ``r``: each unit read where tower r reads it (its copy, its node's proxy
+        or the PS), concatenated on the tower; the reads gate the units' updates and count as moved bytes."""
         reads = []
         for u in p.units:
             v = self.unit_var_for_tower(u, r)
@@ -327,8 +314,19 @@ class _Builder:
             reads.append(rd)
             if self._remote(v, r):
                 self._moved(node_address(u.device), self.tower_addr[r], u.num_elements * 4)
+        with self.tf.compat.v1.device(self.tower_dev[r]):
+            return _partition.concat_read(reads, p)
+
+    def _assembled(self, p: VarPlan, r: int):
+        """The handle of a tower-local copy of partitioned ``p``, assembled from its shards before the step reads
+        it: for an op that takes the variable itself rather than its value (a nested ``tf.function`` call), which
+        no rewrite of reads can reach. It only reads the copy; the gradient comes out of the step as usual."""
+        tf = self.tf
+        dev = self.tower_dev[r]
+        local = self.var(f"assembled/t{r}/{p.name}", self.values[p.index], dev)
+        value = self._shards_read(p, r)
         with tf.compat.v1.device(dev):
-            fill = local.assign(_partition.concat_read(reads, p), read_value=False)
+            fill = local.assign(value, read_value=False)
             with tf.control_dependencies([fill]):
                 return tf.identity(local.handle)
 
