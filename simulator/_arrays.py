@@ -7,6 +7,8 @@ import dataclasses
 
 import numpy as np
 
+from simulator._network import Network
+
 
 @dataclasses.dataclass
 class Batch:
@@ -48,11 +50,7 @@ class Model:
     push_bytes: np.ndarray  # bytes one replica pushes per step (rows touched for sparse)
     pull_bytes: np.ndarray
     ready_frac: np.ndarray  # (V,) when the gradient is ready, as a fraction of the backward pass
-    coef_push: np.ndarray  # (2M, R): [load bytes on m, tensors on m] -> seconds on each resource
-    coef_pull: np.ndarray  # (2M, R) same for the pull, one pull per replica
-    coef_pull_proxy: np.ndarray  # (2M, R) one pull per node
-    coef_pull_node_first: np.ndarray  # (Mr, 2M, R) per node holding replicas, one of them served first everywhere
-    coef_push_last: np.ndarray  # (2M, R) coef_push of the last remote replica alone
+    net: Network  # the resources and what a server's load puts on each (see simulator._network)
     wire_push: np.ndarray  # (M,) bytes crossing the network per byte of load on m
     wire_pull: np.ndarray
     wire_pull_proxy: np.ndarray
@@ -84,25 +82,3 @@ class Model:
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
     replicas: int = 1
     col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
-    coef_push_chains: np.ndarray = dataclasses.field(init=False, repr=False)  # see ``chain_coefficients``
-    coef_pull_chains: np.ndarray = dataclasses.field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.coef_push_chains, self.coef_pull_chains = chain_coefficients(self)
-
-
-def chain_coefficients(m: Model) -> tuple[np.ndarray, np.ndarray]:
-    """Seconds on each resource of the chains, two of pushes ((2R, 2M): every replica's push, the last remote
-    replica's push, per unit of push bytes and tensors on each node) and 1 + Mr of pulls (((1 + Mr) R, 4M): every
-    live pull, then per node holding replicas the live pulls until its first replica has its own, per byte and
-    tensor pulled on each node without a proxy, refreshing asynchronous proxies). A synchronous proxy's refresh
-    is no pull: it ends the step that updated it (``evaluate``)."""
-    M = m.coef_push.shape[0] // 2
-    halves = (slice(0, M), slice(M, None))  # a load's bytes use the first M rows of its (2M, R), its tensors the rest
-
-    def stack(inputs):  # per input, (2M, R) per chain -> (chains R, inputs 2M)
-        return np.concatenate([np.concatenate([c[h] for c in chains], 1) for chains in inputs for h in halves]).T
-
-    # an asynchronous unit refreshes a node's proxy right after that node's replica's update, like a pull
-    own = list(m.coef_pull_node_first)
-    return (stack([[m.coef_push, m.coef_push_last]]), stack([[m.coef_pull] + own, [m.coef_pull_proxy] + own]))

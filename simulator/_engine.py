@@ -32,6 +32,7 @@ import dataclasses
 import numpy as np
 
 from simulator._arrays import Batch, Model
+from simulator import _network as net_ops
 from simulator._prediction import COUNT_UNIT_S
 
 FP16_KINDS = (1, 2)  # HorovodCompressor, HorovodCompressorEF
@@ -39,25 +40,10 @@ POWERSGD = 3
 EF_KINDS = (2, 3)  # compressors that keep an error-feedback residual
 
 
-MATMUL_ROWS = 16  # rows per block of a thin matrix product (see _thin_matmul)
-
-
 def compute_with_updates(lockstep_s, update_share: float, updates, replicas: float):
     """The lockstep compute of a step that does ``updates`` whole-model optimizer updates (all nodes together),
     where ``replicas`` replicas each updating their own copy take ``update_share`` of ``lockstep_s``."""
     return lockstep_s * (1.0 - update_share * (1.0 - updates / replicas))
-
-
-def _thin_matmul(w: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``w @ x`` for a few rows ``w`` and many columns ``x``, in blocks of ``MATMUL_ROWS`` rows: OpenBLAS (numpy's
-    wheels) took 2.4x as long for 24 rows by 18 as for 22 (3.4 vs 1.4 ms), and 2.2x as long as for two blocks of 12
-    (12,800 columns, one thread, this project's 2-core machine)."""
-    if w.shape[0] <= MATMUL_ROWS:
-        return w @ x
-    out = np.empty((w.shape[0], x.shape[1]))
-    for i in range(0, w.shape[0], MATMUL_ROWS):
-        np.matmul(w[i:i + MATMUL_ROWS], x, out=out[i:i + MATMUL_ROWS])
-    return out
 
 
 def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
@@ -172,8 +158,9 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     masks = np.stack([~proxy, proxy]).astype(float)  # every pull, every proxy refresh (stale ones too)
     pull_b = (masks[:, None] * pull_load).sum(-1).transpose(2, 0, 1)  # (K, 2, M) pulled bytes
     pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
-    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ m.coef_pull
-                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ m.coef_pull_proxy)  # (K, R) busy time
+    net = m.net
+    pull_all = net_ops.stack(net_ops.add(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts),
+                         net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T  # (K, R) busy time
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
@@ -188,12 +175,13 @@ class _Chains:
     m: Model
     V: int
     lat: np.ndarray  # (K,) the pull phase's round trip
-    t_push: np.ndarray  # (R, K, V) every replica's push, per resource
-    cum_p: np.ndarray  # (2, R, K, V) pushes per resource: every replica's, the last remote replica's
+    push_total: np.ndarray  # (K, R) every replica's pushes, per resource
+    cum_p: tuple | None  # (R, K, V) pushes per resource, every replica's and the last remote replica's (None:
+    # no synchronous proxy needs them)
     cum_push_max: np.ndarray  # every replica's pushes, on their busiest resource
     cum_last: np.ndarray  # the last remote replica's pushes alone
     cum_all: np.ndarray  # every live pull, the round trip included
-    cum_firsts: list  # per node holding replicas, the pulls until its first replica has its own
+    cum_firsts: np.ndarray  # (Mr, K, V) per node holding replicas, the pulls until its first replica has its own
     cum_ref: np.ndarray | None  # synchronous proxies' refreshes of the units ready no earlier (None: none)
     cum_ar_bytes: np.ndarray  # the all-reduced units' bytes on the ring
     ar_fixed: np.ndarray  # (K, 1) every collective's fixed cost, one after another
@@ -201,13 +189,13 @@ class _Chains:
 
     def forward_end(self, cum: np.ndarray, f: np.ndarray) -> np.ndarray:
         """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
-        return np.maximum(f, (cum + f[:, None] * self.m.ready_frac).max(axis=1)) if self.V else f + cum[:, -1]
+        return np.maximum(f, (cum + f[:, None] * self.m.ready_frac).max(axis=-1)) if self.V else f + cum[..., -1]
 
     def node_forward_ends(self, f: np.ndarray) -> np.ndarray:
         """(Mr, K) end of the forward pass ``f`` of the replica served first on each node holding replicas."""
         if not self.V:
             return (f + self.lat)[None]
-        return np.array([self.forward_end(c, f) for c in self.cum_firsts or [self.cum_all]])
+        return self.forward_end(self.cum_firsts if len(self.cum_firsts) else self.cum_all[None], f)
 
     def gradient_end(self, rdy: np.ndarray, c: int) -> np.ndarray:
         """(K, V) end of the gradient phase up to each variable, its gradient ready at ``rdy``: every replica's
@@ -234,39 +222,43 @@ class _Chains:
 
 
 def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
-    """Seconds on each resource, variable by variable, of the chains (two matrix products,
-    ``chain_coefficients``): every replica's push, the last remote replica's push, every live pull and, per node
-    holding replicas, the pulls of its replica served first (its own node's variables it reads in place: the
-    replica beside a server starts at once). The pulls are served in the order the forward pass reads them
-    (inventory order: a layer's ops run once its variables have arrived), so a later layer's pull hides under the
-    forward work before it."""
-    M = b.ps_frac.shape[0]
+    """Seconds on each resource, variable by variable, of the chains: every replica's push, the last remote
+    replica's push, every live pull and, per node holding replicas, the pulls of its replica served first (its own
+    node's variables it reads in place: the replica beside a server starts at once). The pulls are served in the
+    order the forward pass reads them (inventory order: a layer's ops run once its variables have arrived), so a
+    later layer's pull hides under the forward work before it. A resource's time is linear in the servers' loads:
+    the loads are summed along the variables first, then spread on the resources (:class:`Network`)."""
     K, V = b.ar_frac.shape
+    net = m.net
     live, proxy, pull_load = loads.live, loads.proxy, loads.pull_load
     rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
-    x_push, x_pull = np.empty((2, M, K, V)), np.empty((4, M, K, V))
-    x_push[0], x_push[1] = loads.push_load, b.ps_tensors
-    for i, mask in enumerate((rep, px_async)):
-        np.multiply(pull_load, mask, out=x_pull[2 * i])
-        np.multiply(b.ps_tensors, mask, out=x_pull[2 * i + 1])
-    R = m.coef_pull.shape[1]
-    t_push = _thin_matmul(m.coef_push_chains, x_push.reshape(2 * M, K * V)).reshape(2, R, K, V)
-    t_pull = _thin_matmul(m.coef_pull_chains, x_pull.reshape(4 * M, K * V)).reshape(-1, R, K, V)
+
+    def cum(x: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:  # (M, K, V) summed along the variables
+        return np.cumsum(x if mask is None else x * mask, axis=2)
+
+    c_tensors = cum(b.ps_tensors)
+    push, last = net.push(cum(loads.push_load), c_tensors), net.push(cum(loads.push_load), c_tensors, last=True)
+    push_total = net_ops.stack([x[..., -1] for x in push]).T if V else np.zeros((K, net.R))
+    # every live pull (an asynchronous proxy refreshed right after its node's update, like a pull) and the pulls
+    # until each node's first replica has its own
+    c_load, c_tens = cum(pull_load, rep), cum(b.ps_tensors, rep)
+    pulls = net.pull(c_load, c_tens, net.counts)
+    if px_async.any():
+        a_load, a_tens = cum(pull_load, px_async), cum(b.ps_tensors, px_async)
+        pulls = net_ops.add(pulls, net.pull(a_load, a_tens, net.present))
+        c_load, c_tens = c_load + a_load, c_tens + a_tens
+    lat = loads.lat[:, None]
+    cum_all = net_ops.busiest(pulls) + lat if V else np.zeros((K, 1)) + lat
+    cum_firsts = net.first_pulls(c_load, c_tens) + lat
     # a synchronous unit's proxies are refreshed once its one update is done, every node's before the step ends
     # (the next step's pulls wait for them): ``cum_ref`` (K, V), the refreshes of the units ready no earlier than
     # each, on their busiest resource
-    cum_ref = None
+    cum_ref = cum_p = None
     if V and px_sync.any():
-        x_ref = np.concatenate([pull_load * px_sync, b.ps_tensors * px_sync])  # (2M, K, V)
-        t_ref = _thin_matmul(m.coef_pull_proxy.T, x_ref.reshape(2 * M, K * V)).reshape(R, K, V)
-        cum_ref = np.cumsum(t_ref, axis=2).max(axis=0)
-    cum_p, cum_l = np.cumsum(t_push, axis=3), np.cumsum(t_pull, axis=3)
-    cum_push_max, cum_last = cum_p.max(axis=1)
-    cum_all, *cum_firsts = cum_l.max(axis=1) + loads.lat[:, None]  # every pull; each node's first replica's own
-    if not V:
-        cum_all = np.zeros((K, 1)) + loads.lat[:, None]
-    return _Chains(m=m, V=V, lat=loads.lat, t_push=t_push[0], cum_p=cum_p, cum_push_max=cum_push_max,
-                   cum_last=cum_last, cum_all=cum_all, cum_firsts=cum_firsts, cum_ref=cum_ref,
+        cum_ref = net_ops.busiest(net.pull(cum(pull_load, px_sync), cum(b.ps_tensors, px_sync), net.present))
+        cum_p = (net_ops.stack(push), net_ops.stack(last))
+    return _Chains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=cum_p, cum_push_max=net_ops.busiest(push),
+                   cum_last=net_ops.busiest(last), cum_all=cum_all, cum_firsts=cum_firsts, cum_ref=cum_ref,
                    cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
                    ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail)
 
@@ -392,16 +384,15 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
     """The step (bounded by the busiest resource, then corrected by the residual) and its parts."""
     K, V = b.ar_frac.shape
     M = b.ps_frac.shape[0]
-    R = m.coef_pull.shape[1]
-    push_total = c.cum_p[0][:, :, -1].T if V else np.zeros((K, R))
-    resource_total = loads.pull_all + push_total + ar.ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
+    net = m.net
+    resource_total = loads.pull_all + c.push_total + ar.ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(s.overlapped, busiest)
 
-    rpc = loads.pull_t[:, 0] + loads.pull_t[:, 1]  # (K, M) tensors per server
+    rpc = (loads.pull_t[:, 0] + loads.pull_t[:, 1]).T  # (M, K) tensors per server
     zeros = np.zeros_like(rpc)
-    rpc_s = (np.concatenate([zeros, rpc], 1) @ m.coef_push + np.concatenate([zeros, rpc], 1) @ m.coef_pull)
-    latency = ar.ar_latency + rpc_s.max(axis=1) if M else ar.ar_latency
+    rpc_s = net_ops.busiest(net_ops.add(net.push(zeros, rpc), net.pull(zeros, rpc, net.counts)))
+    latency = ar.ar_latency + rpc_s if M else ar.ar_latency
     compute_all = compute + serial
     comm = raw - compute_all
     # counts the residual may charge: shards beyond one per variable, and collectives after fusion
@@ -420,9 +411,10 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
                collectives=collectives)
     if detail:
-        x_pull = np.concatenate([loads.pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
-        t_pull_var = np.where(loads.proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
-        out.update(ps_var=(c.t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
+        pulls = zip(net.pull(loads.pull_load, b.ps_tensors, net.present),
+                    net.pull(loads.pull_load, b.ps_tensors, net.counts))
+        t_pull_var = [np.where(loads.proxy, proxied, plain) for proxied, plain in pulls]
+        out.update(ps_var=net_ops.busiest(net_ops.add(net.push(loads.push_load, b.ps_tensors), t_pull_var)),
                    ar_var=ar.wire * m.ar_s_per_byte
                    + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,
