@@ -37,21 +37,27 @@ def make_cluster(nodes: int) -> ClusterSpec:
                                              "network_bandwidth": "200mbit"} for i in range(nodes)]})
 
 
-def random_choices(inv: Inventory, nodes: int, k: int, seed: int = 1) -> simulator.Choices:
+def random_choices(inv: Inventory, nodes: int, k: int, seed: int = 1, max_shards: int | None = None
+                   ) -> simulator.Choices:
+    """K random strategies as choice arrays; a PS variable in 1 to ``max_shards`` shards (default: the nodes)."""
     rng = np.random.default_rng(seed)
     shape = (k, len(inv.variables))
     return simulator.Choices(ps=rng.random(shape) < 0.5, server=rng.integers(0, nodes, shape),
-                             shards=rng.integers(1, nodes + 1, shape), sync=rng.random(shape) < 0.9,
+                             shards=rng.integers(1, min(max_shards or nodes, nodes) + 1, shape),
+                             sync=rng.random(shape) < 0.9,
                              staleness=rng.integers(0, 2, shape), proxy=rng.random(shape) < 0.3,
                              group=rng.integers(0, 8, shape), compressor=rng.integers(0, 4, shape),
                              rank=rng.integers(1, 5, shape))
 
 
-def random_strategy(inv: Inventory, cluster: ClusterSpec, rng: np.random.Generator) -> Strategy:
+def random_strategy(inv: Inventory, cluster: ClusterSpec, rng: np.random.Generator,
+                    max_shards: int | None = None) -> Strategy:
+    """A random strategy; a PS variable in 1 to ``max_shards`` shards (default: the nodes) where it has the rows."""
     devices, nodes = cluster.ps_devices, []
+    most = min(max_shards or len(devices), len(devices))
     for v in inv.variables:
         if rng.random() < 0.5:
-            shards = int(rng.integers(1, len(devices) + 1)) if v.shape and v.shape[0] >= len(devices) else 1
+            shards = int(rng.integers(1, most + 1)) if v.shape and v.shape[0] >= most else 1
             parts = [ps_node(v.name, devices[int(rng.integers(len(devices)))]) for _ in range(shards)]
             nodes.append(parts[0] if shards == 1 else partitioned_node(v.name, v.shape, 0, parts))
         else:
