@@ -33,6 +33,7 @@ import numpy as np
 
 from simulator._arrays import Batch, Model
 from simulator import _network as net_ops
+from simulator._network import FirstPulls
 from simulator._prediction import COUNT_UNIT_S
 
 FP16_KINDS = (1, 2)  # HorovodCompressor, HorovodCompressorEF
@@ -181,7 +182,7 @@ class _Chains:
     cum_push_max: np.ndarray  # every replica's pushes, on their busiest resource
     cum_last: np.ndarray  # the last remote replica's pushes alone
     cum_all: np.ndarray  # every live pull, the round trip included
-    cum_firsts: np.ndarray  # (Mr, K, V) per node holding replicas, the pulls until its first replica has its own
+    firsts: FirstPulls  # per node holding replicas, the pulls until its first replica has its own
     cum_ref: np.ndarray | None  # synchronous proxies' refreshes of the units ready no earlier (None: none)
     cum_ar_bytes: np.ndarray  # the all-reduced units' bytes on the ring
     ar_fixed: np.ndarray  # (K, 1) every collective's fixed cost, one after another
@@ -195,7 +196,9 @@ class _Chains:
         """(Mr, K) end of the forward pass ``f`` of the replica served first on each node holding replicas."""
         if not self.V:
             return (f + self.lat)[None]
-        return self.forward_end(self.cum_firsts if len(self.cum_firsts) else self.cum_all[None], f)
+        if not len(self.firsts.nodes):
+            return self.forward_end(self.cum_all, f)[None]
+        return np.maximum(f, self.firsts.latest(self.lat[:, None] + f[:, None] * self.m.ready_frac))
 
     def gradient_end(self, rdy: np.ndarray, c: int) -> np.ndarray:
         """(K, V) end of the gradient phase up to each variable, its gradient ready at ``rdy``: every replica's
@@ -233,32 +236,34 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     live, proxy, pull_load = loads.live, loads.proxy, loads.pull_load
     rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
 
-    def cum(x: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:  # (M, K, V) summed along the variables
-        return np.cumsum(x if mask is None else x * mask, axis=2)
-
-    c_tensors = cum(b.ps_tensors)
-    push, last = net.push(cum(loads.push_load), c_tensors), net.push(cum(loads.push_load), c_tensors, last=True)
-    push_total = net_ops.stack([x[..., -1] for x in push]).T if V else np.zeros((K, net.R))
+    inv_nic = 1.0 / net.nic[:, None, None]
+    c_load, c_tensors = np.cumsum(loads.push_load, axis=2), np.cumsum(b.ps_tensors, axis=2)
+    u_push = c_load * inv_nic + net.rpc_nic * c_tensors if net.rpc_nic else c_load * inv_nic
+    cum_push_max, cum_last = net.push_busiest(u_push, c_load, c_tensors)
+    push_total = net_ops.stack(net.push(c_load[..., -1], c_tensors[..., -1])).T if V else np.zeros((K, net.R))
     # every live pull (an asynchronous proxy refreshed right after its node's update, like a pull) and the pulls
     # until each node's first replica has its own
-    c_load, c_tens = cum(pull_load, rep), cum(b.ps_tensors, rep)
-    pulls = net.pull(c_load, c_tens, net.counts)
+    z = pull_load * inv_nic + net.rpc_nic * b.ps_tensors if net.rpc_nic else pull_load * inv_nic
+    pulled = rep | px_async
+    u_pulled = np.cumsum(z * rep, axis=2)
+    parts = [(u_pulled, rep, net.counts)]
     if px_async.any():
-        a_load, a_tens = cum(pull_load, px_async), cum(b.ps_tensors, px_async)
-        pulls = net_ops.add(pulls, net.pull(a_load, a_tens, net.present))
-        c_load, c_tens = c_load + a_load, c_tens + a_tens
+        u_async = np.cumsum(z * px_async, axis=2)
+        parts.append((u_async, px_async, net.present))
+        u_pulled = u_pulled + u_async
     lat = loads.lat[:, None]
-    cum_all = net_ops.busiest(pulls) + lat if V else np.zeros((K, 1)) + lat
-    cum_firsts = net.first_pulls(c_load, c_tens) + lat
+    cum_all = net.pull_busiest(parts, pull_load, b.ps_tensors) + lat if V else np.zeros((K, 1)) + lat
+    firsts = net.first_pull_parts(u_pulled, pulled, pull_load, b.ps_tensors)
     # a synchronous unit's proxies are refreshed once its one update is done, every node's before the step ends
     # (the next step's pulls wait for them): ``cum_ref`` (K, V), the refreshes of the units ready no earlier than
     # each, on their busiest resource
     cum_ref = cum_p = None
     if V and px_sync.any():
-        cum_ref = net_ops.busiest(net.pull(cum(pull_load, px_sync), cum(b.ps_tensors, px_sync), net.present))
-        cum_p = (net_ops.stack(push), net_ops.stack(last))
-    return _Chains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=cum_p, cum_push_max=net_ops.busiest(push),
-                   cum_last=net_ops.busiest(last), cum_all=cum_all, cum_firsts=cum_firsts, cum_ref=cum_ref,
+        cum_ref = net.pull_busiest([(np.cumsum(z * px_sync, axis=2), px_sync, net.present)], pull_load,
+                                   b.ps_tensors)
+        cum_p = (net_ops.stack(net.push(c_load, c_tensors)), net_ops.stack(net.push(c_load, c_tensors, last=True)))
+    return _Chains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=cum_p, cum_push_max=cum_push_max,
+                   cum_last=cum_last, cum_all=cum_all, firsts=firsts, cum_ref=cum_ref,
                    cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
                    ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail)
 

@@ -17,6 +17,7 @@ applies that structure to per-server loads in O(nodes) per variable instead of a
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -127,6 +128,134 @@ class Network:
             if int(b) in row:
                 np.maximum(out[row[int(b)]], load[a] / self.link[a, b], out=out[row[int(b)]])
         return out
+
+
+    # ---- the busiest resource of a chain, cumulative along the variables -------------------------------------
+    # Nodes alike (same NIC, same replicas) have the same coefficients: within such a class a send is a multiple of
+    # the node's own seconds ``u`` (bytes / NIC + tensors x RPC) and a receive of the total's less the node's own,
+    # so the class's busiest resource needs only the largest and the smallest ``u``.
+    @functools.cached_property
+    def classes(self) -> list[tuple]:
+        """(rows, first node) of each class of nodes alike; rows is a slice where every node is alike."""
+        _, first, inverse = np.unique(np.stack([self.nic, self.counts], 1), axis=0, return_index=True,
+                                      return_inverse=True)
+        if len(first) == 1:
+            return [(slice(None), 0)]
+        return [(np.flatnonzero(inverse.ravel() == i), int(f)) for i, f in enumerate(first)]
+
+    def push_busiest(self, u: np.ndarray, c_load: np.ndarray, c_tensors: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(every replica's push, the last remote replica's) on their busiest resource, from the cumulative
+        per-server ``u`` (load / NIC + tensors x RPC), load and tensors (M, K, V)."""
+        tot_load, tot_tensors = c_load.sum(axis=0), c_tensors.sum(axis=0)
+        every = np.zeros(u.shape[1:])
+        last = np.zeros(u.shape[1:])
+        k, N = self.remote, self.N
+        for rows, i in self.classes:
+            ug = u[rows]
+            send = self.counts[i] * (tot_load / self.nic[i] + self.rpc_nic * tot_tensors - ug.min(axis=0))
+            recv = (k[i] * ug + N * self.gamma * c_load[rows]).max(axis=0) if self.gamma else k[i] * ug.max(axis=0)
+            np.maximum(every, np.maximum(send, recv), out=every)
+            np.maximum(last, np.maximum(send, recv / k[i] if k[i] > 0 else recv), out=last)
+        for a, b in self.slow:
+            np.maximum(every, c_load[b] * (self.counts[a] / self.link[a, b]), out=every)
+            np.maximum(last, c_load[b] * (self.counts[a] / self.link[a, b]), out=last)
+        if self.shared_cpus:
+            np.maximum(every, self.rpc * np.tensordot(k, c_tensors, axes=1), out=every)
+            np.maximum(last, self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1), out=last)
+        return every, last
+
+    def pull_busiest(self, parts: list[tuple], load: np.ndarray, tensors: np.ndarray) -> np.ndarray:
+        """The busiest resource of pulls in ``parts``, (u, mask, per): the cumulative per-server ``u`` of the
+        variables ``mask`` (K, V) of ``load`` and ``tensors`` (M, K, V), pulled ``per[n]`` times by each node."""
+        pers = [per * self.present for _, _, per in parts]
+        served = [p.sum() - p for p in pers]
+        tot_load, tot_tensors = load.sum(axis=0), tensors.sum(axis=0)
+        base = [np.cumsum(tot_load * mask, axis=-1) for _, mask, _ in parts]
+        base_t = [np.cumsum(tot_tensors * mask, axis=-1) for _, mask, _ in parts] if self.rpc_nic else None
+        out = np.zeros(parts[0][0].shape[1:])
+        for rows, i in self.classes:
+            for weights, recv in ((served, False), (pers, True)):
+                w = [x[i] for x in weights]
+                if not any(w):
+                    continue
+                if len(parts) == 1:  # a multiple of the one part's u: its extremes scale
+                    x, scale = parts[0][0][rows], w[0]
+                else:
+                    x, scale = sum(wj * uj[rows] for wj, (uj, _, _) in zip(w, parts)), 1.0
+                if not recv:
+                    np.maximum(out, scale * x.max(axis=0), out=out)
+                    continue
+                total = sum(wj * bj for wj, bj in zip(w, base)) / self.nic[i]
+                if base_t is not None:
+                    total = total + self.rpc_nic * sum(wj * bj for wj, bj in zip(w, base_t))
+                np.maximum(out, total - scale * x.min(axis=0), out=out)
+        for a, b in self.slow:
+            np.maximum(out, sum(np.cumsum(load[a] * mask, axis=-1) * (p[b] / self.link[a, b])
+                                for (_, mask, _), p in zip(parts, pers)), out=out)
+        if self.shared_cpus:
+            np.maximum(out, self.rpc * sum(np.cumsum(np.tensordot(s, tensors, axes=1) * mask, axis=-1)
+                                           for (_, mask, _), s in zip(parts, served)), out=out)
+        return out
+
+    def first_pull_parts(self, u: np.ndarray, mask: np.ndarray, load: np.ndarray, tensors: np.ndarray
+                         ) -> "FirstPulls":
+        """Per node holding replicas, one pull by its first replica of the variables ``mask`` from every other
+        node's server, from their cumulative per-server ``u`` (see :class:`FirstPulls`)."""
+        nodes = np.flatnonzero(self.counts > 0)
+        if self.M > 1:
+            top = np.argmax(u, axis=0)
+            first = np.take_along_axis(u, top[None], axis=0)[0]
+            other = u.copy()
+            np.put_along_axis(other, top[None], -np.inf, axis=0)
+            second = np.maximum(other.max(axis=0), 0.0)
+        else:
+            top, first, second = np.zeros(u.shape[1:], np.int64), np.zeros(u.shape[1:]), np.zeros(u.shape[1:])
+        tot_load = np.cumsum(load.sum(axis=0) * mask, axis=-1)
+        total = self.rpc_nic * np.cumsum(tensors.sum(axis=0) * mask, axis=-1) if self.rpc_nic else 0.0
+        own = np.empty((len(nodes),) + u.shape[1:])
+        row = np.full(self.M, -1)
+        row[nodes] = np.arange(len(nodes))
+        for rows, i in self.classes:
+            at = np.arange(self.M)[rows]
+            at = at[row[at] >= 0]
+            if len(at):
+                own[row[at]] = tot_load / self.nic[i] + total - u[at]
+        if self.shared_cpus:
+            c_tensors = np.cumsum(tensors * mask, axis=-1)
+            np.maximum(own, self.rpc * (c_tensors.sum(axis=0) - c_tensors[nodes]), out=own)
+        for a, b in self.slow:  # a slow link into a node is one more resource of that node's first pull
+            if row[b] >= 0:
+                np.maximum(own[row[b]], np.cumsum(load[a] * mask, axis=-1) / self.link[a, b], out=own[row[b]])
+        return FirstPulls(nodes=nodes, row=row, top=top, first=first, second=second, own=own)
+
+
+@dataclasses.dataclass
+class FirstPulls:
+    """Per node holding replicas, the busiest resource of its first replica's pulls, cumulative along the
+    variables, in two parts: the busiest sender but the node itself (the busiest ``first`` unless the node is
+    ``top``, then the ``second``; (K, V)) and the node's own resources (its receive, the shared CPUs, slow links
+    into it; (Mr, K, V))."""
+
+    nodes: np.ndarray  # (Mr,) the nodes holding replicas
+    row: np.ndarray  # (M,) each node's row in ``own`` (-1: no replicas)
+    top: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    own: np.ndarray
+
+    def latest(self, h: np.ndarray) -> np.ndarray:
+        """(Mr, K) max over the variables of (pulls done + ``h``), ``h`` (K, V). A node that is the busiest sender
+        at none of the variables where ``first + h`` peaks sees that peak; the one that is gets ``second + h``
+        wherever it is the busiest."""
+        e1 = self.first + h
+        peak = e1.argmax(axis=-1)
+        k = np.arange(len(peak))
+        best, at = e1[k, peak], self.top[k, peak]
+        out = np.broadcast_to(best, (len(self.nodes), len(best))).copy()
+        alone = np.where(self.top == at[:, None], self.second + h, e1).max(axis=-1)
+        hit = self.row[at] >= 0
+        out[self.row[at[hit]], k[hit]] = alone[hit]
+        return np.maximum(out, (self.own + h).max(axis=-1))
 
 
 def _col(x, like: np.ndarray) -> np.ndarray:
