@@ -156,12 +156,12 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     live, proxy = ~stale, b.proxy
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
-    masks = np.stack([~proxy, proxy]).astype(float)  # every pull, every proxy refresh (stale ones too)
-    pull_b = (masks[:, None] * pull_load).sum(-1).transpose(2, 0, 1)  # (K, 2, M) pulled bytes
-    pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
+    # every pull, every proxy refresh (stale ones too): (K, 2, M) pulled bytes and tensors
+    pull_b, pull_t = (np.einsum("mkv,pkv->kpm", x, np.stack([~proxy, proxy]).astype(float))
+                      for x in (pull_load, b.ps_tensors))
     net = m.net
     pull_all = net_ops.stack(net_ops.add(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts),
-                         net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T  # (K, R) busy time
+                                         net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T  # (K, R)
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
@@ -252,7 +252,7 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
         parts.append((u_async, px_async, net.present))
         u_pulled = u_pulled + u_async
     lat = loads.lat[:, None]
-    cum_all = net.pull_busiest(parts, pull_load, b.ps_tensors) + lat if V else np.zeros((K, 1)) + lat
+    cum_all = net.pull_busiest(parts, pull_load, b.ps_tensors, u_pulled) + lat if V else np.zeros((K, 1)) + lat
     firsts = net.first_pull_parts(u_pulled, pulled, pull_load, b.ps_tensors)
     # a synchronous unit's proxies are refreshed once its one update is done, every node's before the step ends
     # (the next step's pulls wait for them): ``cum_ref`` (K, V), the refreshes of the units ready no earlier than
@@ -261,7 +261,7 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     if V and px_sync.any():
         cum_ref = net.pull_busiest([(np.cumsum(z * px_sync, axis=2), px_sync, net.present)], pull_load,
                                    b.ps_tensors)
-        cum_p = (net_ops.stack(net.push(c_load, c_tensors)), net_ops.stack(net.push(c_load, c_tensors, last=True)))
+        cum_p = net.push_resources(u_push, c_load, c_tensors)
     return _Chains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=cum_p, cum_push_max=cum_push_max,
                    cum_last=cum_last, cum_all=cum_all, firsts=firsts, cum_ref=cum_ref,
                    cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),

@@ -164,9 +164,35 @@ class Network:
             np.maximum(last, self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1), out=last)
         return every, last
 
-    def pull_busiest(self, parts: list[tuple], load: np.ndarray, tensors: np.ndarray) -> np.ndarray:
+    def push_resources(self, u: np.ndarray, c_load: np.ndarray, c_tensors: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(R, K, V) every replica's push and the last remote replica's on each resource, from the cumulative
+        per-server ``u``, load and tensors (M, K, V), as :meth:`push` spreads them."""
+        M, k, like = self.M, self.remote, u
+        every = np.empty((self.R,) + u.shape[1:])
+        send, recv = every[:M], every[M:2 * M]
+        np.multiply(_col(1.0 / self.nic, like), c_load.sum(axis=0), out=send)
+        if self.rpc_nic:
+            send += self.rpc_nic * c_tensors.sum(axis=0)
+        send -= u
+        send *= _col(self.counts, like)
+        np.multiply(_col(k, like), u, out=recv)
+        if self.gamma:
+            recv += self.N * self.gamma * c_load
+        for j, (a, b) in enumerate(self.slow):
+            np.multiply(c_load[b], self.counts[a] / self.link[a, b], out=every[2 * M + j])
+        if self.shared_cpus:
+            every[-1] = self.rpc * np.tensordot(k, c_tensors, axes=1)
+        last = every.copy()
+        last[M:2 * M] *= _col(np.where(k > 0, 1.0 / np.maximum(k, 1), 1.0), like)
+        if self.shared_cpus:
+            last[-1] = self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1)
+        return every, last
+
+    def pull_busiest(self, parts: list[tuple], load: np.ndarray, tensors: np.ndarray,
+                     u_sum: np.ndarray | None = None) -> np.ndarray:
         """The busiest resource of pulls in ``parts``, (u, mask, per): the cumulative per-server ``u`` of the
-        variables ``mask`` (K, V) of ``load`` and ``tensors`` (M, K, V), pulled ``per[n]`` times by each node."""
+        variables ``mask`` (K, V) of ``load`` and ``tensors`` (M, K, V), pulled ``per[n]`` times by each node
+        (``u_sum``: the parts' u summed, which serves where a class weighs every part alike)."""
         pers = [per * self.present for _, _, per in parts]
         served = [p.sum() - p for p in pers]
         tot_load, tot_tensors = load.sum(axis=0), tensors.sum(axis=0)
@@ -180,6 +206,8 @@ class Network:
                     continue
                 if len(parts) == 1:  # a multiple of the one part's u: its extremes scale
                     x, scale = parts[0][0][rows], w[0]
+                elif u_sum is not None and all(wj == w[0] for wj in w):
+                    x, scale = u_sum[rows], w[0]
                 else:
                     x, scale = sum(wj * uj[rows] for wj, (uj, _, _) in zip(w, parts)), 1.0
                 if not recv:
@@ -215,7 +243,9 @@ class Network:
         own = np.empty((len(nodes),) + u.shape[1:])
         row = np.full(self.M, -1)
         row[nodes] = np.arange(len(nodes))
-        for rows, i in self.classes:
+        if len(self.classes) == 1 and len(nodes) == self.M:
+            np.subtract(tot_load / self.nic[0] + total, u, out=own)
+        for rows, i in self.classes if len(nodes) < self.M or len(self.classes) > 1 else ():
             at = np.arange(self.M)[rows]
             at = at[row[at] >= 0]
             if len(at):
