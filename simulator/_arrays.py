@@ -81,4 +81,4 @@ class Model:
     update_share: float = 0.0  # of compute_sync_s, every replica's optimizer update (lockstep_update_share)
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
     replicas: int = 1
-    col_onehot: np.ndarray | None = None  # (C, V) column -> variable when columns are shards (None: identity)
+    col_starts: np.ndarray | None = None  # (V,) each variable's first column when columns are shards (None: identity)

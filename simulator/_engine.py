@@ -273,7 +273,7 @@ def _piece_costs(m: Model, b: Batch, ar: _AllReduce) -> np.ndarray:
     own; a PowerSGD shard's round (its per-matrix cost) does that work for it, so it pays no all-reduced piece's
     cost on top."""
     def by_variable(x: np.ndarray) -> np.ndarray:  # (..., C) per column -> (..., variables): shards summed
-        return x if m.col_onehot is None else x @ m.col_onehot
+        return x if m.col_starts is None or not x.shape[-1] else np.add.reduceat(x, m.col_starts, axis=-1)
 
     n_ps, n_ar = by_variable(b.ps_tensors.sum(axis=0)), by_variable(ar.is_ar.astype(float))  # (K, variables)
     n_psgd = by_variable(ar.psgd.astype(float))

@@ -164,7 +164,7 @@ class Scorer:
                 base, nbytes=nbytes, numel=base.numel[c] * f, itemsize=base.itemsize[c], pn=pn, pm=pm,
                 matrix=base.matrix[c] & (np.minimum(pn, pm) > 1), push_bytes=push, pull_bytes=pull,
                 ready_frac=base.ready_frac[c], update_w=None if base.update_w is None else base.update_w[c] * f,
-                col_onehot=(c[:, None] == np.arange(len(base.nbytes))).astype(float))
+                col_starts=np.searchsorted(c, np.arange(len(base.nbytes))))
         return hit
 
     def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
