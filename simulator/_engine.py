@@ -416,10 +416,7 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
                collectives=collectives)
     if detail:
-        pulls = zip(net.pull(loads.pull_load, b.ps_tensors, net.present),
-                    net.pull(loads.pull_load, b.ps_tensors, net.counts))
-        t_pull_var = [np.where(loads.proxy, proxied, plain) for proxied, plain in pulls]
-        out.update(ps_var=net_ops.busiest(net_ops.add(net.push(loads.push_load, b.ps_tensors), t_pull_var)),
+        out.update(ps_var=net.column_busiest(loads.push_load, loads.pull_load, b.ps_tensors, loads.proxy),
                    ar_var=ar.wire * m.ar_s_per_byte
                    + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,

@@ -225,6 +225,34 @@ class Network:
                                            for (_, mask, _), s in zip(parts, served)), out=out)
         return out
 
+    def column_busiest(self, push_load: np.ndarray, pull_load: np.ndarray, tensors: np.ndarray,
+                       proxy: np.ndarray) -> np.ndarray:
+        """(K, V) each column's own busiest resource: its pushes, and its pulls (one per node where ``proxy``),
+        from its per-server (M, K, V) bytes and tensors."""
+        like, rpc = push_load, self.rpc_nic
+        inv = _col(1.0 / self.nic, like)
+        per_c, per_p = self.counts * self.present, self.present
+        u_push, u_pull = push_load * inv, pull_load * inv
+        if rpc:
+            u_push += rpc * tensors
+            u_pull += rpc * tensors
+        tot_t = rpc * tensors.sum(axis=0) if rpc else 0.0
+        send = _col(self.counts, like) * (inv * push_load.sum(axis=0) + tot_t - u_push)
+        send += np.where(proxy, _col(per_p.sum() - per_p, like), _col(per_c.sum() - per_c, like)) * u_pull
+        recv = _col(self.remote, like) * u_push
+        if self.gamma:
+            recv += self.N * self.gamma * push_load
+        recv += np.where(proxy, _col(per_p, like), _col(per_c, like)) * (inv * pull_load.sum(axis=0) + tot_t - u_pull)
+        out = np.maximum(send.max(axis=0), recv.max(axis=0))
+        for a, b in self.slow:  # pushes from a's replicas to b's server, pulls from a's server to b's replicas
+            pulls = np.where(proxy, per_p[b], per_c[b])
+            np.maximum(out, (push_load[b] * self.counts[a] + pull_load[a] * pulls) / self.link[a, b], out=out)
+        if self.shared_cpus:
+            per = np.where(proxy, (per_p.sum() - per_p)[:, None, None], (per_c.sum() - per_c)[:, None, None])
+            np.maximum(out, self.rpc * (np.tensordot(self.remote, tensors, axes=1) + (per * tensors).sum(axis=0)),
+                       out=out)
+        return out
+
     def first_pull_parts(self, u: np.ndarray, mask: np.ndarray, load: np.ndarray, tensors: np.ndarray
                          ) -> "FirstPulls":
         """Per node holding replicas, one pull by its first replica of the variables ``mask`` from every other
