@@ -245,9 +245,12 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     # until each node's first replica has its own
     z = pull_load * inv_nic + net.rpc_nic * b.ps_tensors if net.rpc_nic else pull_load * inv_nic
     pulled = rep | px_async
-    u_pulled = np.cumsum(z * rep, axis=2)
-    parts = [(u_pulled, rep, net.counts)]
-    if px_async.any():
+    if not px_async.any() or net.counts.max(initial=0) <= 1:  # one replica a node: a refresh weighs like a pull
+        u_pulled = np.cumsum(z * pulled, axis=2)
+        parts = [(u_pulled, pulled, net.counts)]
+    else:
+        u_pulled = np.cumsum(z * rep, axis=2)
+        parts = [(u_pulled, rep, net.counts)]
         u_async = np.cumsum(z * px_async, axis=2)
         parts.append((u_async, px_async, net.present))
         u_pulled = u_pulled + u_async
