@@ -89,8 +89,9 @@ def report(rows: list[dict]) -> str:
     lines.append("growth exponent of the CPU seconds per strategy (log-log least squares):")
     for key, name in (("vectorised_cpu", "vectorised"), ("one_cpu", "one at a time")):
         in_nodes, in_vars = exponents(rows, key)
-        lines.append(f"  {name:14s} in nodes: " + ", ".join(f"{e:.2f} at {v} variables" for v, e in in_nodes.items())
-                     + "; in variables: " + ", ".join(f"{e:.2f} at {n} nodes" for n, e in in_vars.items()))
+        lines.append(f"  {name:14s} in nodes:     " + ", ".join(f"{e:.2f} ({v} variables)"
+                                                            for v, e in in_nodes.items()))
+        lines.append(f"  {'':14s} in variables: " + ", ".join(f"{e:.2f} ({n} nodes)" for n, e in in_vars.items()))
     return "\n".join(lines)
 
 

@@ -5,8 +5,8 @@ link measured slower than both its NICs and, where the nodes share CPUs, one for
 on the PS's own node exchange nothing over the wire.
 
 A server answers its remote replicas' pulls one after another, so the first replica served starts computing
-once its own pulls are done (:meth:`Network.first_pulls`, per node holding replicas: one replica's pull from every
-server but its own node's, whose variables it reads in place) and only the last replica's push is left once the
+once its own pulls are done (:meth:`Network.first_pull_parts`, per node holding replicas: one replica's pull from
+every server but its own node's, whose variables it reads in place) and only the last replica's push is left once the
 last pull is served (``Network.push(..., last=True)``): k = remote replicas of that server.
 
 Every resource's time is a sum over the servers, and each server touches few of them: its own NIC direction
@@ -103,32 +103,6 @@ class Network:
         if self.shared_cpus:
             blocks.append(np.tensordot(served * self.rpc, tensors, axes=1)[None])
         return blocks
-
-    def first_pulls(self, load: np.ndarray, tensors: np.ndarray) -> np.ndarray:
-        """(Mr, ...) per node holding replicas, the busiest resource of one pull by its first replica from every
-        other node's server (served first everywhere): every server but its own sends, its node receives. The
-        busiest sender but one node's own is the busiest, or the second where that node is the busiest."""
-        nodes = np.flatnonzero(self.counts > 0)
-        send = _col(1.0 / self.nic, load) * load + self.rpc_nic * tensors
-        if self.M > 1:
-            top = np.argmax(send, axis=0)
-            first = np.take_along_axis(send, top[None], axis=0)[0]
-            np.put_along_axis(send, top[None], -np.inf, axis=0)
-            second = np.maximum(send.max(axis=0), 0.0)
-            out = np.where(top[None] == _col(nodes, load), second[None], first[None])
-        else:
-            out = np.zeros((len(nodes),) + load.shape[1:])
-        own_load, own_tensors = load[nodes], tensors[nodes]
-        np.maximum(out, _col(1.0 / self.nic[nodes], load) * (load.sum(axis=0) - own_load)
-                   + self.rpc_nic * (tensors.sum(axis=0) - own_tensors), out=out)
-        if self.shared_cpus:
-            np.maximum(out, self.rpc * (tensors.sum(axis=0) - own_tensors), out=out)
-        row = {int(n): i for i, n in enumerate(nodes)}
-        for a, b in self.slow:  # a slow link into a node is one more resource of that node's first pull
-            if int(b) in row:
-                np.maximum(out[row[int(b)]], load[a] / self.link[a, b], out=out[row[int(b)]])
-        return out
-
 
     # ---- the busiest resource of a chain, cumulative along the variables -------------------------------------
     # Nodes alike (same NIC, same replicas) have the same coefficients: within such a class a send is a multiple of
