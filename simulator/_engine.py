@@ -32,7 +32,6 @@ import dataclasses
 import numpy as np
 
 from simulator._arrays import Batch, Model
-from simulator import _network as net_ops
 from simulator._network import FirstPulls
 from simulator._prediction import COUNT_UNIT_S
 
@@ -160,8 +159,8 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     pull_b, pull_t = (np.einsum("mkv,pkv->kpm", x, np.stack([~proxy, proxy]).astype(float))
                       for x in (pull_load, b.ps_tensors))
     net = m.net
-    pull_all = net_ops.stack(net_ops.add(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts),
-                                         net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T  # (K, R)
+    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ net.dense["pull"]
+                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ net.dense["pull_proxy"])  # (K, R) busy time
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
@@ -240,7 +239,8 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     c_load, c_tensors = np.cumsum(loads.push_load, axis=2), np.cumsum(b.ps_tensors, axis=2)
     u_push = c_load * inv_nic + net.rpc_nic * c_tensors if net.rpc_nic else c_load * inv_nic
     cum_push_max, cum_last = net.push_busiest(u_push, c_load, c_tensors)
-    push_total = net_ops.stack(net.push(c_load[..., -1], c_tensors[..., -1])).T if V else np.zeros((K, net.R))
+    push_total = np.concatenate([c_load[..., -1].T, c_tensors[..., -1].T], 1) @ net.dense["push"] if V else \
+        np.zeros((K, net.R))
     # every live pull (an asynchronous proxy refreshed right after its node's update, like a pull) and the pulls
     # until each node's first replica has its own
     z = pull_load * inv_nic + net.rpc_nic * b.ps_tensors if net.rpc_nic else pull_load * inv_nic
@@ -397,10 +397,9 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
     busiest = resource_total.max(axis=1)
     raw = np.maximum(s.overlapped, busiest)
 
-    rpc = (loads.pull_t[:, 0] + loads.pull_t[:, 1]).T  # (M, K) tensors per server
-    zeros = np.zeros_like(rpc)
-    rpc_s = net_ops.busiest(net_ops.add(net.push(zeros, rpc), net.pull(zeros, rpc, net.counts)))
-    latency = ar.ar_latency + rpc_s if M else ar.ar_latency
+    rpc = loads.pull_t[:, 0] + loads.pull_t[:, 1]  # (K, M) tensors per server
+    rpc_s = rpc @ (net.dense["push"][M:] + net.dense["pull"][M:])
+    latency = ar.ar_latency + rpc_s.max(axis=1) if M else ar.ar_latency
     compute_all = compute + serial
     comm = raw - compute_all
     # counts the residual may charge: shards beyond one per variable, and collectives after fusion

@@ -37,8 +37,8 @@ class Network:
 
     Methods take per-server arrays of shape (M, ...) (bytes ``load``, tensors ``tensors``) and return the time on
     each resource as blocks: sends (M, ...), receives (M, ...), slow links (S, ...) and, where the nodes share
-    CPUs, the CPUs (1, ...); :func:`stack` joins them into (R, ...) in resource order, :func:`busiest` takes their
-    maximum."""
+    CPUs, the CPUs (1, ...); :func:`stack` joins them into (R, ...) in resource order. The ``*_busiest`` methods
+    take the busiest resource of a chain directly."""
 
     nic: np.ndarray  # (M,) bytes per second of each node's NIC
     link: np.ndarray  # (M, M) bytes per second from node a to node b (inf on the diagonal)
@@ -73,6 +73,19 @@ class Network:
     def remote(self) -> np.ndarray:
         """(M,) the replicas remote from each server: k."""
         return self.N - self.counts
+
+    @functools.cached_property
+    def dense(self) -> dict[str, np.ndarray]:
+        """(2M, R) matrices, [bytes on each server, tensors on each server] -> seconds on each resource, of every
+        replica's push, its pull and a proxy's refresh: for per-server totals (M x R work per strategy, not per
+        variable)."""
+        eye, zero = np.eye(self.M), np.zeros((self.M, self.M))
+
+        def matrix(spread) -> np.ndarray:
+            return np.concatenate([stack(spread(eye, zero)), stack(spread(zero, eye))], axis=1).T
+
+        return dict(push=matrix(self.push), pull=matrix(lambda x, t: self.pull(x, t, self.counts)),
+                    pull_proxy=matrix(lambda x, t: self.pull(x, t, self.present)))
 
     def push(self, load: np.ndarray, tensors: np.ndarray, last: bool = False) -> list[np.ndarray]:
         """Every replica's push of ``load`` bytes per replica to each server (``last``: the last remote replica's
@@ -303,19 +316,6 @@ def _others(x: np.ndarray) -> np.ndarray:
 def stack(blocks: list[np.ndarray]) -> np.ndarray:
     """Blocks of :class:`Network` -> (R, ...) in resource order."""
     return np.concatenate(blocks)
-
-
-def busiest(blocks: list[np.ndarray]) -> np.ndarray:
-    """The busiest resource of :class:`Network` blocks: (...)."""
-    out = blocks[0].max(axis=0)
-    for b in blocks[1:]:
-        np.maximum(out, b.max(axis=0), out=out)
-    return out
-
-
-def add(x: list[np.ndarray], y: list[np.ndarray]) -> list[np.ndarray]:
-    """Blockwise sum of two :class:`Network` times."""
-    return [a + b for a, b in zip(x, y)]
 
 
 def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibration,
