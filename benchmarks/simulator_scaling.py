@@ -102,12 +102,12 @@ def plot(rows: list[dict], path: pathlib.Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for key, style in (("vectorised", "-o"), ("one", "--s")):
+    for key, style in (("vectorised_cpu", "-o"), ("one_cpu", "--s")):
         for v in sorted({r["variables"] for r in rows}):
             cell = [r for r in rows if r["variables"] == v]
             ax.plot([r["nodes"] for r in cell], [r[key] for r in cell], style,
-                    label=f"{'score_choices' if key == 'vectorised' else 'predict'}, {v} variables")
-    ax.set(xscale="log", yscale="log", xlabel="nodes", ylabel="strategies per second",
+                    label=f"{'score_choices' if key == 'vectorised_cpu' else 'predict'}, {v} variables")
+    ax.set(xscale="log", yscale="log", xlabel="nodes", ylabel="strategies per CPU second",
            title="Simulator throughput by cluster size")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
