@@ -176,8 +176,9 @@ class _Chains:
     V: int
     lat: np.ndarray  # (K,) the pull phase's round trip
     push_total: np.ndarray  # (K, R) every replica's pushes, per resource
-    cum_p: tuple | None  # (R, K, V) pushes per resource, every replica's and the last remote replica's (None:
-    # no synchronous proxy needs them)
+    # pushes per resource, (rows, K, V): those every replica's and the last remote replica's load alike, every
+    # replica's others, the last's others (Network.push_resources; None: no synchronous proxy needs them)
+    cum_p: tuple | None
     cum_push_max: np.ndarray  # every replica's pushes, on their busiest resource
     cum_last: np.ndarray  # the last remote replica's pushes alone
     cum_all: np.ndarray  # every live pull, the round trip included
@@ -186,6 +187,7 @@ class _Chains:
     cum_ar_bytes: np.ndarray  # the all-reduced units' bytes on the ring
     ar_fixed: np.ndarray  # (K, 1) every collective's fixed cost, one after another
     tail: np.ndarray  # (K,) the ring latency of the last collective
+    _shared_pushed: tuple = (None, None)  # (rdy, its pushes on the shared resources): both chains' calls reuse it
 
     def forward_end(self, cum: np.ndarray, f: np.ndarray) -> np.ndarray:
         """End of the forward pass ``f`` when the pulls end at ``cum``: each layer waits for its variables."""
@@ -212,15 +214,25 @@ class _Chains:
         # the refreshes flow alongside the all-reduced bytes (the NICs they share), and each follows its unit's
         # pushes: a unit's push is done, on each resource, at the latest of (a unit ready no later than it, then
         # every push from that one to it); then come its refresh and those of the units ready after it
-        per = self.cum_p[c]  # (R, K, V)
-        pushed = np.maximum.accumulate((rdy + per)[:, :, ::-1], axis=2)[:, :, ::-1]
-        pushed[:, :, 1:] -= per[:, :, :-1]
+        if self._shared_pushed[0] is not rdy:
+            self._shared_pushed = (rdy, _pushed(self.cum_p[0], rdy))
+        pushed = np.maximum(self._shared_pushed[1], _pushed(self.cum_p[1 + c], rdy))
         shared = rdy + self.cum_ar_bytes + self.cum_ref + self.ar_fixed
-        return np.maximum(np.maximum(out, shared), pushed.max(axis=0) + self.cum_ref + self.ar_fixed)
+        return np.maximum(np.maximum(out, shared), pushed + self.cum_ref + self.ar_fixed)
 
     def finish(self, rdy: np.ndarray, c: int) -> np.ndarray:
         """(K,) end of the whole gradient phase, the ring's tail included."""
         return self.gradient_end(rdy, c).max(axis=1) + self.tail
+
+
+def _pushed(per: np.ndarray, rdy: np.ndarray) -> np.ndarray:
+    """(K, V) on the busiest of the resources ``per`` (rows, K, V; cumulative pushes), when each unit's push is done:
+    the latest of (a unit ready no later than it, then every push from that one to it)."""
+    if not len(per):
+        return np.full(rdy.shape, -np.inf)
+    pushed = np.maximum.accumulate((rdy + per)[:, :, ::-1], axis=2)[:, :, ::-1]
+    pushed[:, :, 1:] -= per[:, :, :-1]
+    return pushed.max(axis=0)
 
 
 def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:

@@ -152,28 +152,29 @@ class Network:
         return every, last
 
     def push_resources(self, u: np.ndarray, c_load: np.ndarray, c_tensors: np.ndarray) -> tuple[np.ndarray, ...]:
-        """(R, K, V) every replica's push and the last remote replica's on each resource, from the cumulative
-        per-server ``u``, load and tensors (M, K, V), as :meth:`push` spreads them."""
-        M, k, like = self.M, self.remote, u
-        every = np.empty((self.R,) + u.shape[1:])
-        send, recv = every[:M], every[M:2 * M]
+        """Pushes per resource, cumulative, from the per-server ``u``, load and tensors (M, K, V), as :meth:`push`
+        spreads them: (the resources every replica's push and the last remote replica's load alike, the sends and
+        slow links; the others, the receives and the shared CPUs, under every replica's push; the same under the
+        last's)."""
+        M, S, k, like = self.M, len(self.slow), self.remote, u
+        shared = np.empty((M + S,) + u.shape[1:])
+        send = shared[:M]
         np.multiply(_col(1.0 / self.nic, like), c_load.sum(axis=0), out=send)
         if self.rpc_nic:
             send += self.rpc_nic * c_tensors.sum(axis=0)
         send -= u
         send *= _col(self.counts, like)
-        np.multiply(_col(k, like), u, out=recv)
-        if self.gamma:
-            recv += self.N * self.gamma * c_load
         for j, (a, b) in enumerate(self.slow):
-            np.multiply(c_load[b], self.counts[a] / self.link[a, b], out=every[2 * M + j])
+            np.multiply(c_load[b], self.counts[a] / self.link[a, b], out=shared[M + j])
+        every = np.empty((M + self.shared_cpus,) + u.shape[1:])
+        np.multiply(_col(k, like), u, out=every[:M])
+        if self.gamma:
+            every[:M] += self.N * self.gamma * c_load
+        last = every * _col(np.append(np.where(k > 0, 1.0 / np.maximum(k, 1), 1.0), [1.0] * self.shared_cpus), like)
         if self.shared_cpus:
-            every[-1] = self.rpc * np.tensordot(k, c_tensors, axes=1)
-        last = every.copy()
-        last[M:2 * M] *= _col(np.where(k > 0, 1.0 / np.maximum(k, 1), 1.0), like)
-        if self.shared_cpus:
-            last[-1] = self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1)
-        return every, last
+            every[M] = self.rpc * np.tensordot(k, c_tensors, axes=1)
+            last[M] = self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1)
+        return shared, every, last
 
     def pull_busiest(self, parts: list[tuple], load: np.ndarray, tensors: np.ndarray,
                      u_sum: np.ndarray | None = None) -> np.ndarray:
