@@ -25,6 +25,9 @@ def register(sub) -> None:
                    help="builders predicted within X times the best builder are profiled (1.5)")
     p.add_argument("--max-profiles", type=int, default=10, metavar="N",
                    help="profiling runs on the cluster in all, confirmation included (10)")
+    p.add_argument("--round-size", type=int, default=2, metavar="N",
+                   help="after the first round, refit the cost model on what was measured and profile up to N "
+                        "candidates per round that could still win; 0 profiles the first round only (2)")
     p.add_argument("--confirm", type=int, default=3, metavar="N",
                    help="re-measure up to N candidates measured within --confirm-within of the best (the best "
                         "builder among them), head to head, and choose the fastest there; 0 turns it off (3)")
@@ -76,7 +79,8 @@ def run(args) -> int:
         output = pathlib.Path("runs") / f"{pathlib.Path(args.model).stem}-{load_cluster(args.spec).fingerprint[:8]}"
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
                        builders_to_profile=args.profile_builders, builder_band=args.builder_band,
-                       max_profiles=args.max_profiles, confirm=args.confirm, confirm_within=args.confirm_within,
+                       max_profiles=args.max_profiles, round_size=args.round_size, confirm=args.confirm,
+                       confirm_within=args.confirm_within,
                        confirm_steps=args.confirm_steps, run_noise=args.run_noise,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,

@@ -15,7 +15,7 @@ from autotune.search import _study
 from autotune.search._claims import Claims
 from autotune.search._journal import Journal
 from autotune.search._output import write_outputs
-from autotune.search._profiling import decide, profile_candidates
+from autotune.search._profiling import confirm_reserve, decide, profile_candidates
 from autotune.search._progress import Progress
 from autotune.search._select import diverse_top_k
 from autotune.search._simulated import SimulatedStage, simulate
@@ -92,10 +92,11 @@ def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], Non
     return out
 
 
-def confirm_reserve(cfg: SearchConfig) -> int:
-    """Profiling runs kept back from the first round for confirmation: ``confirm`` when the budget still leaves
-    two candidates to compare, else none."""
-    return cfg.confirm if cfg.confirm >= 2 and cfg.max_profiles - cfg.confirm >= 2 else 0
+def first_round_size(cfg: SearchConfig) -> int:
+    """Profiling runs of the first round: the budget less the confirmation's reserve and, where two candidates
+    are still left to the first round, one round of the closed loop (``--round-size``)."""
+    explore = cfg.max_profiles - confirm_reserve(cfg)
+    return explore - cfg.round_size if explore - cfg.round_size >= 2 else explore
 
 
 def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
@@ -172,23 +173,26 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
     setup.study.set_user_attr("lower_bound_s", bound.step_s)
     builders, to_profile = _carried_out(setup, sim)
-    interrupted, profiled = sim.interrupted, 0
+    interrupted, profiled, loop = sim.interrupted, 0, None
     if not cfg.simulate_only and to_profile and not interrupted:
         claims.set_phase("profiling")
+        loop = _closed_loop(setup, sim, builders, to_profile)
         profiled, interrupted = profile_candidates(to_profile, setup.study, setup.dists, setup.inventory,
                                                    setup.cluster, cfg, profiler_factory, Progress(progress, say),
-                                                   setup.multi, sim, claims)
+                                                   setup.multi, sim, claims, more=loop.next_round if loop else None)
         if not interrupted:
             claims.set_phase("deciding")
             claims.wait_for_others("deciding", say=say)
             to_profile = to_profile + _measured_elsewhere(setup, to_profile)
+    if loop is not None:
+        setup.study.set_user_attr("rounds", loop.records())  # a report read from the study alone shows them
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     result = SearchResult(inventory=setup.inventory, cluster=setup.cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
                           lower_bound_s=bound.step_s, calibrated=setup.calibrated, wall_s=time.monotonic() - started,
                           output=cfg.output, study_name=setup.name, storage=setup.url, interrupted=interrupted,
-                          kept_builder=kept)
+                          kept_builder=kept, rounds=loop.records() if loop else [])
     write_outputs(result, cfg, sim, say)
     return result
 
@@ -239,13 +243,26 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
     for b in close[:max(cfg.builders_to_profile, 0)]:
         if all(b is not c for c in to_profile):
             to_profile.append(b)
-    to_profile = first_round(to_profile, cfg.max_profiles - confirm_reserve(cfg))
+    to_profile = first_round(to_profile, first_round_size(cfg))
     for c in builders + [c for c in picked if not c.builders]:
         value = [c.predicted_s, sim.wire_mb(c)] if setup.multi else c.predicted_s
         _study.record(setup.study, setup.dists, c.params, value,
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
                        "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash})
     return builders, to_profile
+
+
+def _closed_loop(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], first: list[Candidate]):
+    """The closed loop over the rounds after the first (``_loop``), its pool the simulated stage's best and the
+    builders (the objects ``_carried_out`` made of them). With ``--round-size 0`` it chooses no round and only
+    records the first."""
+    from autotune.search._loop import POOL, ClosedLoop
+
+    by_trial = {c.trial: c for c in builders + first}
+    pool = first + builders + [by_trial.get(c.trial, c) for c in sim.candidates()[:POOL]]
+    loop = ClosedLoop(setup.inventory, setup.cluster, setup.calibration, pool, setup.cfg.round_size, setup.say)
+    loop.first(first)
+    return loop
 
 
 def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]:
