@@ -60,6 +60,9 @@ def register(sub) -> None:
     _common.add_space_options(p)
     p.add_argument("--calibration", default=None, metavar="FILE",
                    help="calibration file (default: the one `autotune calibrate` stored for this cluster)")
+    p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                   help="where no calibration is stored for the cluster, use the spec's nominal values instead of "
+                        "measuring a quick calibration first (about a minute)")
     p.add_argument("--steps", type=int, default=20, help="profiled steps per candidate (20)")
     p.add_argument("--warmup", type=int, default=5, help="warm-up steps per candidate (5)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
@@ -85,6 +88,7 @@ def run(args) -> int:
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,
+                       calibrate=args.calibrate,
                        cache_dir=args.cache_dir,
                        steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts,
                        claim_grace_s=args.claim_grace)

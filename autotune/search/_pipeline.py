@@ -38,10 +38,11 @@ def make_space(inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | No
 
 
 def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None],
-            say: Callable[[str], None] = lambda _m: None):
+            say: Callable[[str], None] = lambda _m: None, self_calibrate: bool = False,
+            progress: Callable[[str], None] = lambda _m: None):
     """(Scorer, Calibration, calibrated): the stored calibration (its costs derived again where another version of
-    the cost model derived them), else the spec's nominal values, with a warning. Says whether the predictions
-    include a residual correction."""
+    the cost model derived them); else, with ``self_calibrate``, a quick one measured now and stored; else the
+    spec's nominal values, with a warning. Says whether the predictions include a residual correction."""
     from simulator import Calibration, Scorer
 
     if cfg.calibration:
@@ -49,6 +50,8 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
         calibrated = True
     else:
         found = _find_calibration(cluster, inventory, cfg)
+        if found is None and self_calibrate:
+            found = _quick_calibration(cluster, cfg, warn, say, progress)
         calibrated = found is not None
         cal = found or Calibration.from_spec(cluster)
         if not calibrated:
@@ -111,6 +114,33 @@ def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
     return turns[:max(n, 0)]
 
 
+# the quick calibration a search runs where it finds none: fewer sizes, runs and steps than `autotune calibrate`
+QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors=100, steps=10, warmup=2)
+
+
+def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress):
+    """Measure the cluster and the model's anchor steps quickly (``QUICK_CALIBRATION``) and store the result where
+    ``autotune calibrate`` would (a full calibration later replaces it); None, with a warning, where it fails."""
+    from runners.calibrate import run_calibration
+    from simulator import calibration_path, to_calibration
+    from space.model import default_cache_dir
+
+    say("no calibration for this cluster: measuring a quick one first (--no-calibrate skips it; "
+        "`autotune calibrate --model` measures a full one)")
+    started = time.monotonic()
+    try:
+        m, inventory = run_calibration(cluster, model_path=cfg.model, accept_unknown_hosts=cfg.accept_unknown_hosts,
+                                       progress=progress, **QUICK_CALIBRATION)
+        cal = to_calibration(m, cluster, inventory, source="autotune search (quick calibration)")
+    except RunError as e:
+        warn(f"the quick calibration failed: {e}")
+        return None
+    directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
+    path = cal.save(calibration_path(directory / "calibration", cluster, cal.model_hash))
+    say(f"quick calibration: {time.monotonic() - started:.0f} s, stored in {path}")
+    return cal
+
+
 def _find_calibration(cluster, inventory, cfg):
     from simulator import Calibration
     from simulator import calibration_path
@@ -151,7 +181,9 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     say = out or (lambda s: print(s, file=sys.stderr))
     started = time.monotonic()
-    setup = _open(cfg, say)
+    # a caller's own profiler measures the cluster its own way: the quick calibration runs on the real one only
+    quick = cfg.calibrate and profiler_factory is None and not cfg.simulate_only
+    setup = _open(cfg, say, quick, (lambda m: say(f"calibrate: {m}")) if progress else (lambda _m: None))
     with Claims(setup.study, heartbeat_s=cfg.claim_grace_s / 6, grace_s=cfg.claim_grace_s) as claims:
         return _search(setup, claims, profiler_factory, progress, started)
 
@@ -197,7 +229,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     return result
 
 
-def _open(cfg: SearchConfig, say: Callable[[str], None]) -> _Setup:
+def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = False,
+          progress: Callable[[str], None] = lambda _m: None) -> _Setup:
     """Load the model and the cluster, make the space, open (or resume) the persistent study, pick the cost model."""
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -219,7 +252,8 @@ def _open(cfg: SearchConfig, say: Callable[[str], None]) -> _Setup:
              "inventory": inventory.to_dict()}
     study = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                               attrs=attrs, resume=cfg.resume)
-    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say)
+    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say,
+                                              self_calibrate, progress)
     return _Setup(cfg=cfg, cluster=cluster, inventory=inventory, space=space, dists=_study.distributions(space),
                   multi=multi, name=name, url=url, study=study, scorer=scorer, calibration=calibration,
                   calibrated=calibrated, say=say)
@@ -275,7 +309,8 @@ def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]
     for t in setup.study.trials:
         a = t.user_attrs
         h = a.get("strategy_hash")
-        if a.get("stage") in ("profiled", "confirmed") and h and h not in have and t.params:
+        if a.get("stage") in ("profiled", "confirmed") and h and h not in have and t.params \
+                and "measured_s" in a:
             if h not in best or a.get("runs", 1) > best[h].user_attrs.get("runs", 1):
                 best[h] = t
     out = []

@@ -115,7 +115,7 @@ def _already_measured(study) -> dict[str, Measurement]:
     out: dict[str, Measurement] = {}
     for t in study.trials:
         a = t.user_attrs
-        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash"):
+        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash") and "measured_s" in a:
             m = _measurement(a)
             if a["strategy_hash"] not in out or m.runs > out[a["strategy_hash"]].runs:
                 out[a["strategy_hash"]] = m

@@ -43,6 +43,7 @@ class SearchConfig:
     allow_async: bool = False
     reduce_above: int = REDUCE_ABOVE
     calibration: str | None = None
+    calibrate: bool = True  # no calibration stored for the cluster: measure a quick one before the search
     cache_dir: str | None = None
     steps: int = 20
     warmup: int = 5
