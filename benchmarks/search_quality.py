@@ -6,6 +6,7 @@ on one started cluster, (4) print winner / best builder, winner / lower bound, p
 
     python benchmarks/search_quality.py                       # brings a 3-host 200 Mbit/s testbed up and down (root)
     python benchmarks/search_quality.py --spec cluster.yml    # an existing cluster instead
+    python benchmarks/search_quality.py --bandwidth 1gbit --per-host 2=100mbit   # heterogeneous hosts
 
 The best builder is the fastest of a dozen noisy measurements, so it is biased low; with 2+ repeats the table
 also picks the best builder on the odd-numbered repeats and compares it with the winner on the even-numbered ones
@@ -33,11 +34,11 @@ sys.path.insert(0, str(ROOT))
 
 
 @contextlib.contextmanager
-def testbed(hosts: int, bandwidth: str, directory: pathlib.Path):
+def testbed(hosts: int, bandwidth: str, directory: pathlib.Path, per_host: list[str] = ()):
     import runners.testbed as tb
 
-    plan = tb.make_plan(hosts, bandwidth, [], prefix="sq", subnet="198.18.13.0/24", directory=str(directory),
-                        python=sys.executable)
+    plan = tb.make_plan(hosts, bandwidth, list(per_host), prefix="sq", subnet="198.18.13.0/24",
+                        directory=str(directory), python=sys.executable)
     try:
         tb.up(plan)
         yield str(pathlib.Path(plan["dir"]) / "cluster.yml")
@@ -81,18 +82,23 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
     if args.judge_only:  # the search ran before (same --out): measure its winner against the builders again
         summary = json.loads((out / f"search-{name}" / "summary.json").read_text())
         profiled, search_s, bound_s = summary["profiling_runs"], summary["wall_s"], summary["lower_bound_s"]
+        calibrate_s, rounds = float("nan"), summary.get("rounds") or []
         label, is_builder = summary["winner"], not summary["winner"].startswith("trial ")
     else:
-        if not args.no_calibrate:
+        started = time.monotonic()
+        if args.calibration == "full":
             code = cli(["calibrate", "--spec", spec, "--model", model, "--cache-dir", str(cache)])
             if code:  # a search on a stale or default calibration would not measure what this benchmark reports
                 raise SystemExit(f"calibrate failed (exit code {code}) for {model}; see its error above")
+        calibrate_s = time.monotonic() - started
         started = time.monotonic()
+        # "quick": the search calibrates on its own, as it does for a user with no calibration stored
         result = run_search(SearchConfig(model=model, spec=spec, output=out / f"search-{name}", trials=args.trials,
                                          top_k=args.top_k, steps=args.steps, warmup=args.warmup,
-                                         cache_dir=str(cache)),
+                                         cache_dir=str(cache), calibrate=args.calibration == "quick"),
                             progress=False, out=lambda m: None)
         search_s = time.monotonic() - started
+        rounds = result.rounds
         profiled, bound_s = result.profiled, result.lower_bound_s
         label, is_builder = result.winner.label, bool(result.winner.builders)
     from space.strategy import Strategy
@@ -123,7 +129,11 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
         row.update({"held_out_best_builder": held, "held_out_builder_ms": judge[held],
                     "held_out_winner_ms": judge[winner_row], "held_out_ratio": judge[winner_row] / judge[held]})
     row.update({"winner/lower_bound": med[winner_row] / (bound_s * 1e3) if bound_s else float("nan"),
-                "profiling_runs": profiled, "search_wall_s": search_s,
+                "profiling_runs": profiled, "calibrate_s": calibrate_s, "search_wall_s": search_s,
+                # the closed loop's rounds: how well the model that chose each one predicted it
+                "first_round_mape": rounds[0].get("mape") if rounds else None,
+                "final_round_mape": rounds[-1].get("mape") if len(rounds) > 1 else None,
+                "rounds": len(rounds),
                 "winner": label + (f" (= {same[0]})" if same and not is_builder else ""), "table": table})
     return row
 
@@ -145,7 +155,11 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--no-calibrate", action="store_true")
+    p.add_argument("--per-host", action="append", default=[], metavar="I=RATE",
+                   help="a heterogeneous testbed: host I's rate, e.g. --per-host 2=100mbit (repeatable)")
+    p.add_argument("--calibration", choices=["full", "quick", "none"], default="full",
+                   help="`autotune calibrate --model` before each search (full), the search's own quick one "
+                        "(quick), or the spec's nominal values (none)")
     p.add_argument("--judge-only", action="store_true",
                    help="reuse the searches already in --out: only measure their winners against the builders")
     p.add_argument("--out", default=str(ROOT / "runs" / "bench-search_quality"),
@@ -153,7 +167,8 @@ def main() -> int:
     args = p.parse_args()
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb")) as spec:
+    with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb",
+                                                                                   args.per_host)) as spec:
         rows = []
         for m in args.models.split(","):
             r = run_model(str(ROOT / "examples" / "models" / f"{m}.py"), spec, out, args)

@@ -75,7 +75,8 @@ def features(predictions: Sequence[Prediction] | np.ndarray) -> np.ndarray:
 
 
 def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: Sequence[float],
-                 ridge: float = 1e-3) -> dict[str, float]:
+                 ridge: float = 1e-3, penalty: Sequence[float] | None = None,
+                 per_column: bool = False) -> dict[str, float]:
     """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency + c4*pieces + c5*collectives by least squares of each
     strategy's error relative to its measured step (the terms of MAPE), pulled toward the identity.
 
@@ -83,7 +84,12 @@ def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: S
     ``Prediction.features``) carry what each extra tensor costs the step beyond its bytes: graph ops, RPC and
     launch work, which on CPU-bound hosts the base model undercounts. The ridge term (relative to the data's
     scale) keeps coefficients near (0, 1, 1, 0, 0, 0) when features are collinear, e.g. the compute time is the
-    same for every strategy of one model. Store the result as ``Calibration.residual``.
+    same for every strategy of one model. ``penalty`` scales the ridge per coefficient (in ``RESIDUAL_KEYS``
+    order): a few measurements of one model cannot tell a constant from its compute, and a large penalty on those
+    two leaves the differences between strategies to the terms that differ. ``per_column`` makes each
+    coefficient's ridge relative to its own column's scale instead of the mean's (the constant's column, one over
+    each step, dwarfs the others'), so that a weight of one pulls every term alike. Store the result as
+    ``Calibration.residual``.
 
     Relative, not in seconds: one model's steps span 10-20 times (the mlp's 9 ms PowerSGD step, its 140 ms PS
     ones), and a fit in seconds lets the longest few set the coefficients and chase their noise. No cross-validated
@@ -100,7 +106,12 @@ def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: S
     prior = np.array([IDENTITY_RESIDUAL[k] for k in RESIDUAL_KEYS])
     gram = X.T @ X
     lam = ridge * max(np.trace(gram) / X.shape[1], 1e-12)
-    coef = np.linalg.solve(gram + lam * np.eye(len(prior)), X.sum(axis=0) + lam * prior)
+    weight = np.ones(len(prior)) if penalty is None else np.asarray(penalty, float)
+    if weight.shape != prior.shape or (weight < 0).any():
+        raise ValueError(f"`penalty` needs {len(prior)} non-negative weights, but got {penalty!r}")
+    if per_column:
+        lam = ridge * np.maximum(np.diag(gram), 1e-12 * max(np.trace(gram), 1e-12))
+    coef = np.linalg.solve(gram + np.diag(lam * weight), X.sum(axis=0) + lam * weight * prior)
     return {k: float(c) for k, c in zip(RESIDUAL_KEYS, coef)}
 
 

@@ -25,6 +25,9 @@ def register(sub) -> None:
                    help="builders predicted within X times the best builder are profiled (1.5)")
     p.add_argument("--max-profiles", type=int, default=10, metavar="N",
                    help="profiling runs on the cluster in all, confirmation included (10)")
+    p.add_argument("--round-size", type=int, default=2, metavar="N",
+                   help="after the first round, refit the cost model on what was measured and profile up to N "
+                        "candidates per round that could still win; 0 profiles the first round only (2)")
     p.add_argument("--confirm", type=int, default=3, metavar="N",
                    help="re-measure up to N candidates measured within --confirm-within of the best (the best "
                         "builder among them), head to head, and choose the fastest there; 0 turns it off (3)")
@@ -57,6 +60,9 @@ def register(sub) -> None:
     _common.add_space_options(p)
     p.add_argument("--calibration", default=None, metavar="FILE",
                    help="calibration file (default: the one `autotune calibrate` stored for this cluster)")
+    p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
+                   help="where no calibration is stored for the cluster, use the spec's nominal values instead of "
+                        "measuring a quick calibration first (about a minute)")
     p.add_argument("--steps", type=int, default=20, help="profiled steps per candidate (20)")
     p.add_argument("--warmup", type=int, default=5, help="warm-up steps per candidate (5)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
@@ -76,11 +82,13 @@ def run(args) -> int:
         output = pathlib.Path("runs") / f"{pathlib.Path(args.model).stem}-{load_cluster(args.spec).fingerprint[:8]}"
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, trials=args.trials, top_k=args.top_k,
                        builders_to_profile=args.profile_builders, builder_band=args.builder_band,
-                       max_profiles=args.max_profiles, confirm=args.confirm, confirm_within=args.confirm_within,
+                       max_profiles=args.max_profiles, round_size=args.round_size, confirm=args.confirm,
+                       confirm_within=args.confirm_within,
                        confirm_steps=args.confirm_steps, run_noise=args.run_noise,
                        time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,
+                       calibrate=args.calibrate,
                        cache_dir=args.cache_dir,
                        steps=args.steps, warmup=args.warmup, accept_unknown_hosts=args.accept_unknown_hosts,
                        claim_grace_s=args.claim_grace)

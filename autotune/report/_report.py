@@ -108,6 +108,14 @@ def write_report(run: Run, out: str | pathlib.Path, inventory=None) -> Report:
         df.to_csv(out / f"{name}.csv", index=False)
         (out / f"{name}.md").write_text(_tables.to_markdown(df))
         files += [out / f"{name}.csv", out / f"{name}.md"]
+    rounds = run.meta.get("rounds") or []
+    if rounds:  # the closed loop's rounds: how well the model that chose each round predicted it
+        df = pd.DataFrame([{"round": r.get("round"), "measured": r.get("measured"),
+                            "mape": r.get("mape"), "kendall_tau": r.get("kendall_tau"),
+                            "chosen": ", ".join(r.get("chosen") or []), "stop": r.get("stop", "")} for r in rounds])
+        df.to_csv(out / "rounds.csv", index=False)
+        (out / "rounds.md").write_text(_tables.to_markdown(df))
+        files += [out / "rounds.csv", out / "rounds.md"]
     files.append(figures.step_time_figure(run.candidates, out / FIGURES[0], run.lower_bound_s))
     files.append(figures.fidelity_figure(run.candidates, out / FIGURES[1]))
     if len(run.measured) < 2:

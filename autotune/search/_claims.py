@@ -98,8 +98,13 @@ class Claims:
         for name, value in params.items():
             dist = distributions[name]
             self.storage.set_trial_param(trial_id, name, dist.to_internal_repr(value), dist)
-        for key, value in {**attrs, "claimed_by": self.owner}.items():
+        # the stage last: a searcher reading the trial meanwhile takes it for a record only once it is whole
+        items = {**attrs, "claimed_by": self.owner}
+        stage = items.pop("stage", None)
+        for key, value in items.items():
             self.storage.set_trial_user_attr(trial_id, key, value)
+        if stage is not None:
+            self.storage.set_trial_user_attr(trial_id, "stage", stage)
         self.storage.set_trial_state_values(trial_id, FAIL if values is None else COMPLETE, values)
         return True
 

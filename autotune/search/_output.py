@@ -6,6 +6,7 @@ import datetime
 import json
 import shlex
 
+from autotune.search._loop import round_lines
 from space import __version__
 from space import format_table
 
@@ -81,7 +82,8 @@ def write_outputs(result, cfg, sim, say) -> None:
                "interrupted": result.interrupted, "kept_builder": result.kept_builder,
                "failed": [{"strategy": c.label, "error": c.error} for c in result.candidates if c.error],
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
-               "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows}
+               "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
+               "rounds": result.rounds}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures
@@ -97,5 +99,7 @@ def write_outputs(result, cfg, sim, say) -> None:
           f"{result.profiled} profiling runs, {result.wall_s:.0f} s"
           + ("" if result.calibrated else "; uncalibrated cost model")
           + (" (interrupted)" if result.interrupted else ""))
+    for line in round_lines(result.rounds):
+        print(line)
     print(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     print(f"train with it:\n  {train}")

@@ -15,7 +15,7 @@ from autotune.search import _study
 from autotune.search._claims import Claims
 from autotune.search._journal import Journal
 from autotune.search._output import write_outputs
-from autotune.search._profiling import decide, profile_candidates
+from autotune.search._profiling import confirm_reserve, decide, profile_candidates
 from autotune.search._progress import Progress
 from autotune.search._select import diverse_top_k
 from autotune.search._simulated import SimulatedStage, simulate
@@ -38,10 +38,11 @@ def make_space(inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | No
 
 
 def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None],
-            say: Callable[[str], None] = lambda _m: None):
+            say: Callable[[str], None] = lambda _m: None, self_calibrate: bool = False,
+            progress: Callable[[str], None] = lambda _m: None):
     """(Scorer, Calibration, calibrated): the stored calibration (its costs derived again where another version of
-    the cost model derived them), else the spec's nominal values, with a warning. Says whether the predictions
-    include a residual correction."""
+    the cost model derived them); else, with ``self_calibrate``, a quick one measured now and stored; else the
+    spec's nominal values, with a warning. Says whether the predictions include a residual correction."""
     from simulator import Calibration, Scorer
 
     if cfg.calibration:
@@ -49,6 +50,8 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
         calibrated = True
     else:
         found = _find_calibration(cluster, inventory, cfg)
+        if found is None and self_calibrate:
+            found = _quick_calibration(cluster, cfg, warn, say, progress)
         calibrated = found is not None
         cal = found or Calibration.from_spec(cluster)
         if not calibrated:
@@ -92,10 +95,11 @@ def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], Non
     return out
 
 
-def confirm_reserve(cfg: SearchConfig) -> int:
-    """Profiling runs kept back from the first round for confirmation: ``confirm`` when the budget still leaves
-    two candidates to compare, else none."""
-    return cfg.confirm if cfg.confirm >= 2 and cfg.max_profiles - cfg.confirm >= 2 else 0
+def first_round_size(cfg: SearchConfig) -> int:
+    """Profiling runs of the first round: the budget less the confirmation's reserve and, where two candidates
+    are still left to the first round, one round of the closed loop (``--round-size``)."""
+    explore = cfg.max_profiles - confirm_reserve(cfg)
+    return explore - cfg.round_size if explore - cfg.round_size >= 2 else explore
 
 
 def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
@@ -108,6 +112,33 @@ def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
     built = sorted((c for c in to_profile if c.builders), key=lambda c: c.predicted_s)
     turns = [c for pair in itertools.zip_longest(trials, built) for c in pair if c is not None]
     return turns[:max(n, 0)]
+
+
+# the quick calibration a search runs where it finds none: fewer sizes, runs and steps than `autotune calibrate`
+QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors=100, steps=10, warmup=2)
+
+
+def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress):
+    """Measure the cluster and the model's anchor steps quickly (``QUICK_CALIBRATION``) and store the result where
+    ``autotune calibrate`` would (a full calibration later replaces it); None, with a warning, where it fails."""
+    from runners.calibrate import run_calibration
+    from simulator import calibration_path, to_calibration
+    from space.model import default_cache_dir
+
+    say("no calibration for this cluster: measuring a quick one first (--no-calibrate skips it; "
+        "`autotune calibrate --model` measures a full one)")
+    started = time.monotonic()
+    try:
+        m, inventory = run_calibration(cluster, model_path=cfg.model, accept_unknown_hosts=cfg.accept_unknown_hosts,
+                                       progress=progress, **QUICK_CALIBRATION)
+        cal = to_calibration(m, cluster, inventory, source="autotune search (quick calibration)")
+    except RunError as e:
+        warn(f"the quick calibration failed: {e}")
+        return None
+    directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
+    path = cal.save(calibration_path(directory / "calibration", cluster, cal.model_hash))
+    say(f"quick calibration: {time.monotonic() - started:.0f} s, stored in {path}")
+    return cal
 
 
 def _find_calibration(cluster, inventory, cfg):
@@ -150,7 +181,9 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     say = out or (lambda s: print(s, file=sys.stderr))
     started = time.monotonic()
-    setup = _open(cfg, say)
+    # a caller's own profiler measures the cluster its own way: the quick calibration runs on the real one only
+    quick = cfg.calibrate and profiler_factory is None and not cfg.simulate_only
+    setup = _open(cfg, say, quick, (lambda m: say(f"calibrate: {m}")) if progress else (lambda _m: None))
     with Claims(setup.study, heartbeat_s=cfg.claim_grace_s / 6, grace_s=cfg.claim_grace_s) as claims:
         return _search(setup, claims, profiler_factory, progress, started)
 
@@ -172,28 +205,32 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
     setup.study.set_user_attr("lower_bound_s", bound.step_s)
     builders, to_profile = _carried_out(setup, sim)
-    interrupted, profiled = sim.interrupted, 0
+    interrupted, profiled, loop = sim.interrupted, 0, None
     if not cfg.simulate_only and to_profile and not interrupted:
         claims.set_phase("profiling")
+        loop = _closed_loop(setup, sim, builders, to_profile)
         profiled, interrupted = profile_candidates(to_profile, setup.study, setup.dists, setup.inventory,
                                                    setup.cluster, cfg, profiler_factory, Progress(progress, say),
-                                                   setup.multi, sim, claims)
+                                                   setup.multi, sim, claims, more=loop.next_round if loop else None)
         if not interrupted:
             claims.set_phase("deciding")
             claims.wait_for_others("deciding", say=say)
             to_profile = to_profile + _measured_elsewhere(setup, to_profile)
+    if loop is not None:
+        setup.study.set_user_attr("rounds", loop.records())  # a report read from the study alone shows them
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     result = SearchResult(inventory=setup.inventory, cluster=setup.cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
                           lower_bound_s=bound.step_s, calibrated=setup.calibrated, wall_s=time.monotonic() - started,
                           output=cfg.output, study_name=setup.name, storage=setup.url, interrupted=interrupted,
-                          kept_builder=kept)
+                          kept_builder=kept, rounds=loop.records() if loop else [])
     write_outputs(result, cfg, sim, say)
     return result
 
 
-def _open(cfg: SearchConfig, say: Callable[[str], None]) -> _Setup:
+def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = False,
+          progress: Callable[[str], None] = lambda _m: None) -> _Setup:
     """Load the model and the cluster, make the space, open (or resume) the persistent study, pick the cost model."""
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -215,7 +252,8 @@ def _open(cfg: SearchConfig, say: Callable[[str], None]) -> _Setup:
              "inventory": inventory.to_dict()}
     study = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                               attrs=attrs, resume=cfg.resume)
-    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say)
+    scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say,
+                                              self_calibrate, progress)
     return _Setup(cfg=cfg, cluster=cluster, inventory=inventory, space=space, dists=_study.distributions(space),
                   multi=multi, name=name, url=url, study=study, scorer=scorer, calibration=calibration,
                   calibrated=calibrated, say=say)
@@ -239,13 +277,26 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
     for b in close[:max(cfg.builders_to_profile, 0)]:
         if all(b is not c for c in to_profile):
             to_profile.append(b)
-    to_profile = first_round(to_profile, cfg.max_profiles - confirm_reserve(cfg))
+    to_profile = first_round(to_profile, first_round_size(cfg))
     for c in builders + [c for c in picked if not c.builders]:
         value = [c.predicted_s, sim.wire_mb(c)] if setup.multi else c.predicted_s
         _study.record(setup.study, setup.dists, c.params, value,
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
                        "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash})
     return builders, to_profile
+
+
+def _closed_loop(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], first: list[Candidate]):
+    """The closed loop over the rounds after the first (``_loop``), its pool the simulated stage's best and the
+    builders (the objects ``_carried_out`` made of them). With ``--round-size 0`` it chooses no round and only
+    records the first."""
+    from autotune.search._loop import POOL, ClosedLoop
+
+    by_trial = {c.trial: c for c in builders + first}
+    pool = first + builders + [by_trial.get(c.trial, c) for c in sim.candidates()[:POOL]]
+    loop = ClosedLoop(setup.inventory, setup.cluster, setup.calibration, pool, setup.cfg.round_size, setup.say)
+    loop.first(first)
+    return loop
 
 
 def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]:
@@ -258,7 +309,8 @@ def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]
     for t in setup.study.trials:
         a = t.user_attrs
         h = a.get("strategy_hash")
-        if a.get("stage") in ("profiled", "confirmed") and h and h not in have and t.params:
+        if a.get("stage") in ("profiled", "confirmed") and h and h not in have and t.params \
+                and "measured_s" in a:
             if h not in best or a.get("runs", 1) > best[h].user_attrs.get("runs", 1):
                 best[h] = t
     out = []

@@ -115,7 +115,7 @@ def _already_measured(study) -> dict[str, Measurement]:
     out: dict[str, Measurement] = {}
     for t in study.trials:
         a = t.user_attrs
-        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash"):
+        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash") and "measured_s" in a:
             m = _measurement(a)
             if a["strategy_hash"] not in out or m.runs > out[a["strategy_hash"]].runs:
                 out[a["strategy_hash"]] = m
@@ -198,10 +198,18 @@ def _record_failure(study, dists, c, e: BaseException, claims=None) -> None:
         _study.record(study, dists, c.params, None, attrs)
 
 
+def confirm_reserve(cfg) -> int:
+    """Profiling runs kept back for the confirmation: ``confirm`` when the budget still leaves two candidates to
+    compare, else none."""
+    return cfg.confirm if cfg.confirm >= 2 and cfg.max_profiles - cfg.confirm >= 2 else 0
+
+
 def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factory, progress, multi, sim,
-                       claims=None):
-    """Profile each candidate not measured before (in this study, by any process sharing it), then re-measure
-    the closest contenders with the runs left in ``cfg.max_profiles`` (at most ``cfg.confirm``).
+                       claims=None, more=None):
+    """Profile each candidate not measured before (in this study, by any process sharing it); then, with ``more``
+    (``more(candidates, runs left) -> next round``, :class:`autotune.search._loop.ClosedLoop`), the rounds it
+    chooses from what was measured, each appended to ``candidates``; then re-measure the closest contenders with
+    the runs left in ``cfg.max_profiles`` (at most ``cfg.confirm``).
 
     A candidate that fails (a TensorFlow error, a step past its timeout, a server that died) is a FAIL trial in the
     study with its reason, and the search goes on with the next one, on a fresh cluster where the failure may have
@@ -210,26 +218,22 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     live searcher is waited for, not profiled again, and the confirmation is claimed as a whole.
     Returns ``(profiling runs done, interrupted)``; every finished measurement is already in the study.
     """
-    known = _already_measured(study)
-    todo = []
-    for c in candidates:
-        if c.strategy_hash in known:
-            c.measured = known[c.strategy_hash]
-        else:
-            todo.append(c)
-    todo = todo[:max(cfg.max_profiles, 0)]
     runs = 0
-    progress.start(len(todo), "profiling")
     try:
         with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg) as lazy:
-            waiting = []
-            for c in todo:
-                if claims is not None and not claims.claim(c.strategy_hash):
-                    waiting.append(c)  # another searcher is profiling it
-                    continue
-                runs += 1
-                _profile_one(c, lazy, study, dists, multi, sim, progress, claims)
-            runs += _await_others(waiting, claims, lazy, study, dists, multi, sim, progress)
+            todo = _known(candidates, study)[:max(cfg.max_profiles, 0)]
+            runs += _round(todo, "profiling", lazy, study, dists, multi, sim, progress, claims)
+            while more is not None:
+                # the budget counts every candidate this search has a measurement of, wherever it came from (a
+                # resumed study, another searcher): a resumed search goes on where it stopped, not afresh
+                spent = sum(c.measured is not None or bool(c.error) for c in candidates)
+                new = [c for c in more(candidates, cfg.max_profiles - confirm_reserve(cfg) - spent)
+                       if all(c is not x for x in candidates)]
+                if not new:
+                    break
+                candidates.extend(new)
+                todo = _known(new, study)[:max(cfg.max_profiles - runs, 0)]
+                runs += _round(todo, "profiling (refitted)", lazy, study, dists, multi, sim, progress, claims)
             if claims is not None:
                 claims.set_phase("profiled")
                 claims.wait_for_others("profiled", say=progress.say)
@@ -239,6 +243,32 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     finally:
         progress.close()
     return runs, False
+
+
+def _known(candidates, study) -> list:
+    """The candidates still to measure; the others get their measurement from the study."""
+    known = _already_measured(study)
+    todo = []
+    for c in candidates:
+        if c.strategy_hash in known:
+            c.measured = known[c.strategy_hash]
+        else:
+            todo.append(c)
+    return todo
+
+
+def _round(todo, desc, lazy, study, dists, multi, sim, progress, claims) -> int:
+    """Measure ``todo`` (one round), waiting for those another searcher claimed. Returns the runs done here."""
+    progress.close()
+    progress.start(len(todo), desc)
+    runs, waiting = 0, []
+    for c in todo:
+        if claims is not None and not claims.claim(c.strategy_hash):
+            waiting.append(c)  # another searcher is profiling it
+            continue
+        runs += 1
+        _profile_one(c, lazy, study, dists, multi, sim, progress, claims)
+    return runs + _await_others(waiting, claims, lazy, study, dists, multi, sim, progress)
 
 
 def _profile_one(c, lazy, study, dists, multi, sim, progress, claims=None) -> None:

@@ -29,6 +29,7 @@ class SearchConfig:
     max_profiles: int = 10  # profiling runs in all, confirmation included
     confirm: int = 3  # of those, re-measure up to this many contenders head to head ...
     confirm_within: float = 0.25  # ... measured within this fraction of the best (one run's noise: 10-20%)
+    round_size: int = 2  # candidates per profiling round after the first, chosen by the refitted cost model
     time_budget_s: float | None = None
     storage: str | None = None
     study_name: str | None = None
@@ -42,6 +43,7 @@ class SearchConfig:
     allow_async: bool = False
     reduce_above: int = REDUCE_ABOVE
     calibration: str | None = None
+    calibrate: bool = True  # no calibration stored for the cluster: measure a quick one before the search
     cache_dir: str | None = None
     steps: int = 20
     warmup: int = 5
@@ -57,14 +59,15 @@ class SearchConfig:
         checks = {"trials": self.trials >= 1, "top_k": self.top_k >= 0, "prune_ratio": self.prune_ratio > 1,
                   "builders_to_profile": self.builders_to_profile >= 0, "builder_band": self.builder_band >= 1,
                   "steps": self.steps >= 1, "warmup": self.warmup >= 0, "max_profiles": self.max_profiles >= 0,
-                  "confirm": self.confirm >= 0, "confirm_within": self.confirm_within >= 0,
+                  "confirm": self.confirm >= 0, "round_size": self.round_size >= 0,
+                  "confirm_within": self.confirm_within >= 0,
                   "confirm_steps": self.confirm_steps is None or self.confirm_steps >= 1,
                   "run_noise": 0 <= self.run_noise < 1}
         for name, ok in checks.items():
             if not ok:
                 raise BadInput(f"--{name.replace('_', '-')} is out of range: {getattr(self, name)!r}",
-                               hint="trials/steps/confirm-steps >= 1, top-k/warmup/max-profiles/confirm >= 0, "
-                                    "prune-ratio > 1, 0 <= run-noise < 1")
+                               hint="trials/steps/confirm-steps >= 1, top-k/warmup/max-profiles/confirm/round-size "
+                                    ">= 0, prune-ratio > 1, 0 <= run-noise < 1")
         if not self.claim_grace_s > 0:
             raise BadInput(f"--claim-grace must be > 0 seconds, got {self.claim_grace_s!r}")
         if self.confirm_steps is None:
@@ -112,3 +115,4 @@ class SearchResult:
     storage: str
     interrupted: bool = False
     kept_builder: str = ""  # the noise rule's line when it kept the best builder over a faster-looking mix
+    rounds: list = dataclasses.field(default_factory=list)  # per profiling round: predicted vs measured, why it stopped

@@ -114,7 +114,7 @@ def test_ctrl_c_while_profiling_keeps_the_study_and_stops_the_servers(tmp_path, 
     env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(cache_dir), "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "autotune", "search", "--model", str(MODELS / "mlp.py"), "--spec",
            str(CLUSTERS / "localhost.yml"), "-o", str(out), "--trials", "60", "--top-k", "3", "--steps", "400",
-           "--quiet"]
+           "--quiet", "--no-calibrate"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:

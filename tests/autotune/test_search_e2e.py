@@ -14,15 +14,21 @@ from space.strategy import Strategy
 pytestmark = pytest.mark.slow
 
 
-def test_search_profiles_and_the_winner_trains(tmp_path, cache_dir, capsys):
-    out = tmp_path / "run"
+def test_search_calibrates_profiles_and_the_winner_trains(tmp_path, capsys):
+    out, cache = tmp_path / "run", tmp_path / "cache"  # a cache with no calibration in it: the search measures one
     code = main(["search", "--model", str(MODELS / "mlp.py"), "--spec", str(CLUSTERS / "localhost.yml"),
-                 "-o", str(out), "--cache-dir", str(cache_dir), "--trials", "40", "--top-k", "2", "--steps", "4",
-                 "--confirm-steps", "6", "--warmup", "1", "--quiet", "--profile-builders", "1"])
-    text = capsys.readouterr().out
-    assert code == 0
+                 "-o", str(out), "--cache-dir", str(cache), "--trials", "40", "--top-k", "2", "--steps", "4",
+                 "--confirm-steps", "6", "--warmup", "1", "--quiet", "--profile-builders", "1", "--max-profiles", "6"])
+    captured = capsys.readouterr()
+    text = captured.out
+    assert code == 0, captured.err
+    assert "measuring a quick one first" in captured.err and "no calibration for this cluster: predictions" \
+        not in captured.err
+    assert len(list((cache / "calibration").glob("*.json"))) == 1  # stored where the next search finds it
     summary = json.loads((out / "summary.json").read_text())
-    assert 2 <= summary["profiling_runs"] <= 5  # top-k 2 + at most one builder, and up to 2 confirmations
+    assert summary["calibrated"] is True
+    assert 2 <= summary["profiling_runs"] <= 6  # a first round, refitted rounds and confirmations, within the budget
+    assert summary["rounds"][0]["measured"] >= 2 and summary["rounds"][-1]["stop"]
     best = Strategy.load(out / "best.pb")
     assert best.proto.provenance.measured_step_time_s == pytest.approx(summary["winner_measured_s"])
     assert best.proto.provenance.measured_step_time_s > 0

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 MODEL, SPEC = str(MODELS / "mlp.py"), str(CLUSTERS / "localhost.yml")
 PROFILE = ["--trials", "60", "--top-k", "3", "--profile-builders", "2", "--max-profiles", "4", "--confirm", "0",
-           "--steps", "4", "--warmup", "1", "--quiet"]
+           "--steps", "4", "--warmup", "1", "--quiet", "--no-calibrate"]
 
 
 def _pg_bin(name: str) -> str | None:
@@ -105,7 +105,7 @@ def test_a_search_on_postgresql_and_its_resume(postgres, tmp_path, cache_dir, ru
     code, _, err = run("search", "--model", MODEL, "--spec", SPEC, "-o", tmp_path / "a", "--storage", postgres,
                        "--study-name", "alone", "--cache-dir", cache_dir, "--quiet", "--trials", "60", "--resume",
                        "--top-k", "2", "--profile-builders", "1", "--max-profiles", "3", "--confirm", "0",
-                       "--steps", "4", "--warmup", "1")
+                       "--steps", "4", "--warmup", "1", "--no-calibrate")
     assert code == 0, err
     summary = json.loads((tmp_path / "a" / "summary.json").read_text())
     assert summary["simulated_trials"] == 60 and summary["storage"] == postgres

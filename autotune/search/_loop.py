@@ -1,0 +1,231 @@
+"""The closed loop of the profiling stage: after each round, the cost model's correction is refitted on every
+strategy measured so far, the simulated pool is scored again, and the next round is the candidates that could
+still beat the best measured one once the model's uncertainty about them is counted.
+
+Why: the simulated stage picks exactly the mixes whose prediction errors favour them (the optimizer's curse). A
+cost model calibrated on the builders' strategies predicted the builders within 6% on the testbed but the search's
+own mixes 36% off, all too fast; every round chosen by that ranking again measures its mistakes. Measurements
+taken in this study are the best evidence of where the model is wrong for this model on this cluster.
+
+The correction is ``simulator.fit_residual`` (a linear map of the prediction's parts: compute, exposed
+communication, latency, pieces, collectives) fitted on this study's measurements and the calibration's anchor
+steps. Each prediction carries a relative error
+
+    sigma(x) = sqrt(s^2 + (G * d(x))^2)
+
+where ``s`` is the refitted model's leave-one-out error on this study's measurements and ``d(x)`` the share of
+the model's bytes that ``x`` synchronizes differently from the nearest measured strategy (0: measured; 1:
+nothing in common). ``G`` is how wrong the model can be about a strategy it has never seen anything like: the
+search's unmeasured mixes were 36% off on average on the testbed, up to 2.1x. A candidate is worth a profiling run
+by its expected improvement over the best measured step, E[max(best - X, 0)] with X ~ N(predicted,
+(predicted sigma)^2): a mix predicted fast that the model cannot vouch for is measured only when even its
+uncertainty leaves it a real chance to win, and the loop stops when no candidate has one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from autotune.search._types import Candidate
+
+POOL = 300  # simulated candidates (best predicted first, plus every builder) the loop re-scores each round
+UNSEEN_ERROR = 0.35  # G above: relative error of a prediction for a strategy unlike every measured one
+MIN_ERROR = 0.03  # floor of s: run-to-run noise of one profiling run (validate-simulator's repeats: 1.4-2.6%)
+PRIOR_ERROR = 0.15  # s before there are enough measurements for a leave-one-out estimate
+MIN_GAIN = 0.02  # a candidate whose expected improvement is below this share of the best step is not measured
+# ridge per coefficient of the refit (intercept, compute, comm, latency, pieces, collectives): every strategy of one
+# model computes alike, so a few steps cannot tell a constant from the compute or either from a uniformly slower
+# network; held near the calibration's values, the differences between strategies go to the terms that differ
+PENALTY = (1e3, 1e3, 1.0, 1.0, 1.0, 1.0)
+RIDGE = 0.05  # of each term's own scale: a term the measurements barely move stays near the calibration's value
+
+
+@dataclasses.dataclass
+class Round:
+    """One profiling round: the candidates it measured, and what the model that chose them predicted."""
+
+    index: int
+    chosen: list[Candidate]
+    predicted_s: list[float]  # by the model that chose them (round 1: the simulated stage's)
+    sigma: list[float]  # their relative error estimates (round 1: none, 0)
+    residual: dict[str, float] | None  # the correction that model used (round 1: the calibration's)
+    stop: str = ""  # why no round followed this one ("" while one may)
+
+    def stats(self) -> dict[str, Any]:
+        """Predicted vs measured for the candidates of this round that were measured."""
+        from simulator import kendall_tau, mape
+
+        pairs = [(p, c.measured.median_s, s) for c, p, s in zip(self.chosen, self.predicted_s, self.sigma)
+                 if c.measured is not None and c.measured.median_s > 0]
+        out: dict[str, Any] = {"round": self.index, "chosen": [c.label for c in self.chosen], "measured": len(pairs)}
+        if pairs:
+            p, m, _ = map(list, zip(*pairs))
+            out["mape"] = mape(p, m)
+            tau = kendall_tau(p, m) if len(pairs) >= 2 else float("nan")
+            out["kendall_tau"] = None if math.isnan(tau) else tau  # none with one candidate or all tied
+            out["predicted_ms"] = [round(x * 1e3, 3) for x in p]
+            out["measured_ms"] = [round(x * 1e3, 3) for x in m]
+        out["sigma"] = [round(s, 4) for s in self.sigma]
+        if self.residual is not None:
+            out["residual"] = {k: round(v, 6) for k, v in self.residual.items()}
+        if self.stop:
+            out["stop"] = self.stop
+        return out
+
+
+class ClosedLoop:
+    """Chooses the profiling rounds after the first (``next_round``) and keeps every round's record."""
+
+    def __init__(self, inventory, cluster, calibration, pool: list[Candidate], round_size: int,
+                 say: Callable[[str], None] = lambda _m: None) -> None:
+        from simulator import Scorer
+
+        self.inventory, self.round_size, self.say = inventory, round_size, say
+        self.raw = Scorer(inventory, cluster, calibration.replace(residual=None))
+        self.prior = dict(calibration.residual) if calibration.residual is not None else None
+        seen, self.pool = set(), []
+        for c in pool:
+            if c.strategy is not None and c.strategy_hash not in seen:
+                seen.add(c.strategy_hash)
+                self.pool.append(c)
+        self._features: dict[str, tuple] = {}
+        self._signatures: dict[str, np.ndarray] = {}
+        names = [v.name for v in inventory.variables]
+        self._var_ix = {n: i for i, n in enumerate(names)}
+        weights = np.array([max(float(v.bytes), 1.0) for v in inventory.variables])
+        self._weights = weights / weights.sum() if weights.size else weights
+        self.anchors = self._anchors(cluster, calibration)
+        self.rounds: list[Round] = []
+        self.residual = self.prior
+
+    # ---- what the model knows ----------------------------------------------------------------------------------
+    def _anchors(self, cluster, calibration) -> list[tuple[tuple, float]]:
+        """The calibration's anchor steps as (features, measured): measured on this cluster for this model."""
+        if not calibration.anchors_s or calibration.model_hash != self.inventory.model_hash:
+            return []
+        from space.anchors import anchor_strategies
+
+        try:
+            strategies = anchor_strategies(self.inventory, cluster)
+        except Exception:  # noqa: BLE001 - an anchor the builders cannot make here is evidence we do without
+            return []
+        return [(self.raw.predict(strategies[name]).features, float(t))
+                for name, t in calibration.anchors_s.items() if name in strategies and t > 0]
+
+    def features(self, c: Candidate) -> tuple:
+        h = c.strategy_hash
+        if h not in self._features:
+            self._features[h] = self.raw.predict(c.strategy).features
+        return self._features[h]
+
+    def signature(self, c: Candidate) -> np.ndarray:
+        """(V,) one number per variable for how it is synchronized (its whole node_config, partitions included)."""
+        h = c.strategy_hash
+        if h not in self._signatures:
+            sig = np.zeros(len(self._var_ix), np.int64)
+            for node in c.strategy.proto.node_config:
+                i = self._var_ix.get(node.var_name)
+                if i is not None:
+                    sig[i] = hash(node.SerializeToString(deterministic=True))
+            self._signatures[h] = sig
+        return self._signatures[h]
+
+    def distance(self, c: Candidate, measured: list[Candidate]) -> float:
+        """The share of the model's bytes ``c`` synchronizes differently from the nearest of ``measured``."""
+        if not measured or not self._weights.size:
+            return 1.0
+        mine = self.signature(c)
+        return float(min(self._weights[self.signature(m) != mine].sum() for m in measured))
+
+    # ---- the refit ---------------------------------------------------------------------------------------------
+    def refit(self, measured: list[Candidate]) -> tuple[dict[str, float], float]:
+        """(the correction fitted on ``measured`` and the anchors, its leave-one-out relative error on ``measured``)."""
+        from simulator import apply_residual, fit_residual
+
+        own = [(self.features(c), c.measured.median_s) for c in measured]
+        data = own + self.anchors
+        X = np.array([f for f, _ in data], float)
+        y = np.array([t for _, t in data], float)
+        residual = fit_residual(X, y, RIDGE, PENALTY, per_column=True)
+        if len(own) < 3:
+            return residual, PRIOR_ERROR
+        errors = []
+        for i in range(len(own)):  # leave each of this study's measurements out in turn
+            keep = np.arange(len(data)) != i
+            r = fit_residual(X[keep], y[keep], RIDGE, PENALTY, per_column=True)
+            errors.append(float(apply_residual(X[i:i + 1], r)[0]) / y[i] - 1.0)
+        return residual, max(MIN_ERROR, float(np.sqrt(np.mean(np.square(errors)))))
+
+    def first(self, chosen: list[Candidate]) -> None:
+        """Record the first round: the simulated stage's choice and predictions."""
+        self.rounds.append(Round(1, list(chosen), [c.predicted_s for c in chosen], [0.0] * len(chosen), self.prior))
+
+    def next_round(self, candidates: list[Candidate], left: int) -> list[Candidate]:
+        """The next round's candidates (at most ``left`` and ``round_size``), or none: the loop is done."""
+        from simulator import apply_residual
+
+        measured = [c for c in candidates if c.measured is not None and c.measured.median_s > 0]
+        if not measured or not self.rounds:
+            return []
+        last = self.rounds[-1]
+        if left <= 0 or self.round_size <= 0:
+            last.stop = "the profiling budget is spent" if left <= 0 else "no rounds after the first (--round-size 0)"
+            return []
+        residual, s = self.refit(measured)
+        self.residual = residual
+        done = {c.strategy_hash for c in candidates if c.measured is not None or c.error}
+        best = min(c.measured.median_s for c in measured)
+        pool = [c for c in self.pool if c.strategy_hash not in done]
+        if not pool:
+            last.stop = "every candidate of the pool is measured"
+            return []
+        predicted = apply_residual(np.array([self.features(c) for c in pool], float), residual)
+        sigma = np.array([math.hypot(s, UNSEEN_ERROR * self.distance(c, measured)) for c in pool])
+        gain = expected_improvement(predicted, predicted * sigma, best)
+        order = np.argsort(-gain, kind="stable")
+        take = [int(i) for i in order[:min(left, self.round_size)] if gain[i] >= MIN_GAIN * best]
+        if not take:
+            refit_best = min(measured, key=lambda c: float(apply_residual(np.array([self.features(c)]), residual)[0]))
+            i = int(np.argmin(predicted))
+            last.stop = (f"no candidate can beat the best measured ({best * 1e3:.2f} ms) by {MIN_GAIN:.0%} within "
+                         f"its uncertainty; refitted best unmeasured: {pool[i].label} "
+                         f"{predicted[i] * 1e3:.2f} ms +- {sigma[i]:.0%}, refitted best measured: {refit_best.label}")
+            return []
+        chosen = [pool[i] for i in take]
+        self.rounds.append(Round(len(self.rounds) + 1, chosen, [float(predicted[i]) for i in take],
+                                 [float(sigma[i]) for i in take], residual))
+        self.say(f"round {len(self.rounds)}: refitted on {len(measured)} measured (leave-one-out error {s:.1%}); "
+                 + ", ".join(f"{c.label} {predicted[i] * 1e3:.2f} ms +- {sigma[i]:.0%}" for c, i in zip(chosen, take)))
+        return chosen
+
+    def records(self) -> list[dict[str, Any]]:
+        return [r.stats() for r in self.rounds]
+
+
+def expected_improvement(mean: np.ndarray, sd: np.ndarray, best: float) -> np.ndarray:
+    """E[max(best - X, 0)] for X ~ N(mean, sd^2), elementwise (sd 0: the plain improvement)."""
+    mean, sd = np.asarray(mean, float), np.asarray(sd, float)
+    gap = best - mean
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(sd > 0, gap / sd, 0.0)
+    cdf = 0.5 * (1.0 + np.vectorize(math.erf)(z / math.sqrt(2.0))) if z.size else z
+    pdf = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    return np.where(sd > 0, gap * cdf + sd * pdf, np.maximum(gap, 0.0))
+
+
+def round_lines(records: list[dict[str, Any]]) -> list[str]:
+    """One line per profiling round for the terminal and the report."""
+    lines = []
+    for r in records:
+        line = f"round {r['round']}: {r['measured']} measured"
+        if r.get("mape") is not None:
+            line += f", predicted within {r['mape']:.1%} MAPE"
+            if r.get("kendall_tau") is not None:
+                line += f" (Kendall tau {r['kendall_tau']:.2f})"
+        if r.get("stop"):
+            line += f"; stopped: {r['stop']}"
+        lines.append(line)
+    return lines
