@@ -189,9 +189,11 @@ def prepare(model_path: str, spec_path: str, strategy_path: str):
 
 
 def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps: int = 20, warmup: int = 5,
-                  step_timeout_s: float = 120.0, start_timeout_s: float = 60.0) -> ProfileResult:
+                  step_timeout_s: float = 120.0, start_timeout_s: float = 60.0,
+                  steps_per_call: int | None = None) -> ProfileResult:
     from runners.cluster import start_cluster
 
     traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
     with start_cluster(spec, timeout_s=start_timeout_s) as cluster:
-        return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s)
+        return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s,
+                                steps_per_call=steps_per_call)

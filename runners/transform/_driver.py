@@ -125,9 +125,9 @@ class TrainingJob:
             t0 = time.perf_counter()
             _, losses = self._run(fetches, feed_dict=g.feed(copies=m))
             dt = (time.perf_counter() - t0) / m
+            self.steps_done = [c + m for c in self.steps_done]
+            times += [dt] * m
             for loss in losses:
-                times.append(dt)
-                self.steps_done = [c + 1 for c in self.steps_done]
                 if on_step:
                     on_step(s, dt, float(loss))
                 s += 1
