@@ -53,9 +53,15 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     what each server sends and receives (:func:`_server_loads`) and when the busiest resource is done with each
     variable of every chain (:func:`_chains`); the shards' CPU work (:func:`_piece_costs`); the compute
     (:func:`_compute`); then the step (:func:`_step`) and its parts (:func:`_outputs`)."""
+    return evaluate_with(m, b, _server_loads, _chains, detail)
+
+
+def evaluate_with(m: Model, b: Batch, server_loads, chains, detail: bool = False) -> dict[str, np.ndarray]:
+    """:func:`evaluate` with the servers' loads and the chains built by ``server_loads(m, b)`` and
+    ``chains(m, b, ar, loads)`` (the dense ones, or those of :mod:`simulator._engine_sparse`)."""
     ar = _all_reduce(m, b)
-    loads = _server_loads(m, b)
-    timing = _chains(m, b, ar, loads)
+    loads = server_loads(m, b)
+    timing = chains(m, b, ar, loads)
     piece_s = _piece_costs(m, loads, ar)
     serial = ar.compression + piece_s  # on the critical path, outside the overlap of communication and backward
     compute, synchronous, any_sync_ps = _compute(m, b, loads)

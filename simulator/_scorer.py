@@ -16,6 +16,8 @@ from space.strategy import Strategy, partition_axis, shard_sizes
 from simulator._calibration import RESIDUAL_KEYS, Calibration
 from simulator._arrays import Batch, Model
 from simulator._engine import evaluate
+from simulator._engine_sparse import evaluate_entries, sparse_fits
+from simulator._sparse import Entries
 from simulator._prediction import Prediction
 
 LAYOUT_CACHE = 256  # shard layouts whose per-shard model is kept
@@ -67,6 +69,7 @@ class Scorer:
         self._layout_models: dict[tuple, Model] = {}
         self._layout_cols: dict[tuple, tuple] = {}
         self.model = self._build_model()
+        self._sparse = bool(len(self._var_ix)) and sparse_fits(self.model.net)
 
     # ---- public API ----------------------------------------------------------------------------------
     def predict(self, strategy: Strategy) -> Prediction:
@@ -100,19 +103,24 @@ class Scorer:
         """
         ps = self._check_choices(choices)
         K = ps.shape[0]
-        chunk = _chunk(self.model)
+        if self._sparse:  # the loads as entries: no (nodes x strategies x variables) arrays
+            chunk = max(8, CHUNK_CELLS // max(len(self.model.nbytes), 1))
+            score, encode = evaluate_entries, self._entry_batch
+        else:
+            chunk = _chunk(self.model)
+            score, encode = evaluate, self._batch
         with _one_blas_thread():
-            outs = [evaluate(self.model, self._batch(_rows(choices, slice(s, s + chunk), K)))
+            outs = [score(self.model, encode(_rows(choices, slice(s, s + chunk), K)))
                     for s in range(0, max(K, 1), chunk)]
         merged = {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
         return merged if parts else merged["step"]
 
     # ---- encoding ------------------------------------------------------------------------------------
-    def _empty(self, K: int, V: int | None = None) -> Batch:
+    def _empty(self, K: int, V: int | None = None, dense: bool = True) -> Batch:
         V, M = len(self._var_ix) if V is None else V, len(self.addresses)
         return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
-                     spec=np.zeros((K, V), np.int64),
-                     rank=np.ones((K, V), np.int64), ps_frac=np.zeros((M, K, V)), ps_tensors=np.zeros((M, K, V)),
+                     spec=np.zeros((K, V), np.int64), rank=np.ones((K, V), np.int64),
+                     ps_frac=np.zeros((M, K, V)) if dense else None, ps_tensors=np.zeros((M, K, V)) if dense else None,
                      sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool),
                      gather=np.zeros((K, V), bool))
 
@@ -314,6 +322,37 @@ class Scorer:
             extra = np.maximum(0, (r - d + M - 1) // M)  # shards among them with one extra row (TF's rule)
         np.multiply(count, ps, out=b.ps_tensors)
         np.multiply(b.ps_tensors * q + extra * ps, 1.0 / dim0, out=b.ps_frac)
+        return b
+
+    def _entry_batch(self, c: Choices) -> Batch:
+        """Choice arrays -> a batch whose PS shards are entries: shard i of a PS variable on node
+        (server + i) % M, each node's shards (more than one where there are more shards than nodes) one entry."""
+        ps = np.asarray(c.ps, bool)
+        K, V = ps.shape
+        M = len(self.addresses)
+
+        def arr(x, default, dtype):
+            return np.broadcast_to(np.asarray(default if x is None else x, dtype), (K, V))
+
+        b = self._empty(K, V, dense=False)
+        b.ar_frac[:] = ~ps
+        b.group[:], b.comp[:], b.rank[:] = arr(c.group, 0, np.int64), arr(c.compressor, 0, np.int64), \
+            np.maximum(arr(c.rank, 1, np.int64), 1)
+        b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
+            arr(c.proxy, False, bool)
+        kk, vv = np.nonzero(ps)
+        dim0 = self._dim0[vv]
+        shards = np.clip(arr(c.shards, 1, np.int64)[kk, vv], 1, dim0)
+        server = arr(c.server, 0, np.int64)[kk, vv]
+        nodes = np.minimum(shards, M)
+        cell = np.repeat(np.arange(len(kk)), nodes)
+        j = np.arange(cell.size) - np.repeat(np.cumsum(nodes) - nodes, nodes)  # which node of the cell's
+        shards, dim0 = shards[cell], dim0[cell]
+        q, r = dim0 // shards, dim0 % shards
+        count = (shards - j + M - 1) // M  # the shards landing on that node, and those with one extra row
+        extra = np.maximum(0, (r - j + M - 1) // M)
+        b.entries = Entries(k=kk[cell], col=vv[cell], srv=(server[cell] + j) % M,
+                            frac=(count * q + extra) * (1.0 / dim0), tensors=count.astype(float), K=K, V=V, M=M)
         return b
 
     # ---- model constants -----------------------------------------------------------------------------

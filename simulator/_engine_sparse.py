@@ -1,0 +1,235 @@
+"""The cost model on PS loads given as entries (:class:`simulator._sparse.Entries`), for clusters whose nodes are
+all alike: the same predictions as :func:`simulator._engine.evaluate`, in O(entries + V log V) per strategy and
+chain instead of O(nodes x V). Every chain of :func:`simulator._engine._chains` is a running extreme over the
+servers' cumulative loads (:mod:`simulator._sparse` says how each is read from the entries); the synchronous
+proxies' refreshes, which follow their unit's pushes resource by resource, are :class:`Pushes`."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from simulator._arrays import Batch, Model
+from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
+from simulator._network import Network
+from simulator._sparse import Entries, RangeTable, largest, server_cum, smallest
+
+
+def sparse_fits(net: Network) -> bool:
+    """Whether the entries' engine serves the cluster: every node alike (one NIC speed, one replica count, all
+    holding replicas), no link slower than its NICs and no CPUs shared between the nodes."""
+    return bool(net.M > 1 and len(net.classes) == 1 and not len(net.slow) and not net.shared_cpus
+                and net.counts.min() > 0)
+
+
+def evaluate_entries(m: Model, b: Batch) -> dict[str, np.ndarray]:
+    """:func:`simulator._engine.evaluate` of a batch whose PS loads are ``b.entries`` (no per-variable detail)."""
+    return evaluate_with(m, b, _server_loads, _chains)
+
+
+@dataclasses.dataclass
+class _EntryLoads(_ServerLoads):
+    """:class:`_ServerLoads` with the per-entry bytes in place of the (M, K, V) arrays."""
+
+    push_e: np.ndarray | None = None  # (E,) bytes each replica pushes to the entry's server
+    pull_e: np.ndarray | None = None  # (E,) bytes the entry's server sends per pull
+
+
+def _server_loads(m: Model, b: Batch) -> _EntryLoads:
+    """As :func:`simulator._engine._server_loads`, summed from the entries."""
+    e = b.entries
+    ones = np.ones(e.size)
+    ps_any = e.cell_sum(ones) > 0
+    push_e = e.frac * m.push_bytes[e.col]
+    stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
+    live, proxy = ~stale, b.proxy
+    pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)
+    pull_e = e.frac * e.cells(pull_bytes)
+    px = e.cells(proxy)
+    pull_b = np.stack([e.server_sum(pull_e * ~px), e.server_sum(pull_e * px)], axis=1)
+    pull_t = np.stack([e.server_sum(e.tensors * ~px), e.server_sum(e.tensors * px)], axis=1)
+    net = m.net
+    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ net.dense["pull"]
+                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ net.dense["pull_proxy"])
+    lat = m.pull_latency_s * (ps_any & live).any(axis=1)
+    server_frac = e.server_sum(e.frac)
+    return _EntryLoads(ps_any=ps_any, push_load=None, pull_load=None, live=live, proxy=proxy, pull_b=pull_b,
+                       pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=e.cell_sum(e.tensors),
+                       col_frac=e.cell_sum(e.frac), server_push=e.server_sum(push_e),
+                       server_pulled=e.server_sum(push_e * ~e.cells(proxy & b.sync)),
+                       off_replicas=(server_frac[:, ~m.replica_nodes] > 0).any(axis=1), push_e=push_e, pull_e=pull_e)
+
+
+def _pull_busiest(net: Network, e: Entries, z: np.ndarray, parts: list[tuple]) -> np.ndarray:
+    """(K, V) the busiest resource of the pulls ``parts`` ((mask (K, V), per node pulls)), each entry weighing
+    ``z`` seconds per pull: a server sends to every other node's replicas, a node receives from every other
+    server. All nodes alike: the busiest send is the largest server, the busiest receive the total less the
+    smallest."""
+    per = [float(p[0] * net.present[0]) for _, p in parts]
+    served = [float((p * net.present).sum()) - w for (_, p), w in zip(parts, per)]
+    masks = [e.cells(mask) for mask, _ in parts]
+    out = np.zeros((e.K, e.V))
+    if any(served):
+        np.maximum(out, largest(e, server_cum(e, z * sum(w * mk for w, mk in zip(served, masks)))), out=out)
+    if any(per):
+        w_r = z * sum(w * mk for w, mk in zip(per, masks))
+        total = np.cumsum(e.cell_sum(w_r), axis=1)
+        np.maximum(out, total - smallest(e, server_cum(e, w_r)), out=out)
+    return out
+
+
+def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _EntryLoads) -> "_EntryChains":
+    """As :func:`simulator._engine._chains`, from the entries."""
+    K, V = b.ar_frac.shape
+    net, e = m.net, b.entries
+    live, proxy = loads.live, loads.proxy
+    rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
+    nic, rpc, counts, k = net.nic[0], net.rpc_nic, net.counts[0], net.remote[0]
+
+    # every replica's pushes: a server receives k replicas' (and reduces N), a node sends to every other server
+    w_push = loads.push_e / nic + rpc * e.tensors if rpc else loads.push_e / nic
+    x_push = server_cum(e, w_push)
+    t_push = np.cumsum(e.cell_sum(w_push), axis=1)
+    send = counts * (t_push - smallest(e, x_push))
+    recv_e = k * x_push + net.N * net.gamma * server_cum(e, loads.push_e) if net.gamma else k * x_push
+    recv = largest(e, recv_e)
+    cum_push_max = np.maximum(send, recv)
+    cum_last = np.maximum(send, recv / k if k > 0 else recv)
+    push_total = np.concatenate([loads.server_push, e.server_sum(e.tensors)], 1) @ net.dense["push"]
+
+    z = loads.pull_e / nic + rpc * e.tensors if rpc else loads.pull_e / nic
+    pulled = rep | px_async
+    if not px_async.any() or net.counts.max(initial=0) <= 1:
+        parts = [(pulled, net.counts)]
+    else:
+        parts = [(rep, net.counts), (px_async, net.present)]
+    lat = loads.lat[:, None]
+    cum_all = _pull_busiest(net, e, z, parts) + lat
+    firsts = FirstPulls(e, z * e.cells(pulled))
+    cum_ref = pushes = None
+    if px_sync.any():
+        cum_ref = _pull_busiest(net, e, z, [(px_sync, net.present)])
+        pushes = Pushes(net, e, w_push, x_push, t_push, loads.push_e, cum_ref)
+    return _EntryChains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=None, cum_push_max=cum_push_max,
+                        cum_last=cum_last, cum_all=cum_all, firsts=firsts, cum_ref=cum_ref,
+                        cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
+                        ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail,
+                        pushes=pushes)
+
+
+@dataclasses.dataclass
+class _EntryChains(_Chains):
+    """:class:`_Chains` whose synchronous proxies' refreshes follow their unit's pushes through :class:`Pushes`."""
+
+    pushes: "Pushes | None" = None
+
+    def finish(self, rdy: np.ndarray, c: int) -> np.ndarray:
+        cum_ps = self.cum_push_max if c == 0 else self.cum_last
+        end = (rdy + np.maximum(self.cum_ar_bytes, cum_ps)).max(axis=1) + self.ar_fixed[:, 0]
+        if self.cum_ref is not None:
+            shared = (rdy + self.cum_ar_bytes + self.cum_ref).max(axis=1) + self.ar_fixed[:, 0]
+            end = np.maximum(np.maximum(end, shared), self.pushes.latest(rdy, c) + self.ar_fixed[:, 0])
+        return end + self.tail
+
+
+class FirstPulls:
+    """Per node, the busiest resource of its first replica's pulls (from every other node's server; the pulled
+    seconds ``w`` (E,) per entry), read at the end of the forward pass of each layer (:meth:`latest`)."""
+
+    def __init__(self, e: Entries, w: np.ndarray) -> None:
+        self.e, self.x = e, server_cum(e, w)
+        self.nodes = np.arange(e.M)
+        self.first = largest(e, self.x)
+        self.total = np.cumsum(e.cell_sum(w), axis=1)
+
+    def latest(self, h: np.ndarray) -> np.ndarray:
+        """(M, K) max over the columns of (pulls done + ``h``), ``h`` (K, V): the busiest other server (the
+        busiest of all, or the busiest but the node where it is that node), or the node's own receive."""
+        e, lay, x = self.e, self.e.lay, self.x
+        kk = np.arange(e.K)
+        e1 = self.first + h
+        peak = e1.argmax(axis=1)
+        best = e1[kk, peak]
+        # the server that is the busiest at the peak (any of them on a tie: they give the same)
+        top = (lay.padded(e, x, -1.0) == self.first[kk, peak][:, None]) & (np.arange(max(lay.L, 1))[None]
+                                                                             <= lay.last[kk, peak][:, None])
+        srv = lay.padded(e, e.srv.astype(float), 0.0)
+        at = np.where(top.any(axis=1), srv[kk, top.argmax(axis=1)], 0.0).astype(np.int64)
+        alone = (largest(e, np.where(e.srv == at[e.k], 0.0, x)) + h).max(axis=1)
+        out = np.broadcast_to(best, (e.M, e.K)).copy()
+        out[at, kk] = alone
+        return np.maximum(out, self._own(h))
+
+    def _own(self, h: np.ndarray) -> np.ndarray:
+        """(M, K) max over the columns of (total less the node's own + ``h``): the node's own is constant
+        between two of its entries, so each gap takes the range maximum of (total + h)."""
+        e, lay = self.e, self.e.lay
+        table = RangeTable(self.total + h)
+        first_col = np.full(e.K * e.M, e.V)
+        first_col[lay.seg_key] = e.col[lay.order][lay.heads]
+        kk = np.repeat(np.arange(e.K), e.M)
+        own = table.max_a(kk, np.zeros_like(first_col), first_col - 1)
+        if e.size:
+            gaps = table.max_a(e.k, e.col, lay.next_col - 1) - self.x
+            np.maximum.at(own, lay.seg_key[lay.seg_of], gaps)
+        return own.reshape(e.K, e.M).T
+
+
+class Pushes:
+    """The synchronous proxies' refreshes after their unit's pushes: max over the columns v of (``ref``(v), the
+    refreshes of the units ready no earlier, plus when the pushes of v are done on the busiest resource), that
+    is, over every resource r and pair v <= u: rdy(u) + ref(v) + the pushes of the columns v..u on r.
+
+    On a server's receive the load of v..u grows only at its own entries, so the pairs worth taking start and end
+    at them: a prefix maximum along each server's entries. On a node's send (every replica's pushes to the other
+    servers: the total less its own) the pair is split at the node's entries: inside one gap between them the
+    node's own load does not move (a range maximum of pairs, :class:`RangeTable`); across gaps it is the best
+    start before plus the best end after, each a range maximum."""
+
+    def __init__(self, net: Network, e: Entries, w: np.ndarray, x: np.ndarray, total: np.ndarray,
+                 load: np.ndarray, ref: np.ndarray) -> None:
+        self.net, self.e, self.w, self.x, self.total, self.ref = net, e, w, x, total, ref
+        self.load_cum = server_cum(e, load) if net.gamma else None
+        self._send = (None, None)
+
+    def latest(self, rdy: np.ndarray, c: int) -> np.ndarray:
+        """(K,) for every replica's pushes (``c`` 0) or the last remote replica's (1)."""
+        if self._send[0] is not rdy:
+            self._send = (rdy, self._sends(rdy))
+        return np.maximum(self._send[1], self._receives(rdy, c))
+
+    def _receives(self, rdy: np.ndarray, c: int) -> np.ndarray:
+        net, e, lay = self.net, self.e, self.e.lay
+        k = net.remote[0]
+        p = k * self.x + net.N * net.gamma * self.load_cum if net.gamma else k * self.x
+        if c == 1 and k > 0:
+            p = p / k
+        before = np.where(lay.prev >= 0, p[np.maximum(lay.prev, 0)], 0.0)
+        start = np.maximum.accumulate(lay.by_server(e.cells(self.ref) - before, -np.inf), axis=1)
+        value = start[lay.seg_of, lay.rank] + e.cells(rdy) + p
+        return lay.padded(e, value, -np.inf).max(axis=1)
+
+    def _sends(self, rdy: np.ndarray) -> np.ndarray:
+        net, e, lay = self.net, self.e, self.e.lay
+        cnt = net.counts[0]
+        A = rdy + cnt * self.total
+        B = self.ref - cnt * np.concatenate([np.zeros((e.K, 1)), self.total[:, :-1]], axis=1)
+        table = RangeTable(A, B)
+        # pairs inside one gap of a node's entries: before its first (or everywhere: a node with none) and after
+        # each entry up to the next
+        first_col = np.full(e.K * e.M, e.V)
+        first_col[lay.seg_key] = e.col[lay.order][lay.heads]
+        kk = np.repeat(np.arange(e.K), e.M)
+        best = table.max_pair(kk, np.zeros_like(first_col), first_col - 1).reshape(e.K, e.M).max(axis=1)
+        if not e.size:
+            return best
+        inside = table.max_pair(e.k, e.col + 1, lay.next_col - 1)
+        # across gaps: the best start in a gap up to an entry, then the best end from a later entry to the next
+        has_prev = lay.prev >= 0
+        prev = np.maximum(lay.prev, 0)
+        start = (table.max_b(e.k, np.where(has_prev, e.col[prev] + 1, 0), e.col)
+                 + np.where(has_prev, cnt * self.x[prev], 0.0))
+        start = np.maximum.accumulate(lay.by_server(start, -np.inf), axis=1)[lay.seg_of, lay.rank]
+        across = start + table.max_a(e.k, e.col, lay.next_col - 1) - cnt * self.x
+        value = lay.padded(e, np.maximum(inside, across), -np.inf).max(axis=1)
+        return np.maximum(best, value)

@@ -1,0 +1,223 @@
+"""The parameter servers' load as entries, one per (strategy, column, server holding a shard of it), for clusters
+whose nodes are all alike (one NIC speed, one replica count, no slow link, no shared CPUs).
+
+A variable lives on a few servers, so the dense (M, K, V) arrays of :mod:`simulator._engine` are mostly zeros. A
+server's cumulative load along the columns changes only at its own entries and never falls, so over the servers:
+
+- the largest is a running maximum over the entries in column order;
+- the smallest is 0 until every server has an entry, then the least of the entries not yet followed by one of
+  their own server's (those still current, and later ones, which are no smaller);
+- a node's own resources (its receive during its first replica's pulls: the total less its own) peak where the
+  total peaks between two of its entries: a range maximum over each gap between them (:class:`RangeTable`).
+
+Each chain then costs O(entries + V log V) per strategy instead of O(M x V)."""
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Entries:
+    """K strategies' PS shards as flat entries sorted by (strategy, column): (E,) arrays."""
+
+    k: np.ndarray  # strategy
+    col: np.ndarray  # column
+    srv: np.ndarray  # node of the server
+    frac: np.ndarray  # fraction of the column held there
+    tensors: np.ndarray  # shards (tensors, one RPC each) there
+    K: int
+    V: int
+    M: int
+
+    @property
+    def size(self) -> int:
+        return len(self.k)
+
+    def cell_sum(self, w: np.ndarray) -> np.ndarray:
+        """(K, V) the per-entry ``w`` summed over the servers."""
+        return np.bincount(self.k * self.V + self.col, w, minlength=self.K * self.V).reshape(self.K, self.V)
+
+    def server_sum(self, w: np.ndarray) -> np.ndarray:
+        """(K, M) the per-entry ``w`` summed over the columns."""
+        return np.bincount(self.k * self.M + self.srv, w, minlength=self.K * self.M).reshape(self.K, self.M)
+
+    def cells(self, x: np.ndarray) -> np.ndarray:
+        """(E,) each entry's cell of a (K, V) array."""
+        return x[self.k, self.col]
+
+    @functools.cached_property
+    def lay(self) -> "_Layout":
+        return _Layout(self)
+
+
+class _Layout:
+    """Index arrays shared by every chain of one batch of entries."""
+
+    def __init__(self, e: Entries) -> None:
+        K, V, M, E = e.K, e.V, e.M, e.size
+        per_k = np.bincount(e.k, minlength=K)
+        self.start = np.concatenate([[0], np.cumsum(per_k)[:-1]])
+        self.L = int(per_k.max(initial=0))
+        self.pos = np.arange(E) - self.start[e.k]
+        # the last entry at or before each (strategy, column); -1 where there is none
+        last = np.cumsum(np.bincount(e.k * V + e.col, minlength=K * V)).reshape(K, V) - 1
+        self.last = np.where(last >= self.start[:, None], last - self.start[:, None], -1)
+        # per (strategy, server) segments of the entries in column order
+        key = e.k * M + e.srv
+        self.order = np.argsort(key, kind="stable")
+        ks = key[self.order]
+        head = np.ones(E, bool)
+        head[1:] = ks[1:] != ks[:-1]
+        self.heads = np.flatnonzero(head)
+        seg = np.cumsum(head) - 1
+        self.seg_of = np.empty(E, np.int64)
+        self.seg_of[self.order] = seg
+        self.rank = np.empty(E, np.int64)
+        self.rank[self.order] = np.arange(E) - self.heads[seg]
+        self.seg_key = ks[self.heads]
+        self.seg_len = int(np.diff(np.append(self.heads, E)).max(initial=0))
+        # the column of the next entry of the same server (V: none)
+        cs = e.col[self.order]
+        nxt = np.full(E, V)
+        same = ~head[1:]
+        nxt[:-1][same] = cs[1:][same]
+        self.next_col = np.empty(E, np.int64)
+        self.next_col[self.order] = nxt
+        self.prev = np.full(E, -1)  # the previous entry of the same server (-1: none)
+        prev_sorted = np.full(E, -1)
+        prev_sorted[1:][same] = self.order[:-1][same]
+        self.prev[self.order] = prev_sorted
+        # from which column every server has an entry (V: never)
+        firsts = e.col[self.order][self.heads]
+        seg_k = ks[self.heads] // M if E else ks[:0]
+        servers = np.bincount(seg_k, minlength=K)
+        latest_first = np.zeros(K, np.int64)
+        np.maximum.at(latest_first, seg_k, firsts)
+        self.all_from = np.where(servers == M, latest_first, V)
+        # the current entries: ordered by the column their server's next entry comes at
+        nxt_pad = np.full((K, max(self.L, 1)), -1)
+        nxt_pad[e.k, self.pos] = self.next_col
+        self.by_next = np.argsort(nxt_pad, axis=1, kind="stable")
+        sorted_next = np.take_along_axis(nxt_pad, self.by_next, axis=1) + 1 + np.arange(K)[:, None] * (V + 2)
+        query = np.arange(V)[None, :] + 1 + np.arange(K)[:, None] * (V + 2)
+        self.current_from = np.searchsorted(sorted_next.ravel(), query.ravel(), side="right").reshape(K, V)
+
+    def padded(self, e: Entries, x: np.ndarray, fill: float) -> np.ndarray:
+        out = np.full((e.K, max(self.L, 1)), fill)
+        out[e.k, self.pos] = x
+        return out
+
+    def by_server(self, x: np.ndarray, fill: float) -> np.ndarray:
+        """(segments, longest) the entries' ``x`` per (strategy, server), in column order."""
+        out = np.full((len(self.heads), max(self.seg_len, 1)), fill)
+        out[self.seg_of, self.rank] = x
+        return out
+
+
+def server_cum(e: Entries, w: np.ndarray) -> np.ndarray:
+    """(E,) the cumulative ``w`` of each entry's server through that entry."""
+    lay = e.lay
+    return np.cumsum(lay.by_server(w, 0.0), axis=1)[lay.seg_of, lay.rank]
+
+
+def at_columns(e: Entries, per_entry: np.ndarray, base: float = 0.0) -> np.ndarray:
+    """(K, V) a per-entry running value read at each column: that of the last entry at or before it."""
+    lay = e.lay
+    padded = lay.padded(e, per_entry, base)
+    out = padded[np.arange(e.K)[:, None], np.maximum(lay.last, 0)]
+    return np.where(lay.last >= 0, out, base)
+
+
+def largest(e: Entries, x: np.ndarray) -> np.ndarray:
+    """(K, V) the largest cumulative load over the servers (0 where none has any), ``x`` (E,) per entry."""
+    run = np.maximum.accumulate(np.maximum(e.lay.padded(e, x, 0.0), 0.0), axis=1)
+    lay = e.lay
+    out = run[np.arange(e.K)[:, None], np.maximum(lay.last, 0)]
+    return np.where(lay.last >= 0, out, 0.0)
+
+
+def smallest(e: Entries, x: np.ndarray) -> np.ndarray:
+    """(K, V) the smallest cumulative load over the servers, ``x`` (E,) per entry."""
+    lay = e.lay
+    vals = np.take_along_axis(lay.padded(e, x, np.inf), lay.by_next, axis=1)
+    suffix = np.minimum.accumulate(vals[:, ::-1], axis=1)[:, ::-1].ravel()
+    at = np.minimum(lay.current_from, suffix.size - 1)
+    out = suffix[at]
+    return np.where(np.arange(e.V)[None, :] >= lay.all_from[:, None], out, 0.0)
+
+
+class RangeTable:
+    """Maxima of ``A`` (and of ``B``, and of A(u) + B(v) over v <= u) over ranges of columns of every strategy
+    in O(1) per query after O(V log V) per strategy: a disjoint sparse table (per level, each block's halves
+    accumulated away from its middle)."""
+
+    def __init__(self, A: np.ndarray, B: np.ndarray | None = None) -> None:
+        K, V = A.shape
+        P = 1 << max(int(V - 1).bit_length(), 1)
+        self.V, self.P, self.K = V, P, K
+        pad = np.full((K, P), -np.inf)
+
+        def padded(x):
+            out = pad.copy()
+            out[:, :V] = x
+            return out
+
+        A = padded(A)
+        B = None if B is None else padded(B)
+        self.A, self.B = A, B
+        levels = P.bit_length() - 1
+        self.left = np.empty((levels, 3 if B is not None else 1, K, P))
+        self.right = np.empty_like(self.left)
+        for lv in range(levels):
+            h = 1 << lv
+            shape = (K, P // (2 * h), 2, h)
+            a = A.reshape(shape)
+            la = np.maximum.accumulate(a[:, :, 0, ::-1], axis=2)[:, :, ::-1]
+            ra = np.maximum.accumulate(a[:, :, 1], axis=2)
+            L, R = self.left[lv].reshape((-1,) + shape), self.right[lv].reshape((-1,) + shape)
+            L[0, :, :, 0], L[0, :, :, 1] = la, -np.inf
+            R[0, :, :, 1], R[0, :, :, 0] = ra, -np.inf
+            if B is not None:
+                b = B.reshape(shape)
+                lb = np.maximum.accumulate(b[:, :, 0, ::-1], axis=2)[:, :, ::-1]
+                rb = np.maximum.accumulate(b[:, :, 1], axis=2)
+                lp = np.maximum.accumulate((b[:, :, 0] + la)[:, :, ::-1], axis=2)[:, :, ::-1]
+                rp = np.maximum.accumulate(a[:, :, 1] + rb, axis=2)
+                L[1, :, :, 0], L[1, :, :, 1] = lb, -np.inf
+                R[1, :, :, 1], R[1, :, :, 0] = rb, -np.inf
+                L[2, :, :, 0], L[2, :, :, 1] = lp, -np.inf
+                R[2, :, :, 1], R[2, :, :, 0] = rp, -np.inf
+
+    def _split(self, k, lo, hi):
+        """Clip to [lo, hi] (inclusive); the level and whether the range is one column or none."""
+        lo, hi = np.maximum(lo, 0), np.minimum(hi, self.V - 1)
+        empty = hi < lo
+        lo, hi = np.where(empty, 0, lo), np.where(empty, 0, hi)
+        one = lo == hi
+        level = np.where(one, 0, np.bitwise_xor(lo, hi)).astype(np.int64)
+        level = np.maximum(np.frexp(level.astype(float))[1] - 1, 0)
+        return k, lo, hi, level, empty, one
+
+    def max_a(self, k, lo, hi) -> np.ndarray:
+        """max A over [lo, hi] (-inf where empty)."""
+        k, lo, hi, level, empty, one = self._split(k, lo, hi)
+        out = np.maximum(self.left[level, 0, k, lo], self.right[level, 0, k, hi])
+        out = np.where(one, self.A[k, lo], out)
+        return np.where(empty, -np.inf, out)
+
+    def max_b(self, k, lo, hi) -> np.ndarray:
+        k, lo, hi, level, empty, one = self._split(k, lo, hi)
+        out = np.maximum(self.left[level, 1, k, lo], self.right[level, 1, k, hi])
+        out = np.where(one, self.B[k, lo], out)
+        return np.where(empty, -np.inf, out)
+
+    def max_pair(self, k, lo, hi) -> np.ndarray:
+        """max of A(u) + B(v) over lo <= v <= u <= hi (-inf where empty)."""
+        k, lo, hi, level, empty, one = self._split(k, lo, hi)
+        out = np.maximum(np.maximum(self.left[level, 2, k, lo], self.right[level, 2, k, hi]),
+                         self.left[level, 1, k, lo] + self.right[level, 0, k, hi])
+        out = np.where(one, self.A[k, lo] + self.B[k, lo], out)
+        return np.where(empty, -np.inf, out)
