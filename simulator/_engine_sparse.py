@@ -12,7 +12,7 @@ import numpy as np
 from simulator._arrays import Batch, Model
 from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
 from simulator._network import Network
-from simulator._sparse import Entries, RangeTable, largest, server_cum, smallest
+from simulator._sparse import Entries, MaxTable, PairTable, largest, server_cum, smallest
 
 
 def sparse_fits(net: Network) -> bool:
@@ -164,13 +164,13 @@ class FirstPulls:
         """(M, K) max over the columns of (total less the node's own + ``h``): the node's own is constant
         between two of its entries, so each gap takes the range maximum of (total + h)."""
         e, lay = self.e, self.e.lay
-        table = RangeTable(self.total + h)
+        table = MaxTable(self.total + h)
         first_col = np.full(e.K * e.M, e.V)
         first_col[lay.seg_key] = e.col[lay.order][lay.heads]
         kk = np.repeat(np.arange(e.K), e.M)
-        own = table.max_a(kk, np.zeros_like(first_col), first_col - 1)
+        own = table.max(kk, np.zeros_like(first_col), first_col - 1)
         if e.size:
-            gaps = table.max_a(e.k, e.col, lay.next_col - 1) - self.x
+            gaps = table.max(e.k, e.col, lay.next_col - 1) - self.x
             np.maximum.at(own, lay.seg_key[lay.seg_of], gaps)
         return own.reshape(e.K, e.M).T
 
@@ -183,7 +183,7 @@ class Pushes:
     On a server's receive the load of v..u grows only at its own entries, so the pairs worth taking start and end
     at them: a prefix maximum along each server's entries. On a node's send (every replica's pushes to the other
     servers: the total less its own) the pair is split at the node's entries: inside one gap between them the
-    node's own load does not move (a range maximum of pairs, :class:`RangeTable`); across gaps it is the best
+    node's own load does not move (a range maximum of pairs, :class:`PairTable`); across gaps it is the best
     start before plus the best end after, each a range maximum."""
 
     def __init__(self, net: Network, e: Entries, w: np.ndarray, x: np.ndarray, total: np.ndarray,
@@ -214,7 +214,7 @@ class Pushes:
         cnt = net.counts[0]
         A = rdy + cnt * self.total
         B = self.ref - cnt * np.concatenate([np.zeros((e.K, 1)), self.total[:, :-1]], axis=1)
-        table = RangeTable(A, B)
+        table = PairTable(A, B)
         # pairs inside one gap of a node's entries: before its first (or everywhere: a node with none) and after
         # each entry up to the next
         first_col = np.full(e.K * e.M, e.V)

@@ -8,7 +8,7 @@ server's cumulative load along the columns changes only at its own entries and n
 - the smallest is 0 until every server has an entry, then the least of the entries not yet followed by one of
   their own server's (those still current, and later ones, which are no smaller);
 - a node's own resources (its receive during its first replica's pulls: the total less its own) peak where the
-  total peaks between two of its entries: a range maximum over each gap between them (:class:`RangeTable`).
+  total peaks between two of its entries: a range maximum over each gap between them (:class:`MaxTable`).
 
 Each chain then costs O(entries + V log V) per strategy instead of O(M x V)."""
 from __future__ import annotations
@@ -149,75 +149,90 @@ def smallest(e: Entries, x: np.ndarray) -> np.ndarray:
     return np.where(np.arange(e.V)[None, :] >= lay.all_from[:, None], out, 0.0)
 
 
-class RangeTable:
-    """Maxima of ``A`` (and of ``B``, and of A(u) + B(v) over v <= u) over ranges of columns of every strategy
-    in O(1) per query after O(V log V) per strategy: a disjoint sparse table (per level, each block's halves
-    accumulated away from its middle)."""
+def _level(length: np.ndarray) -> np.ndarray:
+    """floor(log2(length)) of positive integers."""
+    return np.frexp(length.astype(float))[1] - 1
 
-    def __init__(self, A: np.ndarray, B: np.ndarray | None = None) -> None:
+
+class MaxTable:
+    """Maxima of ``A`` (K, V) over ranges of columns of every strategy, O(1) per query after O(V log V) per
+    strategy: a sparse table (per level j, the maximum of the 2^j columns from each)."""
+
+    def __init__(self, A: np.ndarray) -> None:
         K, V = A.shape
-        P = 1 << max(int(V - 1).bit_length(), 1)
-        self.V, self.P, self.K = V, P, K
-        pad = np.full((K, P), -np.inf)
+        levels = max(int(V).bit_length(), 1)
+        self.V = V
+        self.table = np.full((levels, K, V), -np.inf)
+        self.table[0] = A
+        for j in range(1, levels):
+            h = 1 << (j - 1)
+            np.maximum(self.table[j - 1, :, :V - h], self.table[j - 1, :, h:], out=self.table[j, :, :V - h])
 
-        def padded(x):
-            out = pad.copy()
-            out[:, :V] = x
-            return out
-
-        A = padded(A)
-        B = None if B is None else padded(B)
-        self.A, self.B = A, B
-        levels = P.bit_length() - 1
-        self.left = np.empty((levels, 3 if B is not None else 1, K, P))
-        self.right = np.empty_like(self.left)
-        for lv in range(levels):
-            h = 1 << lv
-            shape = (K, P // (2 * h), 2, h)
-            a = A.reshape(shape)
-            la = np.maximum.accumulate(a[:, :, 0, ::-1], axis=2)[:, :, ::-1]
-            ra = np.maximum.accumulate(a[:, :, 1], axis=2)
-            L, R = self.left[lv].reshape((-1,) + shape), self.right[lv].reshape((-1,) + shape)
-            L[0, :, :, 0], L[0, :, :, 1] = la, -np.inf
-            R[0, :, :, 1], R[0, :, :, 0] = ra, -np.inf
-            if B is not None:
-                b = B.reshape(shape)
-                lb = np.maximum.accumulate(b[:, :, 0, ::-1], axis=2)[:, :, ::-1]
-                rb = np.maximum.accumulate(b[:, :, 1], axis=2)
-                lp = np.maximum.accumulate((b[:, :, 0] + la)[:, :, ::-1], axis=2)[:, :, ::-1]
-                rp = np.maximum.accumulate(a[:, :, 1] + rb, axis=2)
-                L[1, :, :, 0], L[1, :, :, 1] = lb, -np.inf
-                R[1, :, :, 1], R[1, :, :, 0] = rb, -np.inf
-                L[2, :, :, 0], L[2, :, :, 1] = lp, -np.inf
-                R[2, :, :, 1], R[2, :, :, 0] = rp, -np.inf
-
-    def _split(self, k, lo, hi):
-        """Clip to [lo, hi] (inclusive); the level and whether the range is one column or none."""
+    def max(self, k, lo, hi) -> np.ndarray:
+        """max A over [lo, hi] (clipped to the columns; -inf where empty)."""
         lo, hi = np.maximum(lo, 0), np.minimum(hi, self.V - 1)
         empty = hi < lo
         lo, hi = np.where(empty, 0, lo), np.where(empty, 0, hi)
-        one = lo == hi
-        level = np.where(one, 0, np.bitwise_xor(lo, hi)).astype(np.int64)
-        level = np.maximum(np.frexp(level.astype(float))[1] - 1, 0)
-        return k, lo, hi, level, empty, one
+        j = _level(hi - lo + 1)
+        out = np.maximum(self.table[j, k, lo], self.table[j, k, hi - (1 << j) + 1])
+        return np.where(empty, -np.inf, out)
+
+
+class PairTable:
+    """Maxima of ``A``, of ``B`` and of A(u) + B(v) over v <= u, over ranges of columns of every strategy, O(1)
+    per query after O(V log V) per strategy: a disjoint sparse table (per level, each block's halves accumulated
+    away from its middle; a range across a middle combines the two halves)."""
+
+    def __init__(self, A: np.ndarray, B: np.ndarray) -> None:
+        K, V = A.shape
+        P = 1 << max(int(V - 1).bit_length(), 1)
+        self.V = V
+        a_full, b_full = np.full((K, P), -np.inf), np.full((K, P), -np.inf)
+        a_full[:, :V], b_full[:, :V] = A, B
+        levels = P.bit_length()
+        # [level, (A, B, pair), K, P]: at level 0 every column is its own range; at level j >= 1 the blocks of
+        # 2^j columns, where a range whose ends first differ in bit j - 1 crosses a block's middle
+        self.left = np.empty((levels, 3, K, P))
+        self.right = np.empty((levels, 3, K, P))
+        for side in (self.left, self.right):
+            side[0, 0], side[0, 1] = a_full, b_full
+            np.add(a_full, b_full, out=side[0, 2])
+        acc = np.maximum.accumulate
+        for lv in range(1, levels):
+            h = 1 << (lv - 1)
+            shape = (K, P // (2 * h), 2, h)
+            a, b = a_full.reshape(shape), b_full.reshape(shape)
+            L, R = self.left[lv].reshape((3,) + shape), self.right[lv].reshape((3,) + shape)
+            acc(a[:, :, 0, ::-1], axis=2, out=L[0, :, :, 0, ::-1])
+            acc(b[:, :, 0, ::-1], axis=2, out=L[1, :, :, 0, ::-1])
+            np.add(b[:, :, 0], L[0, :, :, 0], out=L[2, :, :, 0])
+            acc(L[2, :, :, 0, ::-1], axis=2, out=L[2, :, :, 0, ::-1])
+            acc(a[:, :, 1], axis=2, out=R[0, :, :, 1])
+            acc(b[:, :, 1], axis=2, out=R[1, :, :, 1])
+            np.add(a[:, :, 1], R[1, :, :, 1], out=R[2, :, :, 1])
+            acc(R[2, :, :, 1], axis=2, out=R[2, :, :, 1])
+
+    def _split(self, k, lo, hi):
+        lo, hi = np.maximum(lo, 0), np.minimum(hi, self.V - 1)
+        empty = hi < lo
+        lo, hi = np.where(empty, 0, lo), np.where(empty, 0, hi)
+        level = np.where(lo == hi, 0, _level(np.maximum(np.bitwise_xor(lo, hi), 1)) + 1)
+        return level, k, lo, hi, empty
 
     def max_a(self, k, lo, hi) -> np.ndarray:
-        """max A over [lo, hi] (-inf where empty)."""
-        k, lo, hi, level, empty, one = self._split(k, lo, hi)
+        """max A over [lo, hi] (clipped to the columns; -inf where empty)."""
+        level, k, lo, hi, empty = self._split(k, lo, hi)
         out = np.maximum(self.left[level, 0, k, lo], self.right[level, 0, k, hi])
-        out = np.where(one, self.A[k, lo], out)
         return np.where(empty, -np.inf, out)
 
     def max_b(self, k, lo, hi) -> np.ndarray:
-        k, lo, hi, level, empty, one = self._split(k, lo, hi)
+        level, k, lo, hi, empty = self._split(k, lo, hi)
         out = np.maximum(self.left[level, 1, k, lo], self.right[level, 1, k, hi])
-        out = np.where(one, self.B[k, lo], out)
         return np.where(empty, -np.inf, out)
 
     def max_pair(self, k, lo, hi) -> np.ndarray:
         """max of A(u) + B(v) over lo <= v <= u <= hi (-inf where empty)."""
-        k, lo, hi, level, empty, one = self._split(k, lo, hi)
+        level, k, lo, hi, empty = self._split(k, lo, hi)
         out = np.maximum(np.maximum(self.left[level, 2, k, lo], self.right[level, 2, k, hi]),
                          self.left[level, 1, k, lo] + self.right[level, 0, k, hi])
-        out = np.where(one, self.A[k, lo] + self.B[k, lo], out)
         return np.where(empty, -np.inf, out)

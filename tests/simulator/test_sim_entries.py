@@ -9,7 +9,7 @@ import pytest
 from simulator import Calibration, Choices, Scorer
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries
-from simulator._sparse import RangeTable
+from simulator._sparse import MaxTable, PairTable
 from space.cluster import ClusterSpec
 from space.inventory import Inventory
 
@@ -96,13 +96,14 @@ def test_scorer_takes_the_entries_where_the_nodes_are_alike(name, links, fits):
 
 
 @pytest.mark.parametrize("V", [1, 2, 7, 16, 33])
-def test_range_table_answers_every_range(V):
+def test_range_tables_answer_every_range(V):
     rng = np.random.default_rng(V)
     A, B = rng.normal(size=(3, V)), rng.normal(size=(3, V))
-    table = RangeTable(A, B)
+    table = PairTable(A, B)
     k, lo, hi = np.meshgrid(np.arange(3), np.arange(-1, V + 1), np.arange(-1, V + 1), indexing="ij")
     k, lo, hi = k.ravel(), lo.ravel(), hi.ravel()
     got = table.max_a(k, lo, hi), table.max_b(k, lo, hi), table.max_pair(k, lo, hi)
+    np.testing.assert_array_equal(MaxTable(A).max(k, lo, hi), got[0])
     for i in range(k.size):
         a, b = max(lo[i], 0), min(hi[i], V - 1)
         if a > b:
