@@ -60,21 +60,23 @@ def _server_loads(m: Model, b: Batch) -> _EntryLoads:
                        off_replicas=(server_frac[:, ~m.replica_nodes] > 0).any(axis=1), push_e=push_e, pull_e=pull_e)
 
 
-def _pull_busiest(net: Network, e: Entries, z: np.ndarray, parts: list[tuple]) -> np.ndarray:
-    """(K, V) the busiest resource of the pulls ``parts`` ((mask (K, V), per node pulls)), each entry weighing
-    ``z`` seconds per pull: a server sends to every other node's replicas, a node receives from every other
-    server. All nodes alike: the busiest send is the largest server, the busiest receive the total less the
-    smallest."""
-    per = [float(p[0] * net.present[0]) for _, p in parts]
-    served = [float((p * net.present).sum()) - w for (_, p), w in zip(parts, per)]
-    masks = [e.cells(mask) for mask, _ in parts]
+def _pull_busiest(net: Network, e: Entries, parts: list[tuple]) -> np.ndarray:
+    """(K, V) the busiest resource of the pulls ``parts``: (w, u, per), each entry's seconds per pull ``w`` (E,),
+    their cumulative per server ``u`` (E,) and the pulls ``per`` (M,) by each node. A server sends to every other
+    node's replicas, a node receives from every other server; with the nodes alike the busiest send is the
+    largest server and the busiest receive the total less the smallest."""
+    per = [float(p[0] * net.present[0]) for _, _, p in parts]
+    served = [float((p * net.present).sum()) - w for (_, _, p), w in zip(parts, per)]
     out = np.zeros((e.K, e.V))
     if any(served):
-        np.maximum(out, largest(e, server_cum(e, z * sum(w * mk for w, mk in zip(served, masks)))), out=out)
+        send = served[0] * largest(e, parts[0][1]) if len(parts) == 1 else \
+            largest(e, sum(w * u for w, (_, u, _) in zip(served, parts)))
+        np.maximum(out, send, out=out)
     if any(per):
-        w_r = z * sum(w * mk for w, mk in zip(per, masks))
-        total = np.cumsum(e.cell_sum(w_r), axis=1)
-        np.maximum(out, total - smallest(e, server_cum(e, w_r)), out=out)
+        total = np.cumsum(e.cell_sum(sum(p * w for p, (w, _, _) in zip(per, parts))), axis=1)
+        least = per[0] * smallest(e, parts[0][1]) if len(parts) == 1 else \
+            smallest(e, sum(p * u for p, (_, u, _) in zip(per, parts)))
+        np.maximum(out, total - least, out=out)
     return out
 
 
@@ -86,30 +88,41 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _EntryLoads) -> "_EntryCh
     rep, px_sync, px_async = live & ~proxy, live & proxy & b.sync, live & proxy & ~b.sync
     nic, rpc, counts, k = net.nic[0], net.rpc_nic, net.counts[0], net.remote[0]
 
-    # every replica's pushes: a server receives k replicas' (and reduces N), a node sends to every other server
     w_push = loads.push_e / nic + rpc * e.tensors if rpc else loads.push_e / nic
-    x_push = server_cum(e, w_push)
+    z = loads.pull_e / nic + rpc * e.tensors if rpc else loads.pull_e / nic
+    pulled = rep | px_async
+    split = px_async.any() and net.counts.max(initial=0) > 1  # a refresh weighs unlike a pull
+    sync = px_sync.any()
+    # every per-server cumulative the chains need, in one pass
+    rows = {"push": w_push, "pulled": z * e.cells(pulled)}
+    if net.gamma:
+        rows["load"] = loads.push_e
+    if split:
+        rows["rep"], rows["async"] = z * e.cells(rep), z * e.cells(px_async)
+    if sync:
+        rows["sync"] = z * e.cells(px_sync)
+    cum = dict(zip(rows, server_cum(e, np.stack(list(rows.values())))))
+
+    # every replica's pushes: a server receives k replicas' (and reduces N), a node sends to every other server
+    x_push = cum["push"]
     t_push = np.cumsum(e.cell_sum(w_push), axis=1)
     send = counts * (t_push - smallest(e, x_push))
-    recv_e = k * x_push + net.N * net.gamma * server_cum(e, loads.push_e) if net.gamma else k * x_push
-    recv = largest(e, recv_e)
+    recv = largest(e, k * x_push + net.N * net.gamma * cum["load"] if net.gamma else k * x_push)
     cum_push_max = np.maximum(send, recv)
     cum_last = np.maximum(send, recv / k if k > 0 else recv)
     push_total = np.concatenate([loads.server_push, e.server_sum(e.tensors)], 1) @ net.dense["push"]
 
-    z = loads.pull_e / nic + rpc * e.tensors if rpc else loads.pull_e / nic
-    pulled = rep | px_async
-    if not px_async.any() or net.counts.max(initial=0) <= 1:
-        parts = [(pulled, net.counts)]
+    if split:
+        parts = [(rows["rep"], cum["rep"], net.counts), (rows["async"], cum["async"], net.present)]
     else:
-        parts = [(rep, net.counts), (px_async, net.present)]
+        parts = [(rows["pulled"], cum["pulled"], net.counts)]
     lat = loads.lat[:, None]
-    cum_all = _pull_busiest(net, e, z, parts) + lat
-    firsts = FirstPulls(e, z * e.cells(pulled))
+    cum_all = _pull_busiest(net, e, parts) + lat
+    firsts = FirstPulls(e, rows["pulled"], cum["pulled"])
     cum_ref = pushes = None
-    if px_sync.any():
-        cum_ref = _pull_busiest(net, e, z, [(px_sync, net.present)])
-        pushes = Pushes(net, e, w_push, x_push, t_push, loads.push_e, cum_ref)
+    if sync:
+        cum_ref = _pull_busiest(net, e, [(rows["sync"], cum["sync"], net.present)])
+        pushes = Pushes(net, e, x_push, t_push, cum.get("load"), cum_ref)
     return _EntryChains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=None, cum_push_max=cum_push_max,
                         cum_last=cum_last, cum_all=cum_all, firsts=firsts, cum_ref=cum_ref,
                         cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
@@ -136,8 +149,8 @@ class FirstPulls:
     """Per node, the busiest resource of its first replica's pulls (from every other node's server; the pulled
     seconds ``w`` (E,) per entry), read at the end of the forward pass of each layer (:meth:`latest`)."""
 
-    def __init__(self, e: Entries, w: np.ndarray) -> None:
-        self.e, self.x = e, server_cum(e, w)
+    def __init__(self, e: Entries, w: np.ndarray, x: np.ndarray) -> None:
+        self.e, self.x = e, x
         self.nodes = np.arange(e.M)
         self.first = largest(e, self.x)
         self.total = np.cumsum(e.cell_sum(w), axis=1)
@@ -186,10 +199,9 @@ class Pushes:
     node's own load does not move (a range maximum of pairs, :class:`PairTable`); across gaps it is the best
     start before plus the best end after, each a range maximum."""
 
-    def __init__(self, net: Network, e: Entries, w: np.ndarray, x: np.ndarray, total: np.ndarray,
-                 load: np.ndarray, ref: np.ndarray) -> None:
-        self.net, self.e, self.w, self.x, self.total, self.ref = net, e, w, x, total, ref
-        self.load_cum = server_cum(e, load) if net.gamma else None
+    def __init__(self, net: Network, e: Entries, x: np.ndarray, total: np.ndarray, load_cum: np.ndarray | None,
+                 ref: np.ndarray) -> None:
+        self.net, self.e, self.x, self.total, self.load_cum, self.ref = net, e, x, total, load_cum, ref
         self._send = (None, None)
 
     def latest(self, rdy: np.ndarray, c: int) -> np.ndarray:

@@ -36,9 +36,14 @@ class Entries:
     def size(self) -> int:
         return len(self.k)
 
+    @functools.cached_property
+    def flat(self) -> np.ndarray:
+        """(E,) each entry's cell in a flattened (K, V) array."""
+        return self.k * self.V + self.col
+
     def cell_sum(self, w: np.ndarray) -> np.ndarray:
         """(K, V) the per-entry ``w`` summed over the servers."""
-        return np.bincount(self.k * self.V + self.col, w, minlength=self.K * self.V).reshape(self.K, self.V)
+        return np.bincount(self.flat, w, minlength=self.K * self.V).reshape(self.K, self.V)
 
     def server_sum(self, w: np.ndarray) -> np.ndarray:
         """(K, M) the per-entry ``w`` summed over the columns."""
@@ -46,7 +51,7 @@ class Entries:
 
     def cells(self, x: np.ndarray) -> np.ndarray:
         """(E,) each entry's cell of a (K, V) array."""
-        return x[self.k, self.col]
+        return np.take(x, self.flat)
 
     @functools.cached_property
     def lay(self) -> "_Layout":
@@ -78,7 +83,8 @@ class _Layout:
         self.rank = np.empty(E, np.int64)
         self.rank[self.order] = np.arange(E) - self.heads[seg]
         self.seg_key = ks[self.heads]
-        self.seg_len = int(np.diff(np.append(self.heads, E)).max(initial=0))
+        self.seg_len = max(int(np.diff(np.append(self.heads, E)).max(initial=0)), 1)
+        self.slot = self.seg_of * self.seg_len + self.rank  # in a flattened (segments, longest) array
         # the column of the next entry of the same server (V: none)
         cs = e.col[self.order]
         nxt = np.full(E, V)
@@ -118,17 +124,13 @@ class _Layout:
 
 
 def server_cum(e: Entries, w: np.ndarray) -> np.ndarray:
-    """(E,) the cumulative ``w`` of each entry's server through that entry."""
+    """(E,) the cumulative ``w`` (E,) of each entry's server through that entry; (n, E) for ``w`` (n, E)."""
     lay = e.lay
-    return np.cumsum(lay.by_server(w, 0.0), axis=1)[lay.seg_of, lay.rank]
-
-
-def at_columns(e: Entries, per_entry: np.ndarray, base: float = 0.0) -> np.ndarray:
-    """(K, V) a per-entry running value read at each column: that of the last entry at or before it."""
-    lay = e.lay
-    padded = lay.padded(e, per_entry, base)
-    out = padded[np.arange(e.K)[:, None], np.maximum(lay.last, 0)]
-    return np.where(lay.last >= 0, out, base)
+    rows = np.atleast_2d(w)
+    grid = np.zeros((len(rows), len(lay.heads), lay.seg_len))
+    grid.reshape(len(rows), -1)[:, lay.slot] = rows
+    out = np.cumsum(grid, axis=2).reshape(len(rows), -1)[:, lay.slot]
+    return out if np.ndim(w) == 2 else out[0]
 
 
 def largest(e: Entries, x: np.ndarray) -> np.ndarray:
@@ -180,59 +182,49 @@ class MaxTable:
 
 class PairTable:
     """Maxima of ``A``, of ``B`` and of A(u) + B(v) over v <= u, over ranges of columns of every strategy, O(1)
-    per query after O(V log V) per strategy: a disjoint sparse table (per level, each block's halves accumulated
-    away from its middle; a range across a middle combines the two halves)."""
+    per query after O(V log V) per strategy: sparse tables of the three over the 2^j columns from each column
+    (two halves join: the better of their pairs, or the first's best B and the second's best A). A range is two
+    such blocks that may overlap: their pairs, and a B before the second block with an A in it."""
 
     def __init__(self, A: np.ndarray, B: np.ndarray) -> None:
         K, V = A.shape
-        P = 1 << max(int(V - 1).bit_length(), 1)
+        levels = max(int(V).bit_length(), 1)
         self.V = V
-        a_full, b_full = np.full((K, P), -np.inf), np.full((K, P), -np.inf)
-        a_full[:, :V], b_full[:, :V] = A, B
-        levels = P.bit_length()
-        # [level, (A, B, pair), K, P]: at level 0 every column is its own range; at level j >= 1 the blocks of
-        # 2^j columns, where a range whose ends first differ in bit j - 1 crosses a block's middle
-        self.left = np.empty((levels, 3, K, P))
-        self.right = np.empty((levels, 3, K, P))
-        for side in (self.left, self.right):
-            side[0, 0], side[0, 1] = a_full, b_full
-            np.add(a_full, b_full, out=side[0, 2])
-        acc = np.maximum.accumulate
-        for lv in range(1, levels):
-            h = 1 << (lv - 1)
-            shape = (K, P // (2 * h), 2, h)
-            a, b = a_full.reshape(shape), b_full.reshape(shape)
-            L, R = self.left[lv].reshape((3,) + shape), self.right[lv].reshape((3,) + shape)
-            acc(a[:, :, 0, ::-1], axis=2, out=L[0, :, :, 0, ::-1])
-            acc(b[:, :, 0, ::-1], axis=2, out=L[1, :, :, 0, ::-1])
-            np.add(b[:, :, 0], L[0, :, :, 0], out=L[2, :, :, 0])
-            acc(L[2, :, :, 0, ::-1], axis=2, out=L[2, :, :, 0, ::-1])
-            acc(a[:, :, 1], axis=2, out=R[0, :, :, 1])
-            acc(b[:, :, 1], axis=2, out=R[1, :, :, 1])
-            np.add(a[:, :, 1], R[1, :, :, 1], out=R[2, :, :, 1])
-            acc(R[2, :, :, 1], axis=2, out=R[2, :, :, 1])
+        self.table = np.full((levels, 3, K, V), -np.inf)  # [level, (A, B, pair), K, V]
+        self.table[0, 0], self.table[0, 1] = A, B
+        np.add(A, B, out=self.table[0, 2])
+        for j in range(1, levels):
+            h = 1 << (j - 1)
+            n = V - 2 * h + 1  # blocks of 2h columns
+            prev, out = self.table[j - 1], self.table[j, :, :, :n]
+            np.maximum(prev[:2, :, :n], prev[:2, :, h:h + n], out=out[:2])
+            np.maximum(prev[2, :, :n], prev[2, :, h:h + n], out=out[2])
+            np.maximum(out[2], prev[1, :, :n] + prev[0, :, h:h + n], out=out[2])
 
-    def _split(self, k, lo, hi):
+    def _blocks(self, lo, hi):
+        """Clip to [lo, hi]; the level, the two blocks' starts and where the range is empty."""
         lo, hi = np.maximum(lo, 0), np.minimum(hi, self.V - 1)
         empty = hi < lo
         lo, hi = np.where(empty, 0, lo), np.where(empty, 0, hi)
-        level = np.where(lo == hi, 0, _level(np.maximum(np.bitwise_xor(lo, hi), 1)) + 1)
-        return level, k, lo, hi, empty
+        j = _level(hi - lo + 1)
+        return j, lo, hi - (1 << j) + 1, empty
+
+    def _max(self, which: int, k, lo, hi) -> np.ndarray:
+        j, lo, second, empty = self._blocks(lo, hi)
+        out = np.maximum(self.table[j, which, k, lo], self.table[j, which, k, second])
+        return np.where(empty, -np.inf, out)
 
     def max_a(self, k, lo, hi) -> np.ndarray:
         """max A over [lo, hi] (clipped to the columns; -inf where empty)."""
-        level, k, lo, hi, empty = self._split(k, lo, hi)
-        out = np.maximum(self.left[level, 0, k, lo], self.right[level, 0, k, hi])
-        return np.where(empty, -np.inf, out)
+        return self._max(0, k, lo, hi)
 
     def max_b(self, k, lo, hi) -> np.ndarray:
-        level, k, lo, hi, empty = self._split(k, lo, hi)
-        out = np.maximum(self.left[level, 1, k, lo], self.right[level, 1, k, hi])
-        return np.where(empty, -np.inf, out)
+        return self._max(1, k, lo, hi)
 
     def max_pair(self, k, lo, hi) -> np.ndarray:
         """max of A(u) + B(v) over lo <= v <= u <= hi (-inf where empty)."""
-        level, k, lo, hi, empty = self._split(k, lo, hi)
-        out = np.maximum(np.maximum(self.left[level, 2, k, lo], self.right[level, 2, k, hi]),
-                         self.left[level, 1, k, lo] + self.right[level, 0, k, hi])
+        j, lo, second, empty = self._blocks(lo, hi)
+        t = self.table
+        out = np.maximum(t[j, 2, k, lo], t[j, 2, k, second])
+        np.maximum(out, self.max_b(k, lo, second - 1) + t[j, 0, k, second], out=out)
         return np.where(empty, -np.inf, out)
