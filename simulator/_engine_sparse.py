@@ -12,7 +12,7 @@ import numpy as np
 from simulator._arrays import Batch, Model
 from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
 from simulator._network import Network
-from simulator._sparse import Entries, MaxTable, PairTable, largest, server_cum, smallest
+from simulator._sparse import Entries, MaxTable, PairTable, largest, per_strategy_max, server_cum, smallest
 
 
 def sparse_fits(net: Network) -> bool:
@@ -164,10 +164,9 @@ class FirstPulls:
         peak = e1.argmax(axis=1)
         best = e1[kk, peak]
         # the server that is the busiest at the peak (any of them on a tie: they give the same)
-        top = (lay.padded(e, x, -1.0) == self.first[kk, peak][:, None]) & (np.arange(max(lay.L, 1))[None]
-                                                                             <= lay.last[kk, peak][:, None])
-        srv = lay.padded(e, e.srv.astype(float), 0.0)
-        at = np.where(top.any(axis=1), srv[kk, top.argmax(axis=1)], 0.0).astype(np.int64)
+        top = (e.col <= peak[e.k]) & (x == self.first[kk, peak][e.k])
+        at = np.zeros(e.K, np.int64)
+        at[e.k[top]] = e.srv[top]
         alone = (largest(e, np.where(e.srv == at[e.k], 0.0, x)) + h).max(axis=1)
         out = np.broadcast_to(best, (e.M, e.K)).copy()
         out[at, kk] = alone
@@ -178,10 +177,8 @@ class FirstPulls:
         between two of its entries, so each gap takes the range maximum of (total + h)."""
         e, lay = self.e, self.e.lay
         table = MaxTable(self.total + h)
-        first_col = np.full(e.K * e.M, e.V)
-        first_col[lay.seg_key] = e.col[lay.order][lay.heads]
         kk = np.repeat(np.arange(e.K), e.M)
-        own = table.max(kk, np.zeros_like(first_col), first_col - 1)
+        own = table.max(kk, np.zeros_like(lay.first_col), lay.first_col - 1)
         if e.size:
             gaps = table.max(e.k, e.col, lay.next_col - 1) - self.x
             np.maximum.at(own, lay.seg_key[lay.seg_of], gaps)
@@ -217,9 +214,8 @@ class Pushes:
         if c == 1 and k > 0:
             p = p / k
         before = np.where(lay.prev >= 0, p[np.maximum(lay.prev, 0)], 0.0)
-        start = np.maximum.accumulate(lay.by_server(e.cells(self.ref) - before, -np.inf), axis=1)
-        value = start[lay.seg_of, lay.rank] + e.cells(rdy) + p
-        return lay.padded(e, value, -np.inf).max(axis=1)
+        start = lay.from_server(np.maximum.accumulate(lay.by_server(e.cells(self.ref) - before, -np.inf), axis=1))
+        return per_strategy_max(e, start + e.cells(rdy) + p)
 
     def _sends(self, rdy: np.ndarray) -> np.ndarray:
         net, e, lay = self.net, self.e, self.e.lay
@@ -229,10 +225,8 @@ class Pushes:
         table = PairTable(A, B)
         # pairs inside one gap of a node's entries: before its first (or everywhere: a node with none) and after
         # each entry up to the next
-        first_col = np.full(e.K * e.M, e.V)
-        first_col[lay.seg_key] = e.col[lay.order][lay.heads]
         kk = np.repeat(np.arange(e.K), e.M)
-        best = table.max_pair(kk, np.zeros_like(first_col), first_col - 1).reshape(e.K, e.M).max(axis=1)
+        best = table.max_pair(kk, np.zeros_like(lay.first_col), lay.first_col - 1).reshape(e.K, e.M).max(axis=1)
         if not e.size:
             return best
         inside = table.max_pair(e.k, e.col + 1, lay.next_col - 1)
@@ -241,7 +235,6 @@ class Pushes:
         prev = np.maximum(lay.prev, 0)
         start = (table.max_b(e.k, np.where(has_prev, e.col[prev] + 1, 0), e.col)
                  + np.where(has_prev, cnt * self.x[prev], 0.0))
-        start = np.maximum.accumulate(lay.by_server(start, -np.inf), axis=1)[lay.seg_of, lay.rank]
+        start = lay.from_server(np.maximum.accumulate(lay.by_server(start, -np.inf), axis=1))
         across = start + table.max_a(e.k, e.col, lay.next_col - 1) - cnt * self.x
-        value = lay.padded(e, np.maximum(inside, across), -np.inf).max(axis=1)
-        return np.maximum(best, value)
+        return np.maximum(best, per_strategy_max(e, np.maximum(inside, across)))

@@ -59,18 +59,10 @@ class Entries:
 
 
 class _Layout:
-    """Index arrays shared by every chain of one batch of entries."""
+    """Index arrays shared by every chain of one batch of entries: the entries grouped per (strategy, server)."""
 
     def __init__(self, e: Entries) -> None:
         K, V, M, E = e.K, e.V, e.M, e.size
-        per_k = np.bincount(e.k, minlength=K)
-        self.start = np.concatenate([[0], np.cumsum(per_k)[:-1]])
-        self.L = int(per_k.max(initial=0))
-        self.pos = np.arange(E) - self.start[e.k]
-        # the last entry at or before each (strategy, column); -1 where there is none
-        last = np.cumsum(np.bincount(e.k * V + e.col, minlength=K * V)).reshape(K, V) - 1
-        self.last = np.where(last >= self.start[:, None], last - self.start[:, None], -1)
-        # per (strategy, server) segments of the entries in column order
         key = e.k * M + e.srv
         self.order = np.argsort(key, kind="stable")
         ks = key[self.order]
@@ -80,47 +72,37 @@ class _Layout:
         seg = np.cumsum(head) - 1
         self.seg_of = np.empty(E, np.int64)
         self.seg_of[self.order] = seg
-        self.rank = np.empty(E, np.int64)
-        self.rank[self.order] = np.arange(E) - self.heads[seg]
+        rank = np.empty(E, np.int64)
+        rank[self.order] = np.arange(E) - self.heads[seg]
         self.seg_key = ks[self.heads]
         self.seg_len = max(int(np.diff(np.append(self.heads, E)).max(initial=0)), 1)
-        self.slot = self.seg_of * self.seg_len + self.rank  # in a flattened (segments, longest) array
-        # the column of the next entry of the same server (V: none)
-        cs = e.col[self.order]
-        nxt = np.full(E, V)
+        self.slot = self.seg_of * self.seg_len + rank  # in a flattened (segments, longest) array
+        # the column of the next entry of the same server (V: none), and that entry before it (-1: none)
         same = ~head[1:]
-        nxt[:-1][same] = cs[1:][same]
+        nxt = np.full(E, V)
+        nxt[:-1][same] = e.col[self.order][1:][same]
         self.next_col = np.empty(E, np.int64)
         self.next_col[self.order] = nxt
-        self.prev = np.full(E, -1)  # the previous entry of the same server (-1: none)
+        self.next_flat = e.k * (V + 1) + self.next_col
         prev_sorted = np.full(E, -1)
         prev_sorted[1:][same] = self.order[:-1][same]
+        self.prev = np.empty(E, np.int64)
         self.prev[self.order] = prev_sorted
         # from which column every server has an entry (V: never)
-        firsts = e.col[self.order][self.heads]
-        seg_k = ks[self.heads] // M if E else ks[:0]
-        servers = np.bincount(seg_k, minlength=K)
-        latest_first = np.zeros(K, np.int64)
-        np.maximum.at(latest_first, seg_k, firsts)
-        self.all_from = np.where(servers == M, latest_first, V)
-        # the current entries: ordered by the column their server's next entry comes at
-        nxt_pad = np.full((K, max(self.L, 1)), -1)
-        nxt_pad[e.k, self.pos] = self.next_col
-        self.by_next = np.argsort(nxt_pad, axis=1, kind="stable")
-        sorted_next = np.take_along_axis(nxt_pad, self.by_next, axis=1) + 1 + np.arange(K)[:, None] * (V + 2)
-        query = np.arange(V)[None, :] + 1 + np.arange(K)[:, None] * (V + 2)
-        self.current_from = np.searchsorted(sorted_next.ravel(), query.ravel(), side="right").reshape(K, V)
-
-    def padded(self, e: Entries, x: np.ndarray, fill: float) -> np.ndarray:
-        out = np.full((e.K, max(self.L, 1)), fill)
-        out[e.k, self.pos] = x
-        return out
+        self.first_col = np.full(K * M, V)
+        self.first_col[self.seg_key] = e.col[self.order][self.heads]
+        first_col = self.first_col.reshape(K, M)
+        self.all_from = first_col.max(axis=1) if M else np.full(K, V)
 
     def by_server(self, x: np.ndarray, fill: float) -> np.ndarray:
         """(segments, longest) the entries' ``x`` per (strategy, server), in column order."""
-        out = np.full((len(self.heads), max(self.seg_len, 1)), fill)
-        out[self.seg_of, self.rank] = x
-        return out
+        out = np.full(len(self.heads) * self.seg_len, fill)
+        out[self.slot] = x
+        return out.reshape(len(self.heads), self.seg_len)
+
+    def from_server(self, grid: np.ndarray) -> np.ndarray:
+        """(E,) each entry's cell of a (segments, longest) array."""
+        return grid.reshape(-1)[self.slot]
 
 
 def server_cum(e: Entries, w: np.ndarray) -> np.ndarray:
@@ -134,21 +116,28 @@ def server_cum(e: Entries, w: np.ndarray) -> np.ndarray:
 
 
 def largest(e: Entries, x: np.ndarray) -> np.ndarray:
-    """(K, V) the largest cumulative load over the servers (0 where none has any), ``x`` (E,) per entry."""
-    run = np.maximum.accumulate(np.maximum(e.lay.padded(e, x, 0.0), 0.0), axis=1)
-    lay = e.lay
-    out = run[np.arange(e.K)[:, None], np.maximum(lay.last, 0)]
-    return np.where(lay.last >= 0, out, 0.0)
+    """(K, V) the largest cumulative load over the servers (0 where none has any), ``x`` (E,) per entry: each
+    column's largest entry, then a running maximum."""
+    grid = np.zeros(e.K * e.V)
+    np.maximum.at(grid, e.flat, x)
+    return np.maximum.accumulate(grid.reshape(e.K, e.V), axis=1)
 
 
 def smallest(e: Entries, x: np.ndarray) -> np.ndarray:
-    """(K, V) the smallest cumulative load over the servers, ``x`` (E,) per entry."""
+    """(K, V) the smallest cumulative load over the servers, ``x`` (E,) per entry: 0 until every server has an
+    entry, then the least entry whose server's next comes after the column."""
     lay = e.lay
-    vals = np.take_along_axis(lay.padded(e, x, np.inf), lay.by_next, axis=1)
-    suffix = np.minimum.accumulate(vals[:, ::-1], axis=1)[:, ::-1].ravel()
-    at = np.minimum(lay.current_from, suffix.size - 1)
-    out = suffix[at]
-    return np.where(np.arange(e.V)[None, :] >= lay.all_from[:, None], out, 0.0)
+    grid = np.full(e.K * (e.V + 1), np.inf)
+    np.minimum.at(grid, lay.next_flat, x)
+    suffix = np.minimum.accumulate(grid.reshape(e.K, e.V + 1)[:, ::-1], axis=1)[:, ::-1]
+    return np.where(np.arange(e.V)[None, :] >= lay.all_from[:, None], suffix[:, 1:], 0.0)
+
+
+def per_strategy_max(e: Entries, x: np.ndarray) -> np.ndarray:
+    """(K,) the largest of the entries' ``x`` of each strategy (-inf: none)."""
+    out = np.full(e.K, -np.inf)
+    np.maximum.at(out, e.k, x)
+    return out
 
 
 def _level(length: np.ndarray) -> np.ndarray:
