@@ -155,6 +155,10 @@ class _ServerLoads:
     server_pulled: np.ndarray  # (K, M) the same, less the synchronous proxies' (refreshed, not pulled)
     off_replicas: np.ndarray  # (K,) bool: a server on a node without replicas
 
+    def column_busiest(self, net, b: Batch) -> np.ndarray:
+        """(K, V) each column's own busiest resource (:meth:`Network.column_busiest`)."""
+        return net.column_busiest(self.push_load, self.pull_load, b.ps_tensors, self.proxy)
+
 
 def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     """The bytes and tensors each server serves: the pushes overlap the backward pass, the pulls the forward
@@ -444,7 +448,7 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
                collectives=collectives)
     if detail:
-        out.update(ps_var=net.column_busiest(loads.push_load, loads.pull_load, b.ps_tensors, loads.proxy),
+        out.update(ps_var=loads.column_busiest(net, b),
                    ar_var=ar.wire * m.ar_s_per_byte
                    + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,

@@ -22,9 +22,9 @@ def sparse_fits(net: Network) -> bool:
                 and net.counts.min() > 0)
 
 
-def evaluate_entries(m: Model, b: Batch) -> dict[str, np.ndarray]:
-    """:func:`simulator._engine.evaluate` of a batch whose PS loads are ``b.entries`` (no per-variable detail)."""
-    return evaluate_with(m, b, _server_loads, _chains)
+def evaluate_entries(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
+    """:func:`simulator._engine.evaluate` of a batch whose PS loads are ``b.entries``."""
+    return evaluate_with(m, b, _server_loads, _chains, detail)
 
 
 @dataclasses.dataclass
@@ -33,6 +33,30 @@ class _EntryLoads(_ServerLoads):
 
     push_e: np.ndarray | None = None  # (E,) bytes each replica pushes to the entry's server
     pull_e: np.ndarray | None = None  # (E,) bytes the entry's server sends per pull
+
+    def column_busiest(self, net: Network, b: Batch) -> np.ndarray:
+        """(K, V) each column's own busiest resource: its pushes and its pulls (one per node where proxied). A
+        server sends its replicas' pushes to the others and its pulls to every other node, and receives the
+        other replicas' pushes and its replicas' pulls from the others; a node serving none of the column only
+        sends and receives the others' (the largest such: any node without an entry)."""
+        e, rpc, nic = b.entries, net.rpc_nic, net.nic[0]
+        u_push, u_pull = self.push_e / nic, self.pull_e / nic
+        if rpc:
+            u_push, u_pull = u_push + rpc * e.tensors, u_pull + rpc * e.tensors
+        all_push, all_pull = e.cell_sum(u_push), e.cell_sum(u_pull)
+        per_c, per_p = net.counts[0] * net.present[0], net.present[0]
+        px = e.cells(self.proxy)
+        per = np.where(px, per_p, per_c)
+        served = np.where(px, net.M * per_p - per_p, net.M * per_c - per_c)
+        send = net.counts[0] * (e.cells(all_push) - u_push) + served * u_pull
+        recv = net.remote[0] * u_push + per * (e.cells(all_pull) - u_pull)
+        if net.gamma:
+            recv = recv + net.N * net.gamma * self.push_e
+        out = np.zeros(e.K * e.V)
+        np.maximum.at(out, e.flat, np.maximum(send, recv))
+        out = out.reshape(e.K, e.V)
+        alone = np.maximum(net.counts[0] * all_push, np.where(self.proxy, per_p, per_c) * all_pull)
+        return np.where(e.cell_sum(np.ones(e.size)) < net.M, np.maximum(out, alone), out)
 
 
 def _server_loads(m: Model, b: Batch) -> _EntryLoads:

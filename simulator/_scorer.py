@@ -24,6 +24,9 @@ LAYOUT_CACHE = 256  # shard layouts whose per-shard model is kept
 # (node, strategy, column) cells per vectorised pass, so that its arrays stay in cache: 64 strategies of 200
 # variables on 3 nodes, 1.4x the rate of 128 per pass and 1.2x that of 32 (simulator_throughput.py's model)
 CHUNK_CELLS = 38_400
+# (strategy, column) cells per pass of the entries' engine: 64 strategies of 200 variables on 64 nodes, 1.2x the
+# rate of 192 per pass (simulator_scaling.py's model; the entries' arrays do not grow with the nodes)
+ENTRY_CHUNK_CELLS = 12_800
 INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
 
 
@@ -76,7 +79,8 @@ class Scorer:
         """Step time and its parts for one strategy."""
         scorer = self._for_replicas(strategy)
         layout = scorer._layout(strategy)
-        out = evaluate(scorer._model_for(layout), scorer.encode([strategy], layout), detail=True)
+        model, batch = scorer._model_for(layout), scorer.encode([strategy], layout, entries=scorer._sparse)
+        out = (evaluate_entries if scorer._sparse else evaluate)(model, batch, detail=True)
         return scorer._prediction(out, layout)
 
     def score_many(self, strategies: Sequence[Strategy]) -> np.ndarray:
@@ -90,10 +94,12 @@ class Scorer:
         with _one_blas_thread():
             for sc, layout, idx in groups.values():
                 model = sc._model_for(layout)
-                chunk = _chunk(model)
+                chunk = max(8, ENTRY_CHUNK_CELLS // max(len(model.nbytes), 1)) if sc._sparse else _chunk(model)
+                score = evaluate_entries if sc._sparse else evaluate
                 for start in range(0, len(idx), chunk):
                     part = idx[start:start + chunk]
-                    result[part] = evaluate(model, sc.encode([strategies[i] for i in part], layout))["step"]
+                    batch = sc.encode([strategies[i] for i in part], layout, entries=sc._sparse)
+                    result[part] = score(model, batch)["step"]
         return result
 
     def score_choices(self, choices: Choices, parts: bool = False) -> np.ndarray | dict[str, np.ndarray]:
@@ -104,7 +110,7 @@ class Scorer:
         ps = self._check_choices(choices)
         K = ps.shape[0]
         if self._sparse:  # the loads as entries: no (nodes x strategies x variables) arrays
-            chunk = max(8, CHUNK_CELLS // max(len(self.model.nbytes), 1))
+            chunk = max(8, ENTRY_CHUNK_CELLS // max(len(self.model.nbytes), 1))
             score, encode = evaluate_entries, self._entry_batch
         else:
             chunk = _chunk(self.model)
@@ -175,9 +181,9 @@ class Scorer:
                 col_starts=np.searchsorted(c, np.arange(len(base.nbytes))))
         return hit
 
-    def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
+    def encode(self, strategies: Sequence[Strategy], layout: tuple = (), entries: bool = False) -> Batch:
         """Strategies of one shard ``layout`` -> choice arrays, one column per variable or per shard (its own
-        synchronizer, compressor, group and flags)."""
+        synchronizer, compressor, group and flags); ``entries``: the PS shards as entries, not (M, K, V) arrays."""
         K, M = len(strategies), len(self.addresses)
         if layout:
             col_var, _, _ = self._columns(layout)
@@ -186,7 +192,7 @@ class Scorer:
             starts = np.arange(len(self._var_ix))
         V = len(starts) if not layout else len(col_var)
         KV = K * V
-        b = self._empty(K, V)
+        b = self._empty(K, V, dense=not entries)
         ps_at, ps_f, ar_at, ar_f = [], [], [], []
         ps_flags: dict[int, tuple] = {}
         ar_flags: dict[int, tuple] = {}
@@ -229,9 +235,16 @@ class Scorer:
                 raise StrategyError(f"strategy configures {seen} variables, the model has {len(var_ix)}",
                                     f"strategy {s.proto.id}", hint="every variable needs exactly one node_config")
         covered = np.zeros(K * V, bool)
-        if ps_at:
+        if entries:  # one entry per PS column (a shard of its own is a column of its own)
+            at = np.asarray(ps_at, np.int64)
+            order = np.argsort(at % KV, kind="stable")
+            srv, kv = np.divmod(at[order], KV)
+            b.entries = Entries(k=kv // V, col=kv % V, srv=srv, frac=np.asarray(ps_f, float)[order],
+                                tensors=np.ones(len(at)), K=K, V=V, M=M)
+        elif ps_at:
             b.ps_frac.ravel()[:] = np.bincount(ps_at, ps_f, minlength=K * V * M)
             b.ps_tensors.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
+        if ps_at:
             at = np.fromiter(ps_flags, np.int64, len(ps_flags))
             flags = np.array(list(ps_flags.values()), bool).reshape(-1, 3)
             b.sync.ravel()[at], b.stale.ravel()[at], b.proxy.ravel()[at] = flags.T

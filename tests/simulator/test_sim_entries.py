@@ -12,6 +12,7 @@ from simulator._engine_sparse import evaluate_entries
 from simulator._sparse import MaxTable, PairTable
 from space.cluster import ClusterSpec
 from space.inventory import Inventory
+from space.strategy import Strategy, ar_node, partitioned_node, ps_node
 
 
 def _inventory(num_vars: int = 24) -> Inventory:
@@ -111,3 +112,41 @@ def test_range_tables_answer_every_range(V):
             continue
         pair = max(A[k[i], u] + B[k[i], v] for u in range(a, b + 1) for v in range(a, u + 1))
         assert (got[0][i], got[1][i], got[2][i]) == (A[k[i], a:b + 1].max(), B[k[i], a:b + 1].max(), pair)
+
+
+def _strategy(scorer: Scorer, rng: np.random.Generator) -> Strategy:
+    """PS (sync or async, stale, proxied) or all-reduce variables, a quarter of them partitioned with a
+    synchronizer per shard."""
+    devices, nodes = scorer.cluster.ps_devices, []
+
+    def synchronizer(name: str):
+        if rng.random() < 0.6:
+            return ps_node(name, devices[int(rng.integers(len(devices)))], sync=bool(rng.random() < 0.75),
+                           local_replication=bool(rng.random() < 0.3), staleness=int(rng.integers(0, 3)))
+        return ar_node(name, group=int(rng.integers(3)), compressor=int(rng.integers(4)))
+
+    for v in scorer.inventory.variables:
+        shards = int(rng.integers(2, 5))
+        if v.shape and v.shape[0] >= shards and rng.random() < 0.25:
+            nodes.append(partitioned_node(v.name, v.shape, 0, [synchronizer(v.name) for _ in range(shards)]))
+        else:
+            nodes.append(synchronizer(v.name))
+    return Strategy.build(nodes, scorer.replicas)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_entries_predict_strategies_with_their_detail(name):
+    scorer, rng = _scorer(name), np.random.default_rng(7)
+    strategies = [_strategy(scorer, rng) for _ in range(6)]
+    for s in strategies:
+        layout = scorer._layout(s)
+        model = scorer._model_for(layout)
+        dense = evaluate(model, scorer.encode([s], layout), detail=True)
+        sparse = evaluate_entries(model, scorer.encode([s], layout, entries=True), detail=True)
+        for key in dense:
+            scale = np.abs(dense[key]).max(initial=0.0)
+            np.testing.assert_allclose(sparse[key], dense[key], rtol=1e-9, atol=1e-12 * scale, err_msg=key)
+    expected = [evaluate(scorer._model_for(scorer._layout(s)), scorer.encode([s], scorer._layout(s)))["step"][0]
+                for s in strategies]
+    np.testing.assert_allclose(scorer.score_many(strategies), expected, rtol=1e-9)
+    np.testing.assert_allclose([scorer.predict(s).step_time_s for s in strategies], expected, rtol=1e-9)
