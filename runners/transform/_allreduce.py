@@ -157,7 +157,8 @@ def _fused(members, coll: Collectives, spec: str, wire_dtype) -> dict:
     import tensorflow as tf
 
     if coll.size == 1:  # nothing to average: the concat and split back would only copy every gradient twice
-        return {u.name: [tf.reshape(g[0], u.shape)] for u, g in members}
+        with tf.compat.v1.device(coll.devices[0]):
+            return {u.name: [tf.reshape(g[0], u.shape)] for u, g in members}
     flats = []
     for r, dev in enumerate(coll.devices):
         with tf.compat.v1.device(dev):
