@@ -193,10 +193,11 @@ class Scorer:
         V = len(starts) if not layout else len(col_var)
         KV = K * V
         b = self._empty(K, V, dense=not entries)
-        ps_at, ps_f, ar_at, ar_f = [], [], [], []
+        ps_at, ar_at = [], []
         ps_flags: dict[int, tuple] = {}
         ar_flags: dict[int, tuple] = {}
-        var_ix, device_node = self._var_ix, self._device_node
+        var_ix, device_node, device_ix = self._var_ix, self._device_node, self._device_ix
+        starts_at = starts.tolist()
         for k, s in enumerate(strategies):
             seen = 0
             for node in s.proto.node_config:
@@ -205,27 +206,27 @@ class Scorer:
                     raise StrategyError(f"unknown variable {node.var_name!r} (not in model "
                                         f"{self.inventory.model_path})", f"strategy {s.proto.id}")
                 seen += 1
-                col = int(starts[v])
+                at = k * V + starts_at[v]
                 if node.partitioner:
                     fracs = self._shard_fracs(node.partitioner, v)
                     if len(fracs) != len(node.part_config):
                         raise StrategyError(f"partitioner {node.partitioner!r} needs {len(fracs)} part_config "
                                             f"nodes, got {len(node.part_config)}", f"variable {node.var_name!r}")
-                    pieces = [(part, 1.0, k * V + col + i) for i, part in enumerate(node.part_config)]
+                    pieces = enumerate(node.part_config, at)
                 else:
-                    pieces = [(node, 1.0, k * V + col)]
-                for part, f, kv in pieces:
+                    pieces = ((at, node),)
+                for kv, part in pieces:
                     which = part.WhichOneof("synchronizer")
                     if which == "PSSynchronizer":
                         x = part.PSSynchronizer
-                        ps_at.append(device_node(x.reduction_destination) * KV + kv)
-                        ps_f.append(f)
+                        dest = x.reduction_destination
+                        ix = device_ix.get(dest)
+                        ps_at.append((device_node(dest) if ix is None else ix) * KV + kv)
                         if kv not in ps_flags:
                             ps_flags[kv] = (x.sync, x.staleness > 0, x.local_replication)
                     elif which == "AllReduceSynchronizer":
                         x = part.AllReduceSynchronizer
                         ar_at.append(kv)
-                        ar_f.append(f)
                         if kv not in ar_flags:
                             ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec, x.gather_sparse)
                     else:
@@ -239,10 +240,10 @@ class Scorer:
             at = np.asarray(ps_at, np.int64)
             order = np.argsort(at % KV, kind="stable")
             srv, kv = np.divmod(at[order], KV)
-            b.entries = Entries(k=kv // V, col=kv % V, srv=srv, frac=np.asarray(ps_f, float)[order],
-                                tensors=np.ones(len(at)), K=K, V=V, M=M)
+            b.entries = Entries(k=kv // V, col=kv % V, srv=srv, frac=np.ones(len(at)), tensors=np.ones(len(at)),
+                                K=K, V=V, M=M)
         elif ps_at:
-            b.ps_frac.ravel()[:] = np.bincount(ps_at, ps_f, minlength=K * V * M)
+            b.ps_frac.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
             b.ps_tensors.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
         if ps_at:
             at = np.fromiter(ps_flags, np.int64, len(ps_flags))
@@ -250,7 +251,7 @@ class Scorer:
             b.sync.ravel()[at], b.stale.ravel()[at], b.proxy.ravel()[at] = flags.T
             covered[at] = True
         if ar_at:
-            b.ar_frac.ravel()[:] = np.bincount(ar_at, ar_f, minlength=K * V)
+            b.ar_frac.ravel()[:] = np.bincount(ar_at, minlength=K * V)
             at = np.fromiter(ar_flags, np.int64, len(ar_flags))
             flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 5)
             b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags[:, :4].T
@@ -435,9 +436,7 @@ class Scorer:
         names = self.inventory.names
         col_var = self._columns(layout)[0] if layout else np.arange(len(names))
         per_col = out["ps_var"][0] + out["ar_var"][0]
-        per_var = dict.fromkeys(names, 0.0)
-        for c, v in enumerate(col_var):
-            per_var[names[v]] += float(per_col[c])
+        per_var = dict(zip(names, np.bincount(col_var, per_col, minlength=len(names)).tolist()))
         groups: dict[int, float] = {}
         heads = np.nonzero(out["is_head"][0])[0]
         group_of = out["group"][0]
