@@ -27,6 +27,9 @@ CHUNK_CELLS = 38_400
 # (strategy, column) cells per pass of the entries' engine: 64 strategies of 200 variables on 64 nodes, 1.2x the
 # rate of 192 per pass (simulator_scaling.py's model; the entries' arrays do not grow with the nodes)
 ENTRY_CHUNK_CELLS = 12_800
+# nodes from which the entries' engine is the faster (simulator_scaling.py's model, 200 variables: 0.6x the dense
+# engine's rate on 3 nodes, 1.2x on 8, 1.7x on 16)
+ENTRY_MIN_NODES = 8
 INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
 
 
@@ -72,7 +75,8 @@ class Scorer:
         self._layout_models: dict[tuple, Model] = {}
         self._layout_cols: dict[tuple, tuple] = {}
         self.model = self._build_model()
-        self._sparse = bool(len(self._var_ix)) and sparse_fits(self.model.net)
+        self._sparse = (len(self.addresses) >= ENTRY_MIN_NODES and bool(len(self._var_ix))
+                        and sparse_fits(self.model.net))
 
     # ---- public API ----------------------------------------------------------------------------------
     def predict(self, strategy: Strategy) -> Prediction:

@@ -9,6 +9,7 @@ import pytest
 from simulator import Calibration, Choices, Scorer
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries
+from simulator._scorer import ENTRY_MIN_NODES
 from simulator._sparse import MaxTable, PairTable
 from space.cluster import ClusterSpec
 from space.inventory import Inventory
@@ -88,10 +89,12 @@ def test_entries_score_every_proxy_and_staleness_alike():
 
 @pytest.mark.parametrize("name,links,fits", [("alike", (), True), ("slow_link", ((0, 2, "50mbit"),), False)])
 def test_scorer_takes_the_entries_where_the_nodes_are_alike(name, links, fits):
-    spec = _spec(4, "1gbit", links)
+    spec = _spec(ENTRY_MIN_NODES, "1gbit", links)
     scorer = Scorer(_inventory(), spec, Calibration.from_spec(spec))
     assert scorer._sparse is fits
     choices = _choices(scorer, 20, 3, 3)
+    strategies = [_strategy(scorer, np.random.default_rng(4)) for _ in range(3)]
+    np.testing.assert_allclose(scorer.score_many(strategies), [scorer.predict(s).step_time_s for s in strategies])
     expected = evaluate(scorer.model, scorer.choices_batch(choices))["step"]
     np.testing.assert_allclose(scorer.score_choices(choices), expected, rtol=1e-9)
 
