@@ -67,7 +67,8 @@ def measure(traced, strategy, cluster, steps: int, warmup: int, rounds: int) -> 
     from runners.transform import TrainingJob
 
     with TrainingJob(traced, strategy, cluster) as job:
-        k = job.choose_steps_per_call(statistics.median(job.run(warmup)))
+        warm = job.run(warmup)
+        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm))
         runners = {"plain": plain_step_runner(traced, warmup), "one": backend_runner(job, 1),
                    "auto": backend_runner(job, k)}
         runners["auto"](1)  # the first call of k steps builds its executors

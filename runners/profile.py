@@ -68,9 +68,9 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         traced: ``space.model.trace_step(model_path)`` (trace once per search; it is not modified).
         strategy: a validated ``space.strategy.Strategy`` for that model and the cluster's spec.
         cluster: a :class:`runners.cluster.RunningCluster` (reused across calls).
-        steps_per_call: ``None`` chooses it after the warm-up (``TrainingJob.choose_steps_per_call``), so that
-            the call's own cost is no more than a small share of a sample, as in training; 1 times every call of
-            one step (threads mode always does).
+        steps_per_call: ``None`` chooses it after the warm-up (``TrainingJob.choose_steps_per_call``, which runs
+            a few calls of its own), so that the call's own cost is no more than a small share of a sample, as in
+            training; 1 times every call of one step (threads mode always does).
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
@@ -83,7 +83,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         losses: list[float] = []
         warm = job.run(warmup) if warmup else []
         if steps_per_call is None:
-            k = job.choose_steps_per_call(statistics.median(warm)) if warm else job.set_steps_per_call(1)
+            k = job.choose_steps_per_call(statistics.median(warm[1:] or warm)) if warm else job.set_steps_per_call(1)
         else:
             k = job.set_steps_per_call(steps_per_call)
         if k > 1:

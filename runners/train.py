@@ -131,14 +131,16 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
         try:
             done = start_step
             chosen = steps_per_call > 0 and job.set_steps_per_call(steps_per_call)
+            step_s = None
             while done < steps:
-                chunk = min(save_every or steps, steps - done)
-                if not chosen:  # a few one-step calls time the step (the first also builds the executors)
-                    first = job.run(min(PROBE_STEPS, chunk), on_step=on_step)
-                    chosen = job.choose_steps_per_call(statistics.median(first[1:] or first))
-                    job.run(chunk - len(first), on_step=on_step)
-                else:
-                    job.run(chunk, on_step=on_step)
+                chunk = left = min(save_every or steps, steps - done)
+                if not chosen and step_s is None:  # one-step calls time the step (the first builds the executors)
+                    first = job.run(min(PROBE_STEPS, left), on_step=on_step)
+                    step_s, left = statistics.median(first[1:] or first), left - len(first)
+                if not chosen and left >= job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL:  # room for its probe calls
+                    chosen = job.choose_steps_per_call(step_s, on_step=on_step)
+                    left -= job.probe_steps
+                job.run(left, on_step=on_step)
                 done += chunk
                 if out is not None and (save_every or done == steps):
                     values, state, slots = job.snapshot()

@@ -23,6 +23,8 @@ class TrainingJob:
     # the share of a step that the call's own cost may take when the steps per call are chosen for it
     CALL_SHARE = 0.02
     MAX_STEPS_PER_CALL = 64
+    PROBE_STEPS_PER_CALL = 4  # choose_steps_per_call times calls of this many steps
+    PROBE_CALLS = 5  # the first of them builds the executors and is not counted
 
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
                  update: bool = True, start=None) -> None:
@@ -39,6 +41,7 @@ class TrainingJob:
                                                    synchronize=synchronize, update=update, start=start,
                                                    key_limit=key_base + cluster.instance_keys_per_trial)
         self.steps_per_call = 1
+        self.probe_steps = 0
         self._probe = None
         self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
         self.steps_done = [0] * self.graph.num_towers
@@ -95,13 +98,25 @@ class TrainingJob:
         fn()
         return time.perf_counter() - t0
 
-    def choose_steps_per_call(self, step_s: float) -> int:
-        """Set the steps per call so that a call's own cost (:meth:`call_overhead_s`) is at most ``CALL_SHARE`` of
-        what its steps compute, given ``step_s``, the seconds of a one-step call; returns it."""
+    def choose_steps_per_call(self, step_s: float, *,
+                              on_step: Callable[[int, float, float], None] | None = None) -> int:
+        """Set the steps per call so that a call's own cost is at most ``CALL_SHARE`` of what its steps compute;
+        returns it. ``step_s``: the seconds of a (warm) one-step call.
+
+        Runs ``PROBE_CALLS`` calls of ``PROBE_STEPS_PER_CALL`` training steps (``on_step`` is told of each;
+        ``probe_steps`` says how many ran) and reads the call's own cost o off the two, a call of k steps taking
+        o + k c. A call of no-ops (:meth:`call_overhead_s`) is its floor: it misses what a real step's call adds
+        (fetches, the servers' threads waking up), 2-3 times as much on loopback.
+        """
+        self.probe_steps = 0
         if self.graph.mode != "lockstep":
             return self.set_steps_per_call(1)
-        overhead = self.call_overhead_s()
-        compute = max(step_s - overhead, 1e-5)
+        k0 = self.set_steps_per_call(self.PROBE_STEPS_PER_CALL)
+        calls = self.run(self.PROBE_CALLS * k0, on_step=on_step)[::k0][1:]  # the first call builds the executors
+        self.probe_steps = self.PROBE_CALLS * k0
+        per_step = statistics.median(calls)
+        overhead = max((step_s - per_step) * k0 / (k0 - 1), self.call_overhead_s())
+        compute = max(per_step - overhead / k0, 1e-6)
         k = math.ceil(overhead / (self.CALL_SHARE * compute))
         return self.set_steps_per_call(max(1, min(k, self.MAX_STEPS_PER_CALL)))
 

@@ -64,12 +64,15 @@ def test_threads_mode_keeps_one_step_per_call(cluster, spec, traced):
 
 
 def test_chosen_steps_per_call_hide_the_call_cost(cluster, spec, traced):
-    """A step much shorter than a call's own cost gets many steps per call; a long one gets one."""
+    """The mlp's step is about as short as a call's own cost: it gets several steps per call, chosen from probe
+    calls that train like any other (their steps are counted)."""
     from runners.transform import TrainingJob
 
     t, inv = traced("mlp")
     with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
-        overhead = job.call_overhead_s()
-        assert overhead > 0
-        assert job.choose_steps_per_call(1e-6) == job.MAX_STEPS_PER_CALL
-        assert job.choose_steps_per_call(overhead * 1000) == 1
+        assert job.call_overhead_s() > 0
+        one = job.run(6)[1:]
+        k = job.choose_steps_per_call(sorted(one)[len(one) // 2])
+        assert 2 <= k <= job.MAX_STEPS_PER_CALL and job.steps_per_call == k
+        assert job.probe_steps == job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL
+        assert job.steps_done == [6 + job.probe_steps] * 2
