@@ -200,9 +200,11 @@ class FirstPulls:
         """(M, K) max over the columns of (total less the node's own + ``h``): the node's own is constant
         between two of its entries, so each gap takes the range maximum of (total + h)."""
         e, lay = self.e, self.e.lay
-        table = MaxTable(self.total + h)
-        kk = np.repeat(np.arange(e.K), e.M)
-        own = table.max(kk, np.zeros_like(lay.first_col), lay.first_col - 1)
+        g = self.total + h
+        table = MaxTable(g)
+        prefix = np.maximum.accumulate(g, axis=1)  # before a node's first entry (everywhere: a node with none)
+        first = np.minimum(lay.first_col - 1, e.V - 1).reshape(e.K, e.M)
+        own = np.where(first >= 0, np.take_along_axis(prefix, np.maximum(first, 0), axis=1), -np.inf).ravel()
         if e.size:
             gaps = table.max(e.k, e.col, lay.next_col - 1) - self.x
             np.maximum.at(own, lay.seg_key[lay.seg_of], gaps)
@@ -247,18 +249,20 @@ class Pushes:
         A = rdy + cnt * self.total
         B = self.ref - cnt * np.concatenate([np.zeros((e.K, 1)), self.total[:, :-1]], axis=1)
         table = PairTable(A, B)
-        # pairs inside one gap of a node's entries: before its first (or everywhere: a node with none) and after
-        # each entry up to the next
-        kk = np.repeat(np.arange(e.K), e.M)
-        best = table.max_pair(kk, np.zeros_like(lay.first_col), lay.first_col - 1).reshape(e.K, e.M).max(axis=1)
+        # pairs inside one gap of a node's entries: before its first (a prefix: everywhere for a node with none)
+        # and after each entry up to the next
+        prefix_b = np.maximum.accumulate(B, axis=1)
+        prefix_pair = np.maximum.accumulate(A + prefix_b, axis=1)
+        first = np.minimum(lay.first_col - 1, e.V - 1).reshape(e.K, e.M)
+        best = np.where(first >= 0, np.take_along_axis(prefix_pair, np.maximum(first, 0), axis=1), -np.inf).max(1)
         if not e.size:
             return best
-        inside = table.max_pair(e.k, e.col + 1, lay.next_col - 1)
+        gap_a, gap_b, inside = table.stats(e.k, e.col + 1, lay.next_col - 1)
         # across gaps: the best start in a gap up to an entry, then the best end from a later entry to the next
         has_prev = lay.prev >= 0
         prev = np.maximum(lay.prev, 0)
-        start = (table.max_b(e.k, np.where(has_prev, e.col[prev] + 1, 0), e.col)
-                 + np.where(has_prev, cnt * self.x[prev], 0.0))
+        b_here, a_here = e.cells(B), e.cells(A)
+        start = np.where(has_prev, np.maximum(gap_b[prev], b_here) + cnt * self.x[prev], e.cells(prefix_b))
         start = lay.from_server(np.maximum.accumulate(lay.by_server(start, -np.inf), axis=1))
-        across = start + table.max_a(e.k, e.col, lay.next_col - 1) - cnt * self.x
+        across = start + np.maximum(gap_a, a_here) - cnt * self.x
         return np.maximum(best, per_strategy_max(e, np.maximum(inside, across)))

@@ -210,6 +210,15 @@ class PairTable:
     def max_b(self, k, lo, hi) -> np.ndarray:
         return self._max(1, k, lo, hi)
 
+    def stats(self, k, lo, hi) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(max A, max B, max pair) over [lo, hi] (-inf where empty)."""
+        j, lo, second, empty = self._blocks(lo, hi)
+        first, last = self.table[j, :, k, lo], self.table[j, :, k, second]  # (n, 3)
+        both = np.maximum(first, last)
+        np.maximum(both[:, 2], self.max_b(k, lo, second - 1) + last[:, 0], out=both[:, 2])
+        both[empty] = -np.inf
+        return both[:, 0], both[:, 1], both[:, 2]
+
     def max_pair(self, k, lo, hi) -> np.ndarray:
         """max of A(u) + B(v) over lo <= v <= u <= hi (-inf where empty)."""
         j, lo, second, empty = self._blocks(lo, hi)

@@ -108,6 +108,8 @@ def test_range_tables_answer_every_range(V):
     k, lo, hi = k.ravel(), lo.ravel(), hi.ravel()
     got = table.max_a(k, lo, hi), table.max_b(k, lo, hi), table.max_pair(k, lo, hi)
     np.testing.assert_array_equal(MaxTable(A).max(k, lo, hi), got[0])
+    for stat, expected in zip(table.stats(k, lo, hi), got):
+        np.testing.assert_array_equal(stat, expected)
     for i in range(k.size):
         a, b = max(lo[i], 0), min(hi[i], V - 1)
         if a > b:
