@@ -32,7 +32,7 @@ import dataclasses
 import numpy as np
 
 from simulator._arrays import Batch, Model
-from simulator._network import FirstPulls
+from simulator._network import FirstPulls, stack
 from simulator._prediction import COUNT_UNIT_S
 
 FP16_KINDS = (1, 2)  # HorovodCompressor, HorovodCompressorEF
@@ -428,7 +428,8 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
     raw = np.maximum(s.overlapped, busiest)
 
     rpc = loads.pull_t[:, 0] + loads.pull_t[:, 1]  # (K, M) tensors per server
-    rpc_s = rpc @ (net.dense["push"][M:] + net.dense["pull"][M:])
+    none = np.zeros(rpc.shape[::-1])  # the tensors' share of every push and pull, spread by structure
+    rpc_s = (stack(net.push(none, rpc.T)) + stack(net.pull(none, rpc.T, net.counts))).T
     latency = ar.ar_latency + rpc_s.max(axis=1) if M else ar.ar_latency
     compute_all = compute + serial
     comm = raw - compute_all

@@ -11,7 +11,7 @@ import numpy as np
 
 from simulator._arrays import Batch, Model
 from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
-from simulator._network import Network
+from simulator._network import Network, stack
 from simulator._sparse import Entries, MaxTable, PairTable, largest, per_strategy_max, server_cum, smallest
 
 
@@ -73,8 +73,9 @@ def _server_loads(m: Model, b: Batch) -> _EntryLoads:
     pull_b = np.stack([e.server_sum(pull_e * ~px), e.server_sum(pull_e * px)], axis=1)
     pull_t = np.stack([e.server_sum(e.tensors * ~px), e.server_sum(e.tensors * px)], axis=1)
     net = m.net
-    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ net.dense["pull"]
-                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ net.dense["pull_proxy"])
+    # the per-server totals spread on the resources by their structure: O(M) per strategy, not a (2M, R) product
+    pull_all = (stack(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts))
+                + stack(net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T
     lat = m.pull_latency_s * (ps_any & live).any(axis=1)
     server_frac = e.server_sum(e.frac)
     return _EntryLoads(ps_any=ps_any, push_load=None, pull_load=None, live=live, proxy=proxy, pull_b=pull_b,
@@ -134,7 +135,7 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _EntryLoads) -> "_EntryCh
     recv = largest(e, k * x_push + net.N * net.gamma * cum["load"] if net.gamma else k * x_push)
     cum_push_max = np.maximum(send, recv)
     cum_last = np.maximum(send, recv / k if k > 0 else recv)
-    push_total = np.concatenate([loads.server_push, e.server_sum(e.tensors)], 1) @ net.dense["push"]
+    push_total = stack(net.push(loads.server_push.T, e.server_sum(e.tensors).T)).T
 
     if split:
         parts = [(rows["rep"], cum["rep"], net.counts), (rows["async"], cum["async"], net.present)]
