@@ -64,7 +64,8 @@ class _Layout:
     def __init__(self, e: Entries) -> None:
         K, V, M, E = e.K, e.V, e.M, e.size
         key = e.k * M + e.srv
-        self.order = np.argsort(key, kind="stable")
+        # a stable sort of 16-bit keys is a radix sort: O(E) where the (strategy, server) pairs fit
+        self.order = np.argsort(key.astype(np.uint16) if K * M <= 1 << 16 else key, kind="stable")
         ks = key[self.order]
         head = np.ones(E, bool)
         head[1:] = ks[1:] != ks[:-1]
