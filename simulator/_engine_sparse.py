@@ -12,7 +12,7 @@ import numpy as np
 from simulator._arrays import Batch, Model
 from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
 from simulator._network import Network, stack
-from simulator._sparse import Entries, MaxTable, PairTable, largest, per_strategy_max, server_cum, smallest
+from simulator._sparse import Entries, MaxTable, largest, per_strategy_max, server_cum, smallest
 
 
 def sparse_fits(net: Network) -> bool:
@@ -171,8 +171,9 @@ class _EntryChains(_Chains):
 
 
 class FirstPulls:
-    """Per node, the busiest resource of its first replica's pulls (from every other node's server; the pulled
-    seconds ``w`` (E,) per entry), read at the end of the forward pass of each layer (:meth:`latest`)."""
+    """Per node, the busiest resource of its first replica's pulls from every other node's server (the pulled
+    seconds ``w`` (E,) per entry, ``x`` their cumulative per server), read at the end of the forward pass of each
+    layer (:meth:`latest`)."""
 
     def __init__(self, e: Entries, w: np.ndarray, x: np.ndarray) -> None:
         self.e, self.x = e, x
@@ -219,9 +220,9 @@ class Pushes:
 
     On a server's receive the load of v..u grows only at its own entries, so the pairs worth taking start and end
     at them: a prefix maximum along each server's entries. On a node's send (every replica's pushes to the other
-    servers: the total less its own) the pair is split at the node's entries: inside one gap between them the
-    node's own load does not move (a range maximum of pairs, :class:`PairTable`); across gaps it is the best
-    start before plus the best end after, each a range maximum."""
+    servers: the total less its own) a window that misses one node's entries carries all of the others' pushes
+    on that node's send (the furthest such window from each v: a range maximum); one that holds a node's entries
+    splits at them, the best start before its first plus the best end after its last, each a range maximum."""
 
     def __init__(self, net: Network, e: Entries, x: np.ndarray, total: np.ndarray, load_cum: np.ndarray | None,
                  ref: np.ndarray) -> None:
@@ -249,21 +250,35 @@ class Pushes:
         cnt = net.counts[0]
         A = rdy + cnt * self.total
         B = self.ref - cnt * np.concatenate([np.zeros((e.K, 1)), self.total[:, :-1]], axis=1)
-        table = PairTable(A, B)
-        # pairs inside one gap of a node's entries: before its first (a prefix: everywhere for a node with none)
-        # and after each entry up to the next
-        prefix_b = np.maximum.accumulate(B, axis=1)
-        prefix_pair = np.maximum.accumulate(A + prefix_b, axis=1)
-        first = np.minimum(lay.first_col - 1, e.V - 1).reshape(e.K, e.M)
-        best = np.where(first >= 0, np.take_along_axis(prefix_pair, np.maximum(first, 0), axis=1), -np.inf).max(1)
+        max_a = MaxTable(A)
+        # windows v..u that miss a node's entries: its send carries every other server's pushes of them whole
+        reach = self._reach()
+        kk = np.repeat(np.arange(e.K), e.V)
+        missing = (B.ravel() + max_a.max(kk, np.tile(np.arange(e.V), e.K), reach.ravel())).reshape(e.K, e.V)
+        missing = missing.max(axis=1)
         if not e.size:
-            return best
-        gap_a, gap_b, inside = table.stats(e.k, e.col + 1, lay.next_col - 1)
-        # across gaps: the best start in a gap up to an entry, then the best end from a later entry to the next
+            return missing
+        # windows holding a node's entries: the best start up to its first entry in them (from the one before),
+        # the best end from its last up to its next
+        max_b = MaxTable(B)
         has_prev = lay.prev >= 0
         prev = np.maximum(lay.prev, 0)
-        b_here, a_here = e.cells(B), e.cells(A)
-        start = np.where(has_prev, np.maximum(gap_b[prev], b_here) + cnt * self.x[prev], e.cells(prefix_b))
+        start = (max_b.max(e.k, np.where(has_prev, e.col[prev] + 1, 0), e.col)
+                 + np.where(has_prev, cnt * self.x[prev], 0.0))
         start = lay.from_server(np.maximum.accumulate(lay.by_server(start, -np.inf), axis=1))
-        across = start + np.maximum(gap_a, a_here) - cnt * self.x
-        return np.maximum(best, per_strategy_max(e, np.maximum(inside, across)))
+        across = start + max_a.max(e.k, e.col, lay.next_col - 1) - cnt * self.x
+        return np.maximum(missing, per_strategy_max(e, across))
+
+    def _reach(self) -> np.ndarray:
+        """(K, V) the last column u such that the columns v..u miss some node's entries (v - 1: none do). Until
+        some node has no entry left, that is the latest of every node's next entry, less one."""
+        e, lay = self.e, self.e.lay
+        last = np.full(e.K * e.M, -1)
+        if e.size:
+            last[lay.seg_key] = e.col[lay.order[np.append(lay.heads[1:], e.size) - 1]]
+        all_until = last.reshape(e.K, e.M).min(axis=1)
+        grid = np.full(e.K * (e.V + 1), -1)
+        prev_col = np.where(lay.prev >= 0, e.col[np.maximum(lay.prev, 0)], -1)
+        np.maximum.at(grid, e.k * (e.V + 1) + prev_col + 1, e.col)
+        nxt = np.maximum.accumulate(grid.reshape(e.K, e.V + 1), axis=1)[:, :e.V]
+        return np.where(np.arange(e.V)[None, :] > all_until[:, None], e.V - 1, nxt - 1)
