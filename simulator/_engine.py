@@ -174,8 +174,8 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     pull_b, pull_t = (np.einsum("mkv,pkv->kpm", x, np.stack([~proxy, proxy]).astype(float))
                       for x in (pull_load, b.ps_tensors))
     net = m.net
-    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ net.dense["pull"]
-                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ net.dense["pull_proxy"])  # (K, R) busy time
+    pull_all = (stack(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts))
+                + stack(net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T  # (K, R) busy time
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
     server_push = push_load.sum(axis=2).T
@@ -271,8 +271,7 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     c_load, c_tensors = np.cumsum(loads.push_load, axis=2), np.cumsum(b.ps_tensors, axis=2)
     u_push = c_load * inv_nic + net.rpc_nic * c_tensors if net.rpc_nic else c_load * inv_nic
     cum_push_max, cum_last = net.push_busiest(u_push, c_load, c_tensors)
-    push_total = np.concatenate([c_load[..., -1].T, c_tensors[..., -1].T], 1) @ net.dense["push"] if V else \
-        np.zeros((K, net.R))
+    push_total = stack(net.push(c_load[..., -1], c_tensors[..., -1])).T if V else np.zeros((K, net.R))
     # every live pull (an asynchronous proxy refreshed right after its node's update, like a pull) and the pulls
     # until each node's first replica has its own
     z = pull_load * inv_nic + net.rpc_nic * b.ps_tensors if net.rpc_nic else pull_load * inv_nic
