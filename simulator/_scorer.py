@@ -15,6 +15,7 @@ from space.inventory import Inventory
 from space.strategy import Strategy, partition_axis, shard_sizes
 from simulator._calibration import RESIDUAL_KEYS, Calibration
 from simulator._arrays import Batch, Model
+from simulator._choices import Choices, dense_batch, empty_batch, entry_batch, rows
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries, sparse_fits
 from simulator._sparse import Entries
@@ -31,26 +32,6 @@ ENTRY_CHUNK_CELLS = 12_800
 # engine's rate on 3 nodes, 1.2x on 8, 1.7x on 16)
 ENTRY_MIN_NODES = 8
 INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
-
-
-@dataclasses.dataclass
-class Choices:
-    """Per-variable choices of K strategies as (K, V) arrays in inventory order: the search's fast path.
-
-    ``ps``: PS (True) or all-reduce. PS variables go to node ``server`` (index into ``cluster.nodes``),
-    split along axis 0 into ``shards`` shards placed on nodes server, server+1, ... (mod the node count).
-    ``None`` fields take the default (shards 1, sync, staleness 0, no proxy, group 0, no compressor, rank 1).
-    """
-
-    ps: np.ndarray
-    server: np.ndarray | None = None
-    shards: np.ndarray | None = None
-    sync: np.ndarray | None = None
-    staleness: np.ndarray | None = None
-    proxy: np.ndarray | None = None
-    group: np.ndarray | None = None
-    compressor: np.ndarray | None = None
-    rank: np.ndarray | None = None
 
 
 class Scorer:
@@ -120,20 +101,12 @@ class Scorer:
             chunk = _chunk(self.model)
             score, encode = evaluate, self._batch
         with _one_blas_thread():
-            outs = [score(self.model, encode(_rows(choices, slice(s, s + chunk), K)))
+            outs = [score(self.model, encode(rows(choices, slice(s, s + chunk), K)))
                     for s in range(0, max(K, 1), chunk)]
         merged = {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
         return merged if parts else merged["step"]
 
     # ---- encoding ------------------------------------------------------------------------------------
-    def _empty(self, K: int, V: int | None = None, dense: bool = True) -> Batch:
-        V, M = len(self._var_ix) if V is None else V, len(self.addresses)
-        return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
-                     spec=np.zeros((K, V), np.int64), rank=np.ones((K, V), np.int64),
-                     ps_frac=np.zeros((M, K, V)) if dense else None, ps_tensors=np.zeros((M, K, V)) if dense else None,
-                     sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool),
-                     gather=np.zeros((K, V), bool))
-
     def _layout(self, strategy: Strategy) -> tuple:
         """The strategy's partitioned variables: ((variable index, partitioner), ...) in inventory order."""
         var_ix = self._var_ix
@@ -196,7 +169,7 @@ class Scorer:
             starts = np.arange(len(self._var_ix))
         V = len(starts) if not layout else len(col_var)
         KV = K * V
-        b = self._empty(K, V, dense=not entries)
+        b = empty_batch(K, V, M, dense=not entries)
         ps_at, ar_at = [], []
         ps_flags: dict[int, tuple] = {}
         ar_flags: dict[int, tuple] = {}
@@ -314,64 +287,10 @@ class Scorer:
         return self._batch(c)
 
     def _batch(self, c: Choices) -> Batch:
-        ps = np.asarray(c.ps, bool)
-        K, V = ps.shape
-        M = len(self.addresses)
-
-        def arr(x, default, dtype):
-            return np.broadcast_to(np.asarray(default if x is None else x, dtype), (K, V))
-
-        server, dim0 = arr(c.server, 0, np.int64), self._dim0
-        shards = np.where(ps, np.clip(arr(c.shards, 1, np.int64), 1, dim0), 1)
-        b = self._empty(K)
-        b.ar_frac[:] = ~ps
-        b.group[:], b.comp[:], b.rank[:] = arr(c.group, 0, np.int64), arr(c.compressor, 0, np.int64), \
-            np.maximum(arr(c.rank, 1, np.int64), 1)
-        b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
-            arr(c.proxy, False, bool)
-        # shard i of a PS variable sits on node (server + i) % M: count the shards and rows landing on node m
-        d = np.arange(M)[:, None, None] - server  # (M, K, V): first shard index that lands on m
-        d += M * (d < 0)
-        q, r = dim0 // shards, dim0 % shards
-        if shards.max() <= M:  # at most one shard per node (the usual case): no division over (M, K, V)
-            count, extra = d < shards, d < r
-        else:
-            count = np.maximum(0, (shards - d + M - 1) // M)
-            extra = np.maximum(0, (r - d + M - 1) // M)  # shards among them with one extra row (TF's rule)
-        np.multiply(count, ps, out=b.ps_tensors)
-        np.multiply(b.ps_tensors * q + extra * ps, 1.0 / dim0, out=b.ps_frac)
-        return b
+        return dense_batch(c, len(self.addresses), self._dim0)
 
     def _entry_batch(self, c: Choices) -> Batch:
-        """Choice arrays -> a batch whose PS shards are entries: shard i of a PS variable on node
-        (server + i) % M, each node's shards (more than one where there are more shards than nodes) one entry."""
-        ps = np.asarray(c.ps, bool)
-        K, V = ps.shape
-        M = len(self.addresses)
-
-        def arr(x, default, dtype):
-            return np.broadcast_to(np.asarray(default if x is None else x, dtype), (K, V))
-
-        b = self._empty(K, V, dense=False)
-        b.ar_frac[:] = ~ps
-        b.group[:], b.comp[:], b.rank[:] = arr(c.group, 0, np.int64), arr(c.compressor, 0, np.int64), \
-            np.maximum(arr(c.rank, 1, np.int64), 1)
-        b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
-            arr(c.proxy, False, bool)
-        kk, vv = np.nonzero(ps)
-        dim0 = self._dim0[vv]
-        shards = np.clip(arr(c.shards, 1, np.int64)[kk, vv], 1, dim0)
-        server = arr(c.server, 0, np.int64)[kk, vv]
-        nodes = np.minimum(shards, M)
-        cell = np.repeat(np.arange(len(kk)), nodes)
-        j = np.arange(cell.size) - np.repeat(np.cumsum(nodes) - nodes, nodes)  # which node of the cell's
-        shards, dim0 = shards[cell], dim0[cell]
-        q, r = dim0 // shards, dim0 % shards
-        count = (shards - j + M - 1) // M  # the shards landing on that node, and those with one extra row
-        extra = np.maximum(0, (r - j + M - 1) // M)
-        b.entries = Entries(k=kk[cell], col=vv[cell], srv=(server[cell] + j) % M,
-                            frac=(count * q + extra) * (1.0 / dim0), tensors=count.astype(float), K=K, V=V, M=M)
-        return b
+        return entry_batch(c, len(self.addresses), self._dim0)
 
     # ---- model constants -----------------------------------------------------------------------------
     def _for_replicas(self, strategy: Strategy) -> "Scorer":
@@ -462,12 +381,6 @@ class Scorer:
             busiest_server=None if busiest is None else self.addresses[busiest],
             busiest_server_s=0.0 if busiest is None else float(server_s[busiest]),
             pieces=int(round(f["pieces"])), collectives=int(round(f["collectives"])))
-
-
-def _rows(c: Choices, sl: slice, K: int) -> Choices:
-    """The strategies ``sl`` of ``c`` (fields given per strategy are sliced, broadcast ones kept)."""
-    return Choices(**{f.name: x[sl] if np.ndim(x) == 2 and np.shape(x)[0] == K else x
-                      for f in dataclasses.fields(c) for x in [getattr(c, f.name)]})
 
 
 def _chunk(model: Model) -> int:
