@@ -184,7 +184,7 @@ class FirstPulls:
     def latest(self, h: np.ndarray) -> np.ndarray:
         """(M, K) max over the columns of (pulls done + ``h``), ``h`` (K, V): the busiest other server (the
         busiest of all, or the busiest but the node where it is that node), or the node's own receive."""
-        e, lay, x = self.e, self.e.lay, self.x
+        e, x = self.e, self.x
         kk = np.arange(e.K)
         e1 = self.first + h
         peak = e1.argmax(axis=1)
