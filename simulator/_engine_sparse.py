@@ -52,9 +52,7 @@ class _EntryLoads(_ServerLoads):
         recv = net.remote[0] * u_push + per * (e.cells(all_pull) - u_pull)
         if net.gamma:
             recv = recv + net.N * net.gamma * self.push_e
-        out = np.zeros(e.K * e.V)
-        np.maximum.at(out, e.flat, np.maximum(send, recv))
-        out = out.reshape(e.K, e.V)
+        out = np.maximum(e.cell_max(np.maximum(send, recv), 0.0), 0.0).reshape(e.K, e.V)
         alone = np.maximum(net.counts[0] * all_push, np.where(self.proxy, per_p, per_c) * all_pull)
         return np.where(e.cell_sum(np.ones(e.size)) < net.M, np.maximum(out, alone), out)
 

@@ -41,6 +41,22 @@ class Entries:
         """(E,) each entry's cell in a flattened (K, V) array."""
         return self.k * self.V + self.col
 
+    @functools.cached_property
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cells holding entries, the first entry of each): the entries are sorted by cell."""
+        head = np.ones(self.size, bool)
+        head[1:] = self.flat[1:] != self.flat[:-1]
+        starts = np.flatnonzero(head)
+        return self.flat[starts], starts
+
+    def cell_max(self, x: np.ndarray, fill: float) -> np.ndarray:
+        """(K * V,) the largest of the per-entry ``x`` in each cell (``fill`` where none)."""
+        out = np.full(self.K * self.V, fill)
+        if self.size:
+            cells, starts = self.runs
+            out[cells] = np.maximum.reduceat(x, starts)
+        return out
+
     def cell_sum(self, w: np.ndarray) -> np.ndarray:
         """(K, V) the per-entry ``w`` summed over the servers."""
         return np.bincount(self.flat, w, minlength=self.K * self.V).reshape(self.K, self.V)
@@ -119,9 +135,7 @@ def server_cum(e: Entries, w: np.ndarray) -> np.ndarray:
 def largest(e: Entries, x: np.ndarray) -> np.ndarray:
     """(K, V) the largest cumulative load over the servers (0 where none has any), ``x`` (E,) per entry: each
     column's largest entry, then a running maximum."""
-    grid = np.zeros(e.K * e.V)
-    np.maximum.at(grid, e.flat, x)
-    return np.maximum.accumulate(grid.reshape(e.K, e.V), axis=1)
+    return np.maximum.accumulate(np.maximum(e.cell_max(x, 0.0), 0.0).reshape(e.K, e.V), axis=1)
 
 
 def smallest(e: Entries, x: np.ndarray) -> np.ndarray:
@@ -137,7 +151,11 @@ def smallest(e: Entries, x: np.ndarray) -> np.ndarray:
 def per_strategy_max(e: Entries, x: np.ndarray) -> np.ndarray:
     """(K,) the largest of the entries' ``x`` of each strategy (-inf: none)."""
     out = np.full(e.K, -np.inf)
-    np.maximum.at(out, e.k, x)
+    if e.size:
+        head = np.ones(e.size, bool)
+        head[1:] = e.k[1:] != e.k[:-1]
+        starts = np.flatnonzero(head)
+        out[e.k[starts]] = np.maximum.reduceat(x, starts)
     return out
 
 
