@@ -95,7 +95,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
-                     step_timeout_s: float = 120.0) -> list[ProfileResult]:
+                     step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> list[ProfileResult]:
     """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
     ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
 
@@ -104,7 +104,8 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     every strategy's steps alike, so their ratio is what is measured. On the emulated testbed two PS builders
     measured one after the other swapped places from one run to the next; taking turns, they kept their order.
     Every job lives until the comparison ends (each in its own resource container), so the servers hold all
-    of their variables at once.
+    of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does;
+    a sample is one call's seconds over its steps.
     """
     import contextlib
 
@@ -115,8 +116,13 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     with contextlib.ExitStack() as stack:
         jobs = [stack.enter_context(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s)) for s in strategies]
         for job in jobs:
-            if warmup:
-                job.run(warmup)
+            warm = job.run(warmup) if warmup else []
+            if steps_per_call is not None:
+                job.set_steps_per_call(steps_per_call)
+            elif warm:
+                job.choose_steps_per_call(statistics.median(warm[1:] or warm))
+            if job.steps_per_call > 1:
+                job.run(job.steps_per_call)  # the first call of k steps builds its executors on the servers
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
@@ -142,10 +148,12 @@ def round_means(times: list[float], chunks: list[int]) -> list[float]:
 
 def take_turns(jobs, steps: int, rounds: int, *, on_step: Callable[[int, float], None] | None = None,
                progress: Callable[[int, int, int], None] | None = None) -> list[list[float]]:
-    """Run ``steps`` steps of every running job (``TrainingJob``) in ``rounds`` chunks of about ``steps / rounds``,
-    the jobs one after another in each round, each round starting one job later; returns each job's step times.
+    """Run ``steps`` samples of every running job (``TrainingJob``) in ``rounds`` chunks of about ``steps / rounds``,
+    the jobs one after another in each round, each round starting one job later; returns each job's samples. A
+    sample is one call of the job's ``steps_per_call`` steps, its seconds over its steps.
 
-    ``on_step(job index, loss)`` after every step; ``progress(round, rounds, steps of each this round)`` before each.
+    ``on_step(job index, loss)`` after every step; ``progress(round, rounds, samples of each this round)`` before
+    each.
     """
     chunks = turn_chunks(steps, rounds)
     times: list[list[float]] = [[] for _ in jobs]
@@ -155,8 +163,9 @@ def take_turns(jobs, steps: int, rounds: int, *, on_step: Callable[[int, float],
             progress(k + 1, rounds, n)
         shift = k % len(jobs)
         for i in [*order[shift:], *order[:shift]]:
-            times[i] += jobs[i].run(n, on_step=None if on_step is None else
-                                    lambda _s, _dt, loss, i=i: on_step(i, loss))
+            k = jobs[i].steps_per_call
+            times[i] += jobs[i].run(n * k, on_step=None if on_step is None else
+                                    lambda _s, _dt, loss, i=i: on_step(i, loss))[::k]
     return times
 
 

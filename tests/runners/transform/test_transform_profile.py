@@ -37,8 +37,8 @@ def test_strategies_taking_turns_train_as_they_would_alone(cluster, spec, traced
 
     t, inv = traced("mlp")
     strategies = [build_strategy(a, inv, spec) for a in ("all_reduce", "ps", "ps_lb")]
-    together = profile_together(t, strategies, cluster, steps=5, warmup=1, rounds=3)
-    alone = [profile_strategy(t, s, cluster, steps=5, warmup=1, steps_per_call=1) for s in strategies]  # same steps
+    together = profile_together(t, strategies, cluster, steps=5, warmup=1, rounds=3, steps_per_call=2)
+    alone = [profile_strategy(t, s, cluster, steps=5, warmup=1, steps_per_call=2) for s in strategies]
     for a, b in zip(together, alone):
         assert len(a.step_times_s) == 5 and a.steps == 5 and a.median_s > 0
         assert a.final_loss == pytest.approx(b.final_loss, rel=1e-5)
