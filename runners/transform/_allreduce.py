@@ -138,6 +138,9 @@ def gather_units(items: list[tuple[Unit, list]], coll: Collectives) -> dict:
 
     out: dict[str, list] = {}
     for u, grads in items:
+        if coll.size == 1:  # nothing to gather: the rows go to the update as the step made them, as on one device
+            out[u.name] = list(grads)
+            continue
         indices = coll.all_gather([tf.cast(g.indices, tf.int64) for g in grads])
         values = coll.all_gather([g.values for g in grads])
         out[u.name] = []
