@@ -28,7 +28,7 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
           checkpoint: str | os.PathLike | None = None, save_every: int = 0, keep: int = 3, resume: bool = False,
           callbacks: Iterable[Callable[[StepInfo], None]] = (), logdir: str | os.PathLike | None = None,
           log_every: int = 10, step_timeout_s: float = 120.0, accept_unknown_hosts: bool = False,
-          log: Callable[[str], None] | None = None) -> History:
+          log: Callable[[str], None] | None = None, steps_per_call: int = 0) -> History:
     """Train ``model`` with the strategy file ``strategy`` on the cluster of ``spec`` until ``steps`` steps in all.
 
     Args:
@@ -38,6 +38,8 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
             data position), under this strategy or another.
         callbacks: each called with a :class:`StepInfo` after every step; an exception it raises stops the job.
         logdir: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every ``log_every`` steps.
+        steps_per_call: training steps per ``Session.run`` (0: chosen after the first steps); the callbacks of a
+            call's steps are called after it, and checkpoints fall between calls.
     Raises:
         BadInput: a file, option or checkpoint is wrong (checked before any server starts).
         RunError: the job failed: a server died, a step timed out, the loss became NaN or infinite
@@ -49,7 +51,7 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
     from space.errors import BadInput
 
     for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
-                             ("log_every", log_every, 1)):
+                             ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0)):
         if not isinstance(value, int) or value < low:
             raise BadInput(f"`{name} >= {low}` must hold, but got {value!r}")
     if resume and checkpoint is None:
@@ -68,7 +70,7 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
                                 checkpoint_dir=str(checkpoint) if checkpoint is not None else None,
                                 save_every=save_every, keep=keep, resume_from=start, step_timeout_s=step_timeout_s,
                                 log=log, callbacks=callbacks, logdir=str(logdir) if logdir else None,
-                                log_every=log_every)
+                                log_every=log_every, steps_per_call=steps_per_call)
     return History(steps=result.steps, start_step=result.start_step, losses=result.losses,
                    step_times_s=result.step_times_s, seconds=result.seconds, checkpoint=result.checkpoint,
                    checkpoints=result.checkpoints)

@@ -31,6 +31,7 @@ class ProfileResult:
     bytes_per_step: float  # estimated from the transfer plan: bytes crossing between nodes per step
     setup_s: float  # graph build + session + variable initialization
     final_loss: float
+    steps_per_call: int = 1  # each of ``step_times_s`` is one call's seconds over its steps
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -38,10 +39,14 @@ class ProfileResult:
     def summary(self) -> str:
         return (f"strategy {self.strategy_id} ({self.builder or 'custom'}; {self.num_replicas} replicas, {self.mode})\n"
                 f"step time  median {self.median_s * 1e3:.2f} ms   p10 {self.p10_s * 1e3:.2f} ms   "
-                f"p90 {self.p90_s * 1e3:.2f} ms   ({self.steps} steps after {self.warmup} warm-up)\n"
+                f"p90 {self.p90_s * 1e3:.2f} ms   ({self.steps} {self._samples()} after {self.warmup} warm-up)\n"
                 f"throughput {self.examples_per_s:,.0f} examples/s (global batch {self.global_batch})\n"
                 f"moved      {self.bytes_per_step / 1e6:.3f} MB per step between nodes (estimate)\n"
                 f"setup      {self.setup_s:.2f} s")
+
+
+    def _samples(self) -> str:
+        return "steps" if self.steps_per_call == 1 else f"calls of {self.steps_per_call} steps"
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -55,25 +60,35 @@ def _quantile(xs: list[float], q: float) -> float:
 
 
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
-                     step_timeout_s: float = 120.0) -> ProfileResult:
-    """Run ``warmup`` + ``steps`` steps of ``strategy`` on ``cluster`` and time the last ``steps``.
+                     step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> ProfileResult:
+    """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
+    steps each: each sample is a call's seconds over its steps.
 
     Args:
         traced: ``space.model.trace_step(model_path)`` (trace once per search; it is not modified).
         strategy: a validated ``space.strategy.Strategy`` for that model and the cluster's spec.
         cluster: a :class:`runners.cluster.RunningCluster` (reused across calls).
+        steps_per_call: ``None`` chooses it after the warm-up (``TrainingJob.choose_steps_per_call``, which runs
+            a few calls of its own), so that the call's own cost is no more than a small share of a sample, as in
+            training; 1 times every call of one step (threads mode always does).
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
     from runners.transform import TrainingJob
 
-    if steps < 1 or warmup < 0:
-        raise BadInput(f"`steps >= 1 and warmup >= 0` must hold, but got ({steps=}, {warmup=})")
+    if steps < 1 or warmup < 0 or (steps_per_call is not None and steps_per_call < 1):
+        raise BadInput(f"`steps >= 1, warmup >= 0 and steps_per_call >= 1` must hold, but got ({steps=}, {warmup=}, "
+                       f"{steps_per_call=})")
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s) as job:
         losses: list[float] = []
-        if warmup:
-            job.run(warmup)
-        times = job.run(steps, on_step=lambda _s, _dt, loss: losses.append(loss))
+        warm = job.run(warmup) if warmup else []
+        if steps_per_call is None:
+            k = job.choose_steps_per_call(statistics.median(warm[1:] or warm)) if warm else job.set_steps_per_call(1)
+        else:
+            k = job.set_steps_per_call(steps_per_call)
+        if k > 1:
+            job.run(k)  # the first call of k steps builds its executors on the servers
+        times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
         return _result(strategy, job, times, steps, warmup, losses)
@@ -153,7 +168,7 @@ def _result(strategy, job, times: list[float], steps: int, warmup: int, losses: 
         num_replicas=g.num_towers, global_batch=g.global_batch, steps=steps, warmup=warmup, step_times_s=times,
         median_s=median, p10_s=_quantile(times, 0.1), p90_s=_quantile(times, 0.9),
         examples_per_s=g.global_batch / median if median > 0 else 0.0, bytes_per_step=g.bytes_per_step,
-        setup_s=job.setup_s, final_loss=losses[-1] if losses else float("nan"))
+        setup_s=job.setup_s, final_loss=losses[-1] if losses else float("nan"), steps_per_call=job.steps_per_call)
 
 
 def prepare(model_path: str, spec_path: str, strategy_path: str):
@@ -174,9 +189,11 @@ def prepare(model_path: str, spec_path: str, strategy_path: str):
 
 
 def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps: int = 20, warmup: int = 5,
-                  step_timeout_s: float = 120.0, start_timeout_s: float = 60.0) -> ProfileResult:
+                  step_timeout_s: float = 120.0, start_timeout_s: float = 60.0,
+                  steps_per_call: int | None = None) -> ProfileResult:
     from runners.cluster import start_cluster
 
     traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
     with start_cluster(spec, timeout_s=start_timeout_s) as cluster:
-        return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s)
+        return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s,
+                                steps_per_call=steps_per_call)

@@ -21,6 +21,7 @@ import math
 import os
 import pathlib
 import shutil
+import statistics
 import time
 from typing import Callable, Iterable
 
@@ -29,6 +30,7 @@ import numpy as np
 from space.errors import BadInput, RunError
 
 CHECKPOINT_PREFIX = "ckpt-"
+PROBE_STEPS = 5  # one-step calls that time the step before the steps per call are chosen
 KERAS_SLOTS = {"adam": {"m": "_momentums", "v": "_velocities"}, "momentum": {"momentum": "momentums"}}
 
 
@@ -81,16 +83,21 @@ class Checkpoint:
 def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str | None = None, save_every: int = 0,
                    keep: int = 3, resume_from: Checkpoint | None = None, step_timeout_s: float = 120.0,
                    log: Callable[[str], None] | None = None, callbacks: Iterable[Callable[[StepInfo], None]] = (),
-                   logdir: str | None = None, log_every: int = 10) -> TrainResult:
+                   logdir: str | None = None, log_every: int = 10, steps_per_call: int = 0) -> TrainResult:
     """Train until ``steps`` steps in all are done (from ``resume_from``'s step, else 0) on a running cluster.
 
     With ``checkpoint_dir``, a checkpoint every ``save_every`` steps (0: at the end only) and at the end. A NaN or
     infinite loss raises :class:`NonFiniteLoss` naming the step and the last good checkpoint. With ``logdir``,
     TensorBoard scalars (loss, step time, examples/s, bytes moved per step by node) every ``log_every`` steps.
+    ``steps_per_call`` steps run in each ``Session.run`` (0: chosen after the first steps, so that the call's own
+    cost is a small share of a call); the losses, NaN checks and callbacks of a call's steps come after the call,
+    and a call never spans a checkpoint.
     """
     from runners.transform import TrainingJob
 
     start_step = resume_from.step if resume_from is not None else 0
+    if steps_per_call < 0:
+        raise BadInput(f"`steps_per_call >= 0` must hold, but got {steps_per_call}", hint="0 chooses it")
     if steps < start_step:
         raise BadInput(f"--steps {steps} is fewer than the {start_step} steps the checkpoint has done",
                        hint="give the steps in all, the checkpoint's included")
@@ -123,9 +130,17 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
 
         try:
             done = start_step
+            chosen = steps_per_call > 0 and job.set_steps_per_call(steps_per_call)
+            step_s = None
             while done < steps:
-                chunk = min(save_every or steps, steps - done)
-                job.run(chunk, on_step=on_step)
+                chunk = left = min(save_every or steps, steps - done)
+                if not chosen and step_s is None:  # one-step calls time the step (the first builds the executors)
+                    first = job.run(min(PROBE_STEPS, left), on_step=on_step)
+                    step_s, left = statistics.median(first[1:] or first), left - len(first)
+                if not chosen and left >= job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL:  # room for its probe calls
+                    chosen = job.choose_steps_per_call(step_s, on_step=on_step)
+                    left -= job.probe_steps
+                job.run(left, on_step=on_step)
                 done += chunk
                 if out is not None and (save_every or done == steps):
                     values, state, slots = job.snapshot()

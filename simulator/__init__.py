@@ -18,7 +18,8 @@ from simulator._fidelity import (apply_residual, features, fidelity, fit_alpha_b
                                  top1_regret, topk_regret)
 from simulator._from_measurements import LinkFit, fit_link, powersgd_constants, powersgd_flops, to_calibration
 from simulator._prediction import COUNT_UNIT_S, Bound, Distance, Prediction
-from simulator._scorer import Choices, Scorer
+from simulator._choices import Choices
+from simulator._scorer import Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
            "calibration_path", "link_key", "lower_bound", "distance", "Bound", "Distance", "kendall_tau", "mape",

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 
 from simulator._network import Network
+from simulator._sparse import Entries
 
 
 @dataclasses.dataclass
@@ -19,14 +20,17 @@ class Batch:
     comp: np.ndarray  # AllReduceSynchronizer.Compressor value
     spec: np.ndarray  # AllReduceSynchronizer.Spec value (collectives of different specs are not fused)
     rank: np.ndarray  # PowerSGD rank (>= 1)
-    ps_frac: np.ndarray  # (M, K, V) fraction of the variable held by the PS on node m
-    ps_tensors: np.ndarray  # (M, K, V) shards (tensors, one RPC each) on node m
+    ps_frac: np.ndarray | None  # (M, K, V) fraction of the variable held by the PS on node m (None: entries)
+    ps_tensors: np.ndarray | None  # (M, K, V) shards (tensors, one RPC each) on node m
     sync: np.ndarray  # bool: synchronous PS
     stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched only with Model.stale_prefetch)
     proxy: np.ndarray  # bool: local_replication (one pull per node)
     gather: np.ndarray | None = None  # bool: a sparse gradient all-gathered (rows and indices), not densified
+    entries: Entries | None = None  # the PS shards as entries, in place of ps_frac and ps_tensors
 
     def rows(self, sl: slice) -> "Batch":
+        if self.entries is not None:
+            raise ValueError("a batch of entries is scored whole: encode each part of it apart")
         fields = {f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[sl]
                   for f in dataclasses.fields(self)}
         fields["ps_frac"], fields["ps_tensors"] = self.ps_frac[:, sl], self.ps_tensors[:, sl]

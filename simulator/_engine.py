@@ -32,7 +32,7 @@ import dataclasses
 import numpy as np
 
 from simulator._arrays import Batch, Model
-from simulator._network import FirstPulls
+from simulator._network import FirstPulls, stack
 from simulator._prediction import COUNT_UNIT_S
 
 FP16_KINDS = (1, 2)  # HorovodCompressor, HorovodCompressorEF
@@ -53,10 +53,16 @@ def evaluate(m: Model, b: Batch, detail: bool = False) -> dict[str, np.ndarray]:
     what each server sends and receives (:func:`_server_loads`) and when the busiest resource is done with each
     variable of every chain (:func:`_chains`); the shards' CPU work (:func:`_piece_costs`); the compute
     (:func:`_compute`); then the step (:func:`_step`) and its parts (:func:`_outputs`)."""
+    return evaluate_with(m, b, _server_loads, _chains, detail)
+
+
+def evaluate_with(m: Model, b: Batch, server_loads, chains, detail: bool = False) -> dict[str, np.ndarray]:
+    """:func:`evaluate` with the servers' loads and the chains built by ``server_loads(m, b)`` and
+    ``chains(m, b, ar, loads)`` (the dense ones, or those of :mod:`simulator._engine_sparse`)."""
     ar = _all_reduce(m, b)
-    loads = _server_loads(m, b)
-    timing = _chains(m, b, ar, loads)
-    piece_s = _piece_costs(m, b, ar)
+    loads = server_loads(m, b)
+    timing = chains(m, b, ar, loads)
+    piece_s = _piece_costs(m, loads, ar)
     serial = ar.compression + piece_s  # on the critical path, outside the overlap of communication and backward
     compute, synchronous, any_sync_ps = _compute(m, b, loads)
     bwd = compute * m.backward_fraction
@@ -143,6 +149,15 @@ class _ServerLoads:
     pull_t: np.ndarray  # (K, 2, M) the same in tensors
     pull_all: np.ndarray  # (K, R) busy time of every pull on each resource
     lat: np.ndarray  # (K,) the round trip of the pull phase, where anything is pulled live
+    col_tensors: np.ndarray  # (K, V) the column's shards on servers
+    col_frac: np.ndarray  # (K, V) the share of the column on servers
+    server_push: np.ndarray  # (K, M) bytes each replica pushes to each server
+    server_pulled: np.ndarray  # (K, M) the same, less the synchronous proxies' (refreshed, not pulled)
+    off_replicas: np.ndarray  # (K,) bool: a server on a node without replicas
+
+    def column_busiest(self, net, b: Batch) -> np.ndarray:
+        """(K, V) each column's own busiest resource (:meth:`Network.column_busiest`)."""
+        return net.column_busiest(self.push_load, self.pull_load, b.ps_tensors, self.proxy)
 
 
 def _server_loads(m: Model, b: Batch) -> _ServerLoads:
@@ -159,12 +174,17 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     pull_b, pull_t = (np.einsum("mkv,pkv->kpm", x, np.stack([~proxy, proxy]).astype(float))
                       for x in (pull_load, b.ps_tensors))
     net = m.net
-    pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ net.dense["pull"]
-                + np.concatenate([pull_b[:, 1], pull_t[:, 1]], 1) @ net.dense["pull_proxy"])  # (K, R) busy time
+    pull_all = (stack(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts))
+                + stack(net.pull(pull_b[:, 1].T, pull_t[:, 1].T, net.present))).T  # (K, R) busy time
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
+    server_push = push_load.sum(axis=2).T
+    server_pulled = np.einsum("mkv,kv->km", push_load, (~(proxy & b.sync)).astype(float))
+    off = (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if len(m.replica_nodes) else np.zeros(len(lat), bool)
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
-                        pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat)
+                        pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=b.ps_tensors.sum(axis=0),
+                        col_frac=b.ps_frac.sum(axis=0), server_push=server_push, server_pulled=server_pulled,
+                        off_replicas=off)
 
 
 @dataclasses.dataclass
@@ -251,8 +271,7 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     c_load, c_tensors = np.cumsum(loads.push_load, axis=2), np.cumsum(b.ps_tensors, axis=2)
     u_push = c_load * inv_nic + net.rpc_nic * c_tensors if net.rpc_nic else c_load * inv_nic
     cum_push_max, cum_last = net.push_busiest(u_push, c_load, c_tensors)
-    push_total = np.concatenate([c_load[..., -1].T, c_tensors[..., -1].T], 1) @ net.dense["push"] if V else \
-        np.zeros((K, net.R))
+    push_total = stack(net.push(c_load[..., -1], c_tensors[..., -1])).T if V else np.zeros((K, net.R))
     # every live pull (an asynchronous proxy refreshed right after its node's update, like a pull) and the pulls
     # until each node's first replica has its own
     z = pull_load * inv_nic + net.rpc_nic * b.ps_tensors if net.rpc_nic else pull_load * inv_nic
@@ -283,14 +302,14 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
                    ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail)
 
 
-def _piece_costs(m: Model, b: Batch, ar: _AllReduce) -> np.ndarray:
+def _piece_costs(m: Model, loads: _ServerLoads, ar: _AllReduce) -> np.ndarray:
     """(K,) CPU work of the extra pieces: every shard beyond one per variable is sliced, packed and applied on its
     own; a PowerSGD shard's round (its per-matrix cost) does that work for it, so it pays no all-reduced piece's
     cost on top."""
     def by_variable(x: np.ndarray) -> np.ndarray:  # (..., C) per column -> (..., variables): shards summed
         return x if m.col_starts is None or not x.shape[-1] else np.add.reduceat(x, m.col_starts, axis=-1)
 
-    n_ps, n_ar = by_variable(b.ps_tensors.sum(axis=0)), by_variable(ar.is_ar.astype(float))  # (K, variables)
+    n_ps, n_ar = by_variable(loads.col_tensors), by_variable(ar.is_ar.astype(float))  # (K, variables)
     n_psgd = by_variable(ar.psgd.astype(float))
     n_all = n_ps + n_ar
     share_ps = np.divide(n_ps, n_all, out=np.zeros_like(n_all), where=n_all > 0)
@@ -311,7 +330,7 @@ def _compute(m: Model, b: Batch, loads: _ServerLoads) -> tuple[np.ndarray, np.nd
     compute = np.where(synchronous, m.compute_sync_s, m.compute_async_s)
     if m.update_w is not None and m.update_share > 0 and m.compute_alone_s < m.compute_sync_s:
         n = float(m.replicas)
-        copies = n * b.ar_frac + (b.ps_frac * np.where(b.sync, 1.0, n)).sum(axis=0)  # (K, C) updates per step
+        copies = n * b.ar_frac + loads.col_frac * np.where(b.sync, 1.0, n)  # (K, C) updates per step
         updates = (copies * m.update_w).sum(axis=1)  # (K,) whole-model updates per step, all nodes together
         compute = np.where(synchronous, compute_with_updates(m.compute_sync_s, m.update_share, updates, n), compute)
     return compute, synchronous, any_sync_ps
@@ -336,10 +355,10 @@ def _step(m: Model, b: Batch, loads: _ServerLoads, c: _Chains, fwd: np.ndarray, 
     server loses (:func:`_staggering_lost`). All-async towers step on their own and drift out of phase: a tower's
     step is its own pull and push (the slowest tower's: one that pulls over the network)."""
     K, V = b.ar_frac.shape
-    M = b.ps_frac.shape[0]
+    M = m.net.M
     ready = bwd[:, None] * m.ready_frac
     finish = finish_lockstep = c.finish(ready, 0) if V else bwd
-    spans = m.spans_nodes | (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if M else np.zeros(K, bool)
+    spans = m.spans_nodes | loads.off_replicas if M else np.zeros(K, bool)
     barrier = m.barrier_s * any_sync_ps + m.step_overhead_s * spans
     ends = c.node_forward_ends(fwd)
     fwd_end_first, fwd_end_tower, fwd_end_all = ends.min(axis=0), ends.max(axis=0), c.forward_end(c.cum_all, fwd)
@@ -353,7 +372,7 @@ def _step(m: Model, b: Batch, loads: _ServerLoads, c: _Chains, fwd: np.ndarray, 
         if m.ps_serial > 0:
             # every pull, the lockstep compute, then every push: the step with no staggering at all
             unstaggered = fwd_end_all + serial + np.maximum(finish_lockstep, bwd) + barrier
-            overlapped = overlapped + _staggering_lost(m, b, loads) * np.maximum(unstaggered - overlapped, 0.0)
+            overlapped = overlapped + _staggering_lost(m, loads) * np.maximum(unstaggered - overlapped, 0.0)
         overlapped = np.where(synchronous, overlapped, tower)
     return _Step(overlapped=overlapped, finish=finish, barrier=barrier, fwd=fwd, bwd=bwd, fwd_end_all=fwd_end_all)
 
@@ -378,22 +397,21 @@ def _with_servers(m: Model, c: _Chains, fwd, bwd, serial, barrier, overlapped, f
     return np.maximum(overlapped, last), finish
 
 
-def _staggering_lost(m: Model, b: Batch, loads: _ServerLoads) -> np.ndarray:
+def _staggering_lost(m: Model, loads: _ServerLoads) -> np.ndarray:
     """(K,) the share of the way from its staggered to its unstaggered step a synchronous PS step loses: the
     ``ps`` step's share with all of its load on one server; spread over the servers as ``ps_lb`` spreads it,
     ``ps_spread_serial``; in between, by the share of its PS load its busiest server holds; 0 without PS load.
     The share does not depend on how the step's PS bytes are split into tensors. A synchronous proxy is
     refreshed on every node at once, at the end of the step: only the tensors the replicas pull from their
     servers say how the step's load is spread (every PS tensor, where all are proxied)."""
-    K = b.ar_frac.shape[0]
-    push_load = loads.push_load
-    pulled = push_load * ~(loads.proxy & b.sync)[None]
-    pulled_total = pulled.sum(axis=(0, 2))
-    stag_load = np.where((pulled_total > 0)[None, :, None], pulled, push_load)
-    total = stag_load.sum(axis=(0, 2))
+    K = loads.server_push.shape[0]
+    pulled = loads.server_pulled
+    pulled_total = pulled.sum(axis=1)
+    stag_load = np.where((pulled_total > 0)[:, None], pulled, loads.server_push)  # (K, M)
+    total = stag_load.sum(axis=1)
     lost = np.full(K, m.ps_serial)
     if m.ps_spread_serial is not None and m.ps_spread_serial < m.ps_serial and m.ps_spread_busiest < 1:
-        held = np.divide(stag_load.sum(axis=2).max(axis=0), total, out=np.ones(K), where=total > 0)
+        held = np.divide(stag_load.max(axis=1), total, out=np.ones(K), where=total > 0)
         toward_one = np.clip((held - m.ps_spread_busiest) / (1.0 - m.ps_spread_busiest), 0.0, 1.0)
         lost = m.ps_spread_serial + (m.ps_serial - m.ps_spread_serial) * toward_one
     return np.where(total > 0, lost, 0.0)
@@ -402,27 +420,27 @@ def _staggering_lost(m: Model, b: Batch, loads: _ServerLoads) -> np.ndarray:
 def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains, s: _Step, compute: np.ndarray,
              serial: np.ndarray, piece_s: np.ndarray, detail: bool) -> dict[str, np.ndarray]:
     """The step (bounded by the busiest resource, then corrected by the residual) and its parts."""
-    K, V = b.ar_frac.shape
-    M = b.ps_frac.shape[0]
+    M = m.net.M
     net = m.net
     resource_total = loads.pull_all + c.push_total + ar.ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
     busiest = resource_total.max(axis=1)
     raw = np.maximum(s.overlapped, busiest)
 
     rpc = loads.pull_t[:, 0] + loads.pull_t[:, 1]  # (K, M) tensors per server
-    rpc_s = rpc @ (net.dense["push"][M:] + net.dense["pull"][M:])
+    none = np.zeros(rpc.shape[::-1])  # the tensors' share of every push and pull, spread by structure
+    rpc_s = (stack(net.push(none, rpc.T)) + stack(net.pull(none, rpc.T, net.counts))).T
     latency = ar.ar_latency + rpc_s.max(axis=1) if M else ar.ar_latency
     compute_all = compute + serial
     comm = raw - compute_all
     # counts the residual may charge: shards beyond one per variable, and collectives after fusion
-    pieces = np.maximum(b.ps_tensors.sum(axis=(0, 2)) + ar.is_ar.sum(axis=1) - m.variables, 0.0)
+    pieces = np.maximum(loads.col_tensors.sum(axis=1) + ar.is_ar.sum(axis=1) - m.variables, 0.0)
     collectives = ar.ncoll.sum(axis=1)
     step = raw
     if m.residual is not None:
         c0, cc, cm, cl, cp, ck = m.residual
         step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
-    load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
+    load_push = loads.server_push  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
                   + ar.wire.sum(axis=1) * m.wire_ar)
     out = dict(step=step, raw=raw, compute=compute_all, forward=s.fwd, backward=s.bwd, compression=ar.compression,
@@ -430,7 +448,7 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
                collectives=collectives)
     if detail:
-        out.update(ps_var=net.column_busiest(loads.push_load, loads.pull_load, b.ps_tensors, loads.proxy),
+        out.update(ps_var=loads.column_busiest(net, b),
                    ar_var=ar.wire * m.ar_s_per_byte
                    + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,

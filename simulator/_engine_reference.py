@@ -110,7 +110,7 @@ def reference_evaluate(model: Model, b: Batch, detail: bool = False) -> dict[str
     ar = _all_reduce(m, b)
     loads = _server_loads(m, b)
     timing = _chains(m, b, ar, loads)
-    piece_s = _piece_costs(m, b, ar)
+    piece_s = _piece_costs(m, loads, ar)
     serial = ar.compression + piece_s  # on the critical path, outside the overlap of communication and backward
     compute, synchronous, any_sync_ps = _compute(m, b, loads)
     bwd = compute * m.backward_fraction
@@ -132,6 +132,11 @@ class _ServerLoads:
     pull_t: np.ndarray  # (K, 2, M) the same in tensors
     pull_all: np.ndarray  # (K, R) busy time of every pull on each resource
     lat: np.ndarray  # (K,) the round trip of the pull phase, where anything is pulled live
+    col_tensors: np.ndarray  # (K, V) the column's shards on servers
+    col_frac: np.ndarray  # (K, V) the share of the column on servers
+    server_push: np.ndarray  # (K, M) bytes each replica pushes to each server
+    server_pulled: np.ndarray  # (K, M) the same, less the synchronous proxies' (refreshed, not pulled)
+    off_replicas: np.ndarray  # (K,) bool: a server on a node without replicas
 
 
 def _server_loads(m: Model, b: Batch) -> _ServerLoads:
@@ -152,7 +157,10 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     any_live_pull = (ps_any & live).any(axis=1)
     lat = m.pull_latency_s * any_live_pull
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
-                        pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat)
+                        pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=b.ps_tensors.sum(axis=0),
+                        col_frac=b.ps_frac.sum(axis=0), server_push=(b.ps_frac @ m.push_bytes).T,
+                        server_pulled=(push_load * ~(proxy & b.sync)[None]).sum(axis=2).T,
+                        off_replicas=(b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)))
 
 
 @dataclasses.dataclass

@@ -74,19 +74,6 @@ class Network:
         """(M,) the replicas remote from each server: k."""
         return self.N - self.counts
 
-    @functools.cached_property
-    def dense(self) -> dict[str, np.ndarray]:
-        """(2M, R) matrices, [bytes on each server, tensors on each server] -> seconds on each resource, of every
-        replica's push, its pull and a proxy's refresh: for per-server totals (M x R work per strategy, not per
-        variable)."""
-        eye, zero = np.eye(self.M), np.zeros((self.M, self.M))
-
-        def matrix(spread) -> np.ndarray:
-            return np.concatenate([stack(spread(eye, zero)), stack(spread(zero, eye))], axis=1).T
-
-        return dict(push=matrix(self.push), pull=matrix(lambda x, t: self.pull(x, t, self.counts)),
-                    pull_proxy=matrix(lambda x, t: self.pull(x, t, self.present)))
-
     def push(self, load: np.ndarray, tensors: np.ndarray, last: bool = False) -> list[np.ndarray]:
         """Every replica's push of ``load`` bytes per replica to each server (``last``: the last remote replica's
         alone, whose receive is one k-th of every replica's and whose bytes are reduced with the others')."""

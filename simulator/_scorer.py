@@ -15,34 +15,23 @@ from space.inventory import Inventory
 from space.strategy import Strategy, partition_axis, shard_sizes
 from simulator._calibration import RESIDUAL_KEYS, Calibration
 from simulator._arrays import Batch, Model
+from simulator._choices import Choices, dense_batch, empty_batch, entry_batch, rows
 from simulator._engine import evaluate
+from simulator._engine_sparse import evaluate_entries, sparse_fits
+from simulator._sparse import Entries
 from simulator._prediction import Prediction
 
 LAYOUT_CACHE = 256  # shard layouts whose per-shard model is kept
 # (node, strategy, column) cells per vectorised pass, so that its arrays stay in cache: 64 strategies of 200
 # variables on 3 nodes, 1.4x the rate of 128 per pass and 1.2x that of 32 (simulator_throughput.py's model)
 CHUNK_CELLS = 38_400
+# (strategy, column) cells per pass of the entries' engine: 64 strategies of 200 variables on 64 nodes, 1.2x the
+# rate of 192 per pass (simulator_scaling.py's model; the entries' arrays do not grow with the nodes)
+ENTRY_CHUNK_CELLS = 12_800
+# nodes from which the entries' engine is the faster (simulator_scaling.py's model, 200 variables: 0.6x the dense
+# engine's rate on 3 nodes, 1.2x on 8, 1.7x on 16)
+ENTRY_MIN_NODES = 8
 INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
-
-
-@dataclasses.dataclass
-class Choices:
-    """Per-variable choices of K strategies as (K, V) arrays in inventory order: the search's fast path.
-
-    ``ps``: PS (True) or all-reduce. PS variables go to node ``server`` (index into ``cluster.nodes``),
-    split along axis 0 into ``shards`` shards placed on nodes server, server+1, ... (mod the node count).
-    ``None`` fields take the default (shards 1, sync, staleness 0, no proxy, group 0, no compressor, rank 1).
-    """
-
-    ps: np.ndarray
-    server: np.ndarray | None = None
-    shards: np.ndarray | None = None
-    sync: np.ndarray | None = None
-    staleness: np.ndarray | None = None
-    proxy: np.ndarray | None = None
-    group: np.ndarray | None = None
-    compressor: np.ndarray | None = None
-    rank: np.ndarray | None = None
 
 
 class Scorer:
@@ -67,13 +56,16 @@ class Scorer:
         self._layout_models: dict[tuple, Model] = {}
         self._layout_cols: dict[tuple, tuple] = {}
         self.model = self._build_model()
+        self._sparse = (len(self.addresses) >= ENTRY_MIN_NODES and bool(len(self._var_ix))
+                        and sparse_fits(self.model.net))
 
     # ---- public API ----------------------------------------------------------------------------------
     def predict(self, strategy: Strategy) -> Prediction:
         """Step time and its parts for one strategy."""
         scorer = self._for_replicas(strategy)
         layout = scorer._layout(strategy)
-        out = evaluate(scorer._model_for(layout), scorer.encode([strategy], layout), detail=True)
+        model, batch = scorer._model_for(layout), scorer.encode([strategy], layout, entries=scorer._sparse)
+        out = (evaluate_entries if scorer._sparse else evaluate)(model, batch, detail=True)
         return scorer._prediction(out, layout)
 
     def score_many(self, strategies: Sequence[Strategy]) -> np.ndarray:
@@ -87,10 +79,12 @@ class Scorer:
         with _one_blas_thread():
             for sc, layout, idx in groups.values():
                 model = sc._model_for(layout)
-                chunk = _chunk(model)
+                chunk = max(8, ENTRY_CHUNK_CELLS // max(len(model.nbytes), 1)) if sc._sparse else _chunk(model)
+                score = evaluate_entries if sc._sparse else evaluate
                 for start in range(0, len(idx), chunk):
                     part = idx[start:start + chunk]
-                    result[part] = evaluate(model, sc.encode([strategies[i] for i in part], layout))["step"]
+                    batch = sc.encode([strategies[i] for i in part], layout, entries=sc._sparse)
+                    result[part] = score(model, batch)["step"]
         return result
 
     def score_choices(self, choices: Choices, parts: bool = False) -> np.ndarray | dict[str, np.ndarray]:
@@ -100,22 +94,19 @@ class Scorer:
         """
         ps = self._check_choices(choices)
         K = ps.shape[0]
-        chunk = _chunk(self.model)
+        if self._sparse:  # the loads as entries: no (nodes x strategies x variables) arrays
+            chunk = max(8, ENTRY_CHUNK_CELLS // max(len(self.model.nbytes), 1))
+            score, encode = evaluate_entries, self._entry_batch
+        else:
+            chunk = _chunk(self.model)
+            score, encode = evaluate, self._batch
         with _one_blas_thread():
-            outs = [evaluate(self.model, self._batch(_rows(choices, slice(s, s + chunk), K)))
+            outs = [score(self.model, encode(rows(choices, slice(s, s + chunk), K)))
                     for s in range(0, max(K, 1), chunk)]
         merged = {k: np.concatenate([o[k] for o in outs]) for k in outs[0]}
         return merged if parts else merged["step"]
 
     # ---- encoding ------------------------------------------------------------------------------------
-    def _empty(self, K: int, V: int | None = None) -> Batch:
-        V, M = len(self._var_ix) if V is None else V, len(self.addresses)
-        return Batch(ar_frac=np.zeros((K, V)), group=np.zeros((K, V), np.int64), comp=np.zeros((K, V), np.int64),
-                     spec=np.zeros((K, V), np.int64),
-                     rank=np.ones((K, V), np.int64), ps_frac=np.zeros((M, K, V)), ps_tensors=np.zeros((M, K, V)),
-                     sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool),
-                     gather=np.zeros((K, V), bool))
-
     def _layout(self, strategy: Strategy) -> tuple:
         """The strategy's partitioned variables: ((variable index, partitioner), ...) in inventory order."""
         var_ix = self._var_ix
@@ -167,9 +158,9 @@ class Scorer:
                 col_starts=np.searchsorted(c, np.arange(len(base.nbytes))))
         return hit
 
-    def encode(self, strategies: Sequence[Strategy], layout: tuple = ()) -> Batch:
+    def encode(self, strategies: Sequence[Strategy], layout: tuple = (), entries: bool = False) -> Batch:
         """Strategies of one shard ``layout`` -> choice arrays, one column per variable or per shard (its own
-        synchronizer, compressor, group and flags)."""
+        synchronizer, compressor, group and flags); ``entries``: the PS shards as entries, not (M, K, V) arrays."""
         K, M = len(strategies), len(self.addresses)
         if layout:
             col_var, _, _ = self._columns(layout)
@@ -178,11 +169,12 @@ class Scorer:
             starts = np.arange(len(self._var_ix))
         V = len(starts) if not layout else len(col_var)
         KV = K * V
-        b = self._empty(K, V)
-        ps_at, ps_f, ar_at, ar_f = [], [], [], []
+        b = empty_batch(K, V, M, dense=not entries)
+        ps_at, ar_at = [], []
         ps_flags: dict[int, tuple] = {}
         ar_flags: dict[int, tuple] = {}
-        var_ix, device_node = self._var_ix, self._device_node
+        var_ix, device_node, device_ix = self._var_ix, self._device_node, self._device_ix
+        starts_at = starts.tolist()
         for k, s in enumerate(strategies):
             seen = 0
             for node in s.proto.node_config:
@@ -191,27 +183,27 @@ class Scorer:
                     raise StrategyError(f"unknown variable {node.var_name!r} (not in model "
                                         f"{self.inventory.model_path})", f"strategy {s.proto.id}")
                 seen += 1
-                col = int(starts[v])
+                at = k * V + starts_at[v]
                 if node.partitioner:
                     fracs = self._shard_fracs(node.partitioner, v)
                     if len(fracs) != len(node.part_config):
                         raise StrategyError(f"partitioner {node.partitioner!r} needs {len(fracs)} part_config "
                                             f"nodes, got {len(node.part_config)}", f"variable {node.var_name!r}")
-                    pieces = [(part, 1.0, k * V + col + i) for i, part in enumerate(node.part_config)]
+                    pieces = enumerate(node.part_config, at)
                 else:
-                    pieces = [(node, 1.0, k * V + col)]
-                for part, f, kv in pieces:
+                    pieces = ((at, node),)
+                for kv, part in pieces:
                     which = part.WhichOneof("synchronizer")
                     if which == "PSSynchronizer":
                         x = part.PSSynchronizer
-                        ps_at.append(device_node(x.reduction_destination) * KV + kv)
-                        ps_f.append(f)
+                        dest = x.reduction_destination
+                        ix = device_ix.get(dest)
+                        ps_at.append((device_node(dest) if ix is None else ix) * KV + kv)
                         if kv not in ps_flags:
                             ps_flags[kv] = (x.sync, x.staleness > 0, x.local_replication)
                     elif which == "AllReduceSynchronizer":
                         x = part.AllReduceSynchronizer
                         ar_at.append(kv)
-                        ar_f.append(f)
                         if kv not in ar_flags:
                             ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec, x.gather_sparse)
                     else:
@@ -221,15 +213,22 @@ class Scorer:
                 raise StrategyError(f"strategy configures {seen} variables, the model has {len(var_ix)}",
                                     f"strategy {s.proto.id}", hint="every variable needs exactly one node_config")
         covered = np.zeros(K * V, bool)
-        if ps_at:
-            b.ps_frac.ravel()[:] = np.bincount(ps_at, ps_f, minlength=K * V * M)
+        if entries:  # one entry per PS column (a shard of its own is a column of its own)
+            at = np.asarray(ps_at, np.int64)
+            order = np.argsort(at % KV, kind="stable")
+            srv, kv = np.divmod(at[order], KV)
+            b.entries = Entries(k=kv // V, col=kv % V, srv=srv, frac=np.ones(len(at)), tensors=np.ones(len(at)),
+                                K=K, V=V, M=M)
+        elif ps_at:
+            b.ps_frac.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
             b.ps_tensors.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
+        if ps_at:
             at = np.fromiter(ps_flags, np.int64, len(ps_flags))
             flags = np.array(list(ps_flags.values()), bool).reshape(-1, 3)
             b.sync.ravel()[at], b.stale.ravel()[at], b.proxy.ravel()[at] = flags.T
             covered[at] = True
         if ar_at:
-            b.ar_frac.ravel()[:] = np.bincount(ar_at, ar_f, minlength=K * V)
+            b.ar_frac.ravel()[:] = np.bincount(ar_at, minlength=K * V)
             at = np.fromiter(ar_flags, np.int64, len(ar_flags))
             flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 5)
             b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags[:, :4].T
@@ -288,33 +287,10 @@ class Scorer:
         return self._batch(c)
 
     def _batch(self, c: Choices) -> Batch:
-        ps = np.asarray(c.ps, bool)
-        K, V = ps.shape
-        M = len(self.addresses)
+        return dense_batch(c, len(self.addresses), self._dim0)
 
-        def arr(x, default, dtype):
-            return np.broadcast_to(np.asarray(default if x is None else x, dtype), (K, V))
-
-        server, dim0 = arr(c.server, 0, np.int64), self._dim0
-        shards = np.where(ps, np.clip(arr(c.shards, 1, np.int64), 1, dim0), 1)
-        b = self._empty(K)
-        b.ar_frac[:] = ~ps
-        b.group[:], b.comp[:], b.rank[:] = arr(c.group, 0, np.int64), arr(c.compressor, 0, np.int64), \
-            np.maximum(arr(c.rank, 1, np.int64), 1)
-        b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
-            arr(c.proxy, False, bool)
-        # shard i of a PS variable sits on node (server + i) % M: count the shards and rows landing on node m
-        d = np.arange(M)[:, None, None] - server  # (M, K, V): first shard index that lands on m
-        d += M * (d < 0)
-        q, r = dim0 // shards, dim0 % shards
-        if shards.max() <= M:  # at most one shard per node (the usual case): no division over (M, K, V)
-            count, extra = d < shards, d < r
-        else:
-            count = np.maximum(0, (shards - d + M - 1) // M)
-            extra = np.maximum(0, (r - d + M - 1) // M)  # shards among them with one extra row (TF's rule)
-        np.multiply(count, ps, out=b.ps_tensors)
-        np.multiply(b.ps_tensors * q + extra * ps, 1.0 / dim0, out=b.ps_frac)
-        return b
+    def _entry_batch(self, c: Choices) -> Batch:
+        return entry_batch(c, len(self.addresses), self._dim0)
 
     # ---- model constants -----------------------------------------------------------------------------
     def _for_replicas(self, strategy: Strategy) -> "Scorer":
@@ -383,9 +359,7 @@ class Scorer:
         names = self.inventory.names
         col_var = self._columns(layout)[0] if layout else np.arange(len(names))
         per_col = out["ps_var"][0] + out["ar_var"][0]
-        per_var = dict.fromkeys(names, 0.0)
-        for c, v in enumerate(col_var):
-            per_var[names[v]] += float(per_col[c])
+        per_var = dict(zip(names, np.bincount(col_var, per_col, minlength=len(names)).tolist()))
         groups: dict[int, float] = {}
         heads = np.nonzero(out["is_head"][0])[0]
         group_of = out["group"][0]
@@ -407,12 +381,6 @@ class Scorer:
             busiest_server=None if busiest is None else self.addresses[busiest],
             busiest_server_s=0.0 if busiest is None else float(server_s[busiest]),
             pieces=int(round(f["pieces"])), collectives=int(round(f["collectives"])))
-
-
-def _rows(c: Choices, sl: slice, K: int) -> Choices:
-    """The strategies ``sl`` of ``c`` (fields given per strategy are sliced, broadcast ones kept)."""
-    return Choices(**{f.name: x[sl] if np.ndim(x) == 2 and np.shape(x)[0] == K else x
-                      for f in dataclasses.fields(c) for x in [getattr(c, f.name)]})
 
 
 def _chunk(model: Model) -> int:

@@ -27,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--log-every", type=int, default=10, metavar="N", help="average the scalars over N steps (10)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
+    p.add_argument("--steps-per-call", type=int, default=0, metavar="K",
+                   help="training steps per Session.run (0: chosen so that a call's own cost is ~2%% of it)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
 
@@ -44,7 +46,7 @@ def run(args) -> int:
     history = train(args.model, args.spec, args.strategy, args.steps, checkpoint=args.checkpoint,
                     save_every=args.save_every, keep=args.keep, resume=args.resume, logdir=args.logdir,
                     log_every=args.log_every, step_timeout_s=args.step_timeout,
-                    accept_unknown_hosts=args.accept_unknown_hosts, log=print)
+                    accept_unknown_hosts=args.accept_unknown_hosts, log=print, steps_per_call=args.steps_per_call)
     if history.start_step >= history.steps:
         print(f"nothing to do: the checkpoint has done {history.start_step} of {history.steps} steps",
               file=sys.stderr)

@@ -156,6 +156,9 @@ def _cols(shape: tuple[int, ...]) -> int:
 def _fused(members, coll: Collectives, spec: str, wire_dtype) -> dict:
     import tensorflow as tf
 
+    if coll.size == 1:  # nothing to average: the concat and split back would only copy every gradient twice
+        with tf.compat.v1.device(coll.devices[0]):
+            return {u.name: [tf.reshape(g[0], u.shape)] for u, g in members}
     flats = []
     for r, dev in enumerate(coll.devices):
         with tf.compat.v1.device(dev):

@@ -1,6 +1,8 @@
 """Drive one trial on a running cluster: open a session on the built graph, run steps, read values, clean up."""
 from __future__ import annotations
 
+import math
+import statistics
 import threading
 import time
 from typing import Callable
@@ -12,10 +14,17 @@ from space.errors import RunError
 class TrainingJob:
     """One strategy running on ``cluster`` (a :class:`runners.cluster.RunningCluster`); a context manager.
 
-    Lockstep strategies run one ``Session.run`` per step for all towers. Strategies whose every unit is
-    asynchronous PS run one driver thread per tower (no barrier); with ``staleness=k`` a tower waits before a
-    step that would put it more than k steps ahead of the slowest tower.
+    Lockstep strategies run one ``Session.run`` per step for all towers, or ``steps_per_call`` steps per call
+    (:meth:`set_steps_per_call`): the same training, less the call's own cost on every step. Strategies whose
+    every unit is asynchronous PS run one driver thread per tower (no barrier); with ``staleness=k`` a tower
+    waits before a step that would put it more than k steps ahead of the slowest tower.
     """
+
+    # the share of a step that the call's own cost may take when the steps per call are chosen for it
+    CALL_SHARE = 0.02
+    MAX_STEPS_PER_CALL = 64
+    PROBE_STEPS_PER_CALL = 4  # choose_steps_per_call times calls of this many steps
+    PROBE_CALLS = 5  # the first of them builds the executors and is not counted
 
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
                  update: bool = True, start=None) -> None:
@@ -27,9 +36,13 @@ class TrainingJob:
         self.cluster = cluster
         self.step_timeout_s = step_timeout_s
         t0 = time.perf_counter()
-        self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device,
-                                                   cluster.next_instance_key_base(), synchronize=synchronize,
-                                                   update=update, start=start)
+        key_base = cluster.next_instance_key_base()
+        self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device, key_base,
+                                                   synchronize=synchronize, update=update, start=start,
+                                                   key_limit=key_base + cluster.instance_keys_per_trial)
+        self.steps_per_call = 1
+        self.probe_steps = 0
+        self._probe = None
         self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
         self.steps_done = [0] * self.graph.num_towers
         self.max_lead = 0
@@ -46,25 +59,93 @@ class TrainingJob:
                                       feed_dict=feed_dict)
 
     # ---- stepping --------------------------------------------------------------------------------------
+    def set_steps_per_call(self, k: int) -> int:
+        """Run ``k`` steps in each ``Session.run`` from now on (lockstep; threads mode keeps 1); returns the steps
+        per call in effect. The first call of a new number of steps builds its executors on the servers (slow)."""
+        if k < 1:
+            raise ValueError(f"`steps_per_call >= 1` must hold, but got {k=}")
+        if self.graph.mode == "lockstep" and k > 1:
+            self.graph.repeat(k)
+            self.steps_per_call = k
+        else:
+            self.steps_per_call = 1
+        return self.steps_per_call
+
+    def call_overhead_s(self, samples: int = 7) -> float:
+        """The median seconds of a call that runs nothing but one no-op on each tower's device: what a call costs
+        whatever its steps compute (the master's round trip and the step set-up on each task)."""
+        import tensorflow as tf
+
+        from runners.transform import _control
+
+        if self._probe is None:
+            g = self.graph.graph
+            tasks = {tf.DeviceSpec.from_string(g.get_operation_by_name(n).device).replace(device_type="CPU",
+                                                                                         device_index=0)
+                     for n in self.graph.steps.names if g.get_operation_by_name(n).device}
+            with g.as_default():
+                ops = []
+                for task in sorted(tasks, key=str):
+                    with tf.compat.v1.device(task):
+                        ops.append(tf.no_op())
+                self._probe = _control.group_by_device(ops, "call_probe")
+        self._run(self._probe)
+        return statistics.median(self._timed(lambda: self._run(self._probe)) for _ in range(samples))
+
+    @staticmethod
+    def _timed(fn) -> float:
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+
+    def choose_steps_per_call(self, step_s: float, *,
+                              on_step: Callable[[int, float, float], None] | None = None) -> int:
+        """Set the steps per call so that a call's own cost is at most ``CALL_SHARE`` of what its steps compute;
+        returns it. ``step_s``: the seconds of a (warm) one-step call.
+
+        Runs ``PROBE_CALLS`` calls of ``PROBE_STEPS_PER_CALL`` training steps (``on_step`` is told of each;
+        ``probe_steps`` says how many ran) and reads the call's own cost o off the two, a call of k steps taking
+        o + k c. A call of no-ops (:meth:`call_overhead_s`) is its floor: it misses what a real step's call adds
+        (fetches, the servers' threads waking up), 2-3 times as much on loopback.
+        """
+        self.probe_steps = 0
+        if self.graph.mode != "lockstep":
+            return self.set_steps_per_call(1)
+        k0 = self.set_steps_per_call(self.PROBE_STEPS_PER_CALL)
+        calls = self.run(self.PROBE_CALLS * k0, on_step=on_step)[::k0][1:]  # the first call builds the executors
+        self.probe_steps = self.PROBE_CALLS * k0
+        per_step = statistics.median(calls)
+        overhead = max((step_s - per_step) * k0 / (k0 - 1), self.call_overhead_s())
+        compute = max(per_step - overhead / k0, 1e-6)
+        k = math.ceil(overhead / (self.CALL_SHARE * compute))
+        return self.set_steps_per_call(max(1, min(k, self.MAX_STEPS_PER_CALL)))
+
     def run(self, steps: int, *, delays: dict[int, float] | None = None,
             on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
         """Run ``steps`` steps (per tower, in threads mode); returns each step's seconds.
 
         ``on_step(step, seconds, loss)`` is called after each lockstep step (threads mode: each of tower 0's steps);
         an exception it raises ends the run. ``delays`` (tower -> seconds slept before each of its steps, threads
-        mode) makes one tower slow, for experiments on staleness.
+        mode) makes one tower slow, for experiments on staleness. With several steps per call, each step of a
+        call is told the call's seconds over its steps, after the call.
         """
         if self.graph.mode == "threads":
             return self._run_threads(steps, delays or {}, on_step)
-        times = []
-        for s in range(steps):
+        times: list[float] = []
+        g = self.graph
+        s = 0
+        while s < steps:
+            m = min(self.steps_per_call, steps - s)
+            fetches = [g.train_op, [g.loss]] if m == 1 else [g.steps.train_ops[m - 1], g.steps.losses[:m]]
             t0 = time.perf_counter()
-            _, loss = self._run([self.graph.train_op, self.graph.loss], feed_dict=self.graph.feed())
-            dt = time.perf_counter() - t0
-            times.append(dt)
-            self.steps_done = [c + 1 for c in self.steps_done]
-            if on_step:
-                on_step(s, dt, float(loss))
+            _, losses = self._run(fetches, feed_dict=g.feed(copies=m))
+            dt = (time.perf_counter() - t0) / m
+            self.steps_done = [c + m for c in self.steps_done]
+            times += [dt] * m
+            for loss in losses:
+                if on_step:
+                    on_step(s, dt, float(loss))
+                s += 1
         return times
 
     def _run_threads(self, steps: int, delays: dict[int, float],

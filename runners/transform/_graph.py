@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps
+from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
@@ -49,16 +49,25 @@ class TrainGraph:
     bytes_by_node: dict = dataclasses.field(default_factory=dict)  # node address -> bytes in and out per step
     inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
     feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
+    steps: _repeat.StepOps | None = None  # lockstep: the step's ops and their copies (several steps per call)
 
-    def feed(self, towers=None) -> dict | None:
-        """The feed of the next step of ``towers`` (default all): the next batch of each fed one."""
+    def feed(self, towers=None, copies: int = 1) -> dict | None:
+        """The feed of the next ``copies`` steps of ``towers`` (default all): the next batches of each fed one."""
         import tensorflow as tf
 
         out: dict = {}
-        for r in range(self.num_towers) if towers is None else towers:
-            if self.feeds[r]:
-                out.update(_input.next_feed(tf, self.inputs[r], self.feeds[r]))
+        for c in range(copies):
+            placeholders = self.feeds if c == 0 else self.steps.feeds[c]
+            for r in range(self.num_towers) if towers is None else towers:
+                if placeholders[r]:
+                    out.update(_input.next_feed(tf, self.inputs[r], placeholders[r]))
         return out or None
+
+    def repeat(self, copies: int) -> None:
+        """Build copies of the step up to ``copies`` steps per call (lockstep only; :mod:`_repeat`)."""
+        if self.steps is None:
+            raise ValueError(f"several steps per call need a lockstep strategy, but got mode {self.mode!r}")
+        _repeat.add_copies(self.graph, self.steps, copies)
 
 
 @dataclasses.dataclass
@@ -503,7 +512,7 @@ class _Builder:
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
-                      start: Start | None = None) -> TrainGraph:
+                      start: Start | None = None, key_limit: int | None = None) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -516,6 +525,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         update: ``False`` (with ``synchronize=False`` only) computes every tower's gradients and applies none: the
             lockstep step less the optimizer's work, what sets the share of that compute the updates take.
         start: begin from a checkpoint (:class:`Start`) instead of the traced model's values.
+        key_limit: first collective instance key the trial may not use (default ``key_base + 2**20``); copies of the
+            step (:meth:`TrainGraph.repeat`) take keys of their own.
     """
     import tensorflow as tf
 
@@ -543,6 +554,10 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                                             + [e for es in effects for e in es], name="train_step")
         tower_ops = [_control.group_by_device(per_tower[r] + effects[r] + ([] if b.mode == "threads" else common),
                                               name=f"tower{r}_step") for r in range(b.n)]
+        steps = None
+        if b.mode == "lockstep":
+            steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
+                                    key_base, key_limit if key_limit is not None else key_base + (1 << 20))
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
@@ -563,4 +578,4 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, bytes_per_step=b.bytes, container=container, inputs=b.inputs,
-                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node))
+                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node), steps=steps)

@@ -157,3 +157,31 @@ def test_tensorboard_gets_loss_step_time_throughput_and_bytes_by_node(tmp_path, 
             "bytes_per_step/127.0.0.2"} <= set(tags)
     assert [s for s, _ in tags["loss"]] == [5, 10, 15, 20]
     assert all(v > 0 for _, v in tags["step_time_ms"] + tags["bytes_per_step/127.0.0.2"])
+
+
+def test_several_steps_per_call_checkpoint_between_calls_and_train_as_one_step_calls(tmp_path):
+    """Steps grouped 4 per call with a checkpoint every 6: checkpoints at steps 6, 12 and 14 (a call never spans
+    one), each step's loss reported, and the same variables, state and slots as one step per call."""
+    from runners.cluster import start_cluster
+    from runners.train import load_checkpoint, train_strategy
+    from space.builders import build_strategy
+    from space.cluster import load_cluster
+    from space.model import inventory_from_trace, trace_step
+
+    spec = load_cluster(SPEC)
+    traced = {k: trace_step(MODELS / "recommender.py") for k in (1, 4)}  # a checkpoint writes into its model
+    strategy = build_strategy("parallax", inventory_from_trace(traced[1]), spec)
+    seen: list[int] = []
+    with start_cluster(spec) as cluster:
+        runs = {k: train_strategy(traced[k], strategy, cluster, steps=14, checkpoint_dir=str(tmp_path / f"k{k}"),
+                                  save_every=6, steps_per_call=k, callbacks=[lambda info: seen.append(info.step)])
+                for k in (1, 4)}
+    assert seen == [*range(1, 15)] * 2
+    assert [pathlib.Path(p).name for p in runs[4].checkpoints] == ["ckpt-00000006", "ckpt-00000012", "ckpt-00000014"]
+    assert runs[4].losses == runs[1].losses
+    one, four = load_checkpoint(tmp_path / "k1"), load_checkpoint(tmp_path / "k4")
+    for name in one.values:
+        np.testing.assert_array_equal(four.values[name], one.values[name], err_msg=name)
+    for name, slots in one.slots.items():
+        for slot, value in slots.items():
+            np.testing.assert_array_equal(four.slots[name][slot], value, err_msg=f"{name}/{slot}")

@@ -38,7 +38,20 @@ def test_strategies_taking_turns_train_as_they_would_alone(cluster, spec, traced
     t, inv = traced("mlp")
     strategies = [build_strategy(a, inv, spec) for a in ("all_reduce", "ps", "ps_lb")]
     together = profile_together(t, strategies, cluster, steps=5, warmup=1, rounds=3)
-    alone = [profile_strategy(t, s, cluster, steps=5, warmup=1) for s in strategies]
+    alone = [profile_strategy(t, s, cluster, steps=5, warmup=1, steps_per_call=1) for s in strategies]  # same steps
     for a, b in zip(together, alone):
         assert len(a.step_times_s) == 5 and a.steps == 5 and a.median_s > 0
         assert a.final_loss == pytest.approx(b.final_loss, rel=1e-5)
+
+
+def test_samples_of_several_steps_per_call(cluster, spec, traced):
+    """With steps per call chosen (or given), each sample is one call's seconds over its steps; the job trains
+    the warm-up, one call to build the executors, then every sample's steps."""
+    from runners.profile import profile_strategy
+
+    t, inv = traced("mlp")
+    r = profile_strategy(t, build_strategy("all_reduce", inv, spec), cluster, steps=4, warmup=2, steps_per_call=3)
+    assert r.steps_per_call == 3 and len(r.step_times_s) == 4 and r.p10_s <= r.median_s <= r.p90_s
+    assert "4 calls of 3 steps" in r.summary()
+    auto = profile_strategy(t, build_strategy("all_reduce", inv, spec), cluster, steps=4, warmup=3)
+    assert auto.steps_per_call >= 1 and len(auto.step_times_s) == 4

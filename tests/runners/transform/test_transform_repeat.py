@@ -1,0 +1,78 @@
+"""Several steps per ``Session.run`` train exactly as one step per call: same variables, state, optimizer slots
+and losses, whatever the strategy (collectives, PS, shards, compressors with state, BatchNorm, fed inputs)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from space.builders import build_strategy
+
+pytestmark = pytest.mark.slow
+
+STEPS = 7  # not a multiple of the steps per call: the last call runs fewer
+CASES = [("mlp", "all_reduce", 3), ("cnn", "all_reduce_fp16_ef", 3), ("recommender", "ps", 4),
+         ("recommender", "partitioned_ps", 2), ("mlp", "all_reduce_powersgd", 5), ("from_generator", "ps_lb", 3),
+         ("recommender", "parallax", 3), ("cnn", "ps_proxy", 2)]
+
+
+def _train(t, strategy, cluster, steps_per_call: int):
+    from runners.transform import TrainingJob
+
+    with TrainingJob(t, strategy, cluster, step_timeout_s=60) as job:
+        assert job.set_steps_per_call(steps_per_call) == steps_per_call
+        losses: list[float] = []
+        times = job.run(STEPS, on_step=lambda _s, _dt, loss: losses.append(loss))
+        assert len(times) == len(losses) == STEPS and job.steps_done == [STEPS] * job.graph.num_towers
+        return job.snapshot(), losses
+
+
+def _zoo(traced, name: str):
+    from space.model import inventory_from_trace, trace_step
+
+    from testpaths import ROOT
+
+    path = ROOT / "examples" / "zoo" / f"{name}.py"
+    if not path.is_file():
+        return traced(name)
+    t = trace_step(path)
+    return t, inventory_from_trace(t)
+
+
+@pytest.mark.parametrize("model,alias,k", CASES, ids=[f"{m}-{a}-k{k}" for m, a, k in CASES])
+def test_k_steps_per_call_equal_k_calls(model, alias, k, cluster, spec, traced):
+    t, inv = _zoo(traced, model)
+    strategy = build_strategy(alias, inv, spec)
+    (v1, s1, slots1), losses1 = _train(t, strategy, cluster, 1)
+    (vk, sk, slotsk), lossesk = _train(t, strategy, cluster, k)
+    assert lossesk == losses1
+    for name in v1:
+        np.testing.assert_array_equal(vk[name], v1[name], err_msg=name)
+    for name in s1:
+        np.testing.assert_array_equal(sk[name], s1[name], err_msg=name)
+    for name, by_slot in slots1.items():
+        for slot, value in by_slot.items():
+            np.testing.assert_array_equal(slotsk[name][slot], value, err_msg=f"{name}/{slot}")
+
+
+def test_threads_mode_keeps_one_step_per_call(cluster, spec, traced):
+    from runners.transform import TrainingJob
+
+    t, inv = traced("mlp")
+    with TrainingJob(t, build_strategy("ps_async", inv, spec), cluster, step_timeout_s=60) as job:
+        assert job.set_steps_per_call(4) == 1
+        assert len(job.run(3)) == 3 * job.graph.num_towers
+
+
+def test_chosen_steps_per_call_hide_the_call_cost(cluster, spec, traced):
+    """The mlp's step is about as short as a call's own cost: it gets several steps per call, chosen from probe
+    calls that train like any other (their steps are counted)."""
+    from runners.transform import TrainingJob
+
+    t, inv = traced("mlp")
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
+        assert job.call_overhead_s() > 0
+        one = job.run(6)[1:]
+        k = job.choose_steps_per_call(sorted(one)[len(one) // 2])
+        assert 2 <= k <= job.MAX_STEPS_PER_CALL and job.steps_per_call == k
+        assert job.probe_steps == job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL
+        assert job.steps_done == [6 + job.probe_steps] * 2
