@@ -11,6 +11,7 @@ and per-replica batch:
 
     python benchmarks/vs_tf_distribute.py                       # every example model (root: it makes the testbed)
     python benchmarks/vs_tf_distribute.py --models recommender dlrm --repeats 3
+    python benchmarks/vs_tf_distribute.py --contenders mwms all_reduce    # the backend against MWMS
 
 Prints one table (step time median / p10 / p90, examples/s, and the ratio to the best tf.distribute contender)
 and writes it, a PNG and every raw run under --out (default runs/bench-vs_tf_distribute, which git ignores).
@@ -22,6 +23,7 @@ import contextlib
 import json
 import os
 import pathlib
+import re
 import signal
 import statistics
 import subprocess
@@ -32,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 JOBS = pathlib.Path(__file__).resolve().parent / "_tf_distribute_jobs.py"
 MODELS = ["mlp", "cnn", "recommender", "transformer", "dlrm"]
 TF_PORT, PS_PORT = 23456, 23457
+CONTENDERS = ("mwms", "pss", "winner", "builder", "all_reduce")
 
 
 @contextlib.contextmanager
@@ -147,10 +150,15 @@ def search(plan, model: str, args, out: pathlib.Path) -> tuple[pathlib.Path, pat
                 ("-", "failed")]
     best = min(builders, key=lambda r: float(r["measured_ms"]))["strategy"].removesuffix(" *")
     alias = best.split("+")[0]
-    path = out / f"builder-{alias}.pb"
+    return out / "best.pb", _build(plan, model, alias, out / f"builder-{alias}.pb"), alias
+
+
+def _build(plan, model: str, alias: str, path: pathlib.Path) -> pathlib.Path:
+    spec = str(pathlib.Path(plan["dir"]) / "cluster.yml")
+    path.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "autotune", "build", "--builder", alias, "--model", model, "--spec", spec,
                     "-o", str(path)], env=_env(), check=True, capture_output=True)
-    return out / "best.pb", path, alias
+    return path
 
 
 def summarize(runs: list[dict], batch: int) -> dict:
@@ -176,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--trials", type=int, default=500)
     p.add_argument("--calibrate", action="store_true", help="calibrate each model before its search")
+    p.add_argument("--contenders", nargs="+", default=list(CONTENDERS), choices=CONTENDERS,
+                   help="which to run: tf.distribute's mwms and pss, autotune's search winner and best builder, "
+                        "and its all_reduce builder (the strategy MWMS runs, through autotune's backend)")
     p.add_argument("--timeout", type=int, default=600)
     p.add_argument("--out", default=str(ROOT / "runs" / "bench-vs_tf_distribute"))
     args = p.parse_args(argv)
@@ -188,22 +199,32 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.models:
             model = str(ROOT / "examples" / "models" / f"{name}.py")
             batch = load_inventory(model).batch_size * len(plan["hosts"])
-            contenders = {"MWMS (ring)": lambda o: run_mwms(plan, model, args, o),
-                          "PSS (coordinator)": lambda o: run_pss(plan, model, args, o)}
+            want = set(args.contenders)
+            contenders = {}
+            if "mwms" in want:
+                contenders["MWMS (ring)"] = lambda o: run_mwms(plan, model, args, o)
+            if "pss" in want:
+                contenders["PSS (coordinator)"] = lambda o: run_pss(plan, model, args, o)
+            if "all_reduce" in want:  # the strategy MWMS runs, through autotune's backend: measures the backend
+                ar = _build(plan, model, "all_reduce", out / name / "builder-all_reduce.pb")
+                contenders["autotune all_reduce builder"] = lambda o: run_autotune(plan, model, ar, args, o)
             try:
-                winner, builder, alias = search(plan, model, args, out / name / "search")
+                if want & {"winner", "builder"}:
+                    winner, builder, alias = search(plan, model, args, out / name / "search")
             except (RuntimeError, OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
                 print(f"{name}: {e}", flush=True)  # tf.distribute still runs; autotune's rows say why not
                 rows.append({"model": name, "contender": "autotune", "error": str(e)})
             else:
-                contenders |= {"autotune winner": lambda o, w=winner: run_autotune(plan, model, w, args, o),
-                               f"autotune best builder ({alias})":
-                                   lambda o, b=builder: run_autotune(plan, model, b, args, o)}
+                if "winner" in want:
+                    contenders["autotune winner"] = lambda o, w=winner: run_autotune(plan, model, w, args, o)
+                if "builder" in want:
+                    contenders[f"autotune best builder ({alias})"] = \
+                        lambda o, b=builder: run_autotune(plan, model, b, args, o)
             runs: dict[str, list[dict]] = {c: [] for c in contenders}
             for r in range(args.repeats):
                 order = list(contenders)[r % len(contenders):] + list(contenders)[:r % len(contenders)]
                 for c in order:
-                    slug = c.split()[0].lower() + ("-builder" if "builder" in c else "-winner" if "winner" in c else "")
+                    slug = re.sub(r"[^a-z0-9]+", "-", c.lower()).strip("-")
                     runs[c].append(contenders[c](out / name / f"{slug}-r{r}.json"))
                     print(f"{name} repeat {r + 1}: {c}: "
                           f"{summarize(runs[c][-1:], batch).get('median_ms', runs[c][-1].get('error'))}", flush=True)

@@ -76,7 +76,7 @@ def features(predictions: Sequence[Prediction] | np.ndarray) -> np.ndarray:
 
 def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: Sequence[float],
                  ridge: float = 1e-3, penalty: Sequence[float] | None = None,
-                 per_column: bool = False) -> dict[str, float]:
+                 per_column: bool = False, nonnegative: bool = False) -> dict[str, float]:
     """Fit measured ~ c0 + c1*compute + c2*comm + c3*latency + c4*pieces + c5*collectives by least squares of each
     strategy's error relative to its measured step (the terms of MAPE), pulled toward the identity.
 
@@ -88,8 +88,10 @@ def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: S
     order): a few measurements of one model cannot tell a constant from its compute, and a large penalty on those
     two leaves the differences between strategies to the terms that differ. ``per_column`` makes each
     coefficient's ridge relative to its own column's scale instead of the mean's (the constant's column, one over
-    each step, dwarfs the others'), so that a weight of one pulls every term alike. Store the result as
-    ``Calibration.residual``.
+    each step, dwarfs the others'), so that a weight of one pulls every term alike. ``nonnegative`` keeps every
+    term but the constant at zero or above (a step cannot get faster with more communication): a few
+    measurements otherwise buy a fit with large opposite coefficients on two correlated terms, which cancel on the
+    measured strategies and nowhere else. Store the result as ``Calibration.residual``.
 
     Relative, not in seconds: one model's steps span 10-20 times (the mlp's 9 ms PowerSGD step, its 140 ms PS
     ones), and a fit in seconds lets the longest few set the coefficients and chase their noise. No cross-validated
@@ -111,7 +113,16 @@ def fit_residual(predictions: Sequence[Prediction] | np.ndarray, measurements: S
         raise ValueError(f"`penalty` needs {len(prior)} non-negative weights, but got {penalty!r}")
     if per_column:
         lam = ridge * np.maximum(np.diag(gram), 1e-12 * max(np.trace(gram), 1e-12))
-    coef = np.linalg.solve(gram + np.diag(lam * weight), X.sum(axis=0) + lam * weight * prior)
+    a, b = gram + np.diag(lam * weight), X.sum(axis=0) + lam * weight * prior
+    free = np.ones(len(prior), bool)
+    coef = np.zeros(len(prior))
+    while True:  # active set: a term driven below zero is held at zero and the rest solved again
+        coef[:] = 0.0
+        coef[free] = np.linalg.solve(a[np.ix_(free, free)], b[free])
+        negative = free & (coef < 0) & (np.arange(len(prior)) > 0)
+        if not nonnegative or not negative.any():
+            break
+        free[int(np.argmin(np.where(negative, coef, np.inf)))] = False
     return {k: float(c) for k, c in zip(RESIDUAL_KEYS, coef)}
 
 

@@ -17,8 +17,8 @@ where ``s`` is the refitted model's leave-one-out error on this study's measurem
 the model's bytes that ``x`` synchronizes differently from the nearest measured strategy (0: measured; 1:
 nothing in common). ``G`` is how wrong the model can be about a strategy it has never seen anything like: the
 search's unmeasured mixes were 36% off on average on the testbed, up to 2.1x. A candidate is worth a profiling run
-by its expected improvement over the best measured step, E[max(best - X, 0)] with X ~ N(predicted,
-(predicted sigma)^2): a mix predicted fast that the model cannot vouch for is measured only when even its
+by its expected improvement over the best measured step, E[max(best - X, 0)] with log X normal around the log
+of the prediction, sigma wide: a mix predicted fast that the model cannot vouch for is measured only when even its
 uncertainty leaves it a real chance to win, and the loop stops when no candidate has one.
 """
 from __future__ import annotations
@@ -37,9 +37,10 @@ MIN_ERROR = 0.03  # floor of s: run-to-run noise of one profiling run (validate-
 PRIOR_ERROR = 0.15  # s before there are enough measurements for a leave-one-out estimate
 MIN_GAIN = 0.02  # a candidate whose expected improvement is below this share of the best step is not measured
 # ridge per coefficient of the refit (intercept, compute, comm, latency, pieces, collectives): every strategy of one
-# model computes alike, so a few steps cannot tell a constant from the compute or either from a uniformly slower
-# network; held near the calibration's values, the differences between strategies go to the terms that differ
-PENALTY = (1e3, 1e3, 1.0, 1.0, 1.0, 1.0)
+# model computes alike, so a few steps cannot tell a constant from the compute; the constant is held at the
+# calibration's value and the compute term carries a level that is off for every strategy (a calibration measured
+# while the machine was busy), the other terms what differs between strategies
+PENALTY = (1e3, 1.0, 1.0, 1.0, 1.0, 1.0)
 RIDGE = 0.05  # of each term's own scale: a term the measurements barely move stays near the calibration's value
 
 
@@ -149,13 +150,14 @@ class ClosedLoop:
         data = own + self.anchors
         X = np.array([f for f, _ in data], float)
         y = np.array([t for _, t in data], float)
-        residual = fit_residual(X, y, RIDGE, PENALTY, per_column=True)
+        residual = fit_residual(X, y, RIDGE, PENALTY, per_column=True, nonnegative=True)
         if len(own) < 3:
             return residual, PRIOR_ERROR
         errors = []
         for i in range(len(own)):  # leave each of this study's measurements out in turn
             keep = np.arange(len(data)) != i
-            r = fit_residual(X[keep], y[keep], RIDGE, PENALTY, per_column=True)
+            r = fit_residual(X[keep], y[keep], RIDGE, PENALTY, per_column=True,
+                             nonnegative=True)
             errors.append(float(apply_residual(X[i:i + 1], r)[0]) / y[i] - 1.0)
         return residual, max(MIN_ERROR, float(np.sqrt(np.mean(np.square(errors)))))
 
@@ -184,7 +186,7 @@ class ClosedLoop:
             return []
         predicted = apply_residual(np.array([self.features(c) for c in pool], float), residual)
         sigma = np.array([math.hypot(s, UNSEEN_ERROR * self.distance(c, measured)) for c in pool])
-        gain = expected_improvement(predicted, predicted * sigma, best)
+        gain = expected_improvement(predicted, sigma, best)
         order = np.argsort(-gain, kind="stable")
         take = [int(i) for i in order[:min(left, self.round_size)] if gain[i] >= MIN_GAIN * best]
         if not take:
@@ -205,15 +207,22 @@ class ClosedLoop:
         return [r.stats() for r in self.rounds]
 
 
-def expected_improvement(mean: np.ndarray, sd: np.ndarray, best: float) -> np.ndarray:
-    """E[max(best - X, 0)] for X ~ N(mean, sd^2), elementwise (sd 0: the plain improvement)."""
-    mean, sd = np.asarray(mean, float), np.asarray(sd, float)
-    gap = best - mean
+def expected_improvement(median: np.ndarray, sigma: np.ndarray, best: float) -> np.ndarray:
+    """E[max(best - X, 0)] for X = median * exp(sigma * Z), Z standard normal, elementwise (sigma 0: the plain
+    improvement).
+
+    The error is relative, so it is taken in the logarithm: a normal error of 50% on a prediction 20 times the
+    best step would give that step a few percent of chance to beat the best, which no measurement has ever shown;
+    in the logarithm it is six standard deviations away. (The expectation is the value of a put option at strike
+    ``best``.)"""
+    median, sigma = np.asarray(median, float), np.asarray(sigma, float)
+    plain = np.maximum(best - median, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(sd > 0, gap / sd, 0.0)
-    cdf = 0.5 * (1.0 + np.vectorize(math.erf)(z / math.sqrt(2.0))) if z.size else z
-    pdf = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
-    return np.where(sd > 0, gap * cdf + sd * pdf, np.maximum(gap, 0.0))
+        d2 = np.where(sigma > 0, np.log(best / median) / sigma, 0.0)
+    d1 = d2 - sigma
+    cdf = np.vectorize(lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0)), otypes=[float])
+    value = best * cdf(d2) - median * np.exp(0.5 * sigma * sigma) * cdf(d1) if median.size else median
+    return np.where(sigma > 0, np.maximum(value, 0.0), plain)
 
 
 def round_lines(records: list[dict[str, Any]]) -> list[str]:

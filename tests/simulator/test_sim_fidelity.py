@@ -150,3 +150,19 @@ def test_fit_alpha_beta():
 def test_fit_alpha_beta_needs_two_sizes():
     with pytest.raises(ValueError, match="two different message sizes"):
         fit_alpha_beta([1e6, 1e6], [0.1, 0.1])
+
+
+def test_a_nonnegative_fit_holds_a_term_at_zero_and_fits_the_others():
+    # steps that get faster with more latency, as a few noisy measurements can make them look
+    rng = np.random.default_rng(3)
+    f = np.column_stack([np.full(6, 0.010), rng.uniform(0.002, 0.02, 6), rng.uniform(0.001, 0.004, 6),
+                         np.zeros(6), rng.uniform(0.0, 0.002, 6)])
+    y = f[:, 0] + f[:, 1] - 0.5 * f[:, 2] + 2 * f[:, 4]
+    free = fit_residual(f, y, 1e-6, per_column=True)
+    held = fit_residual(f, y, 1e-6, per_column=True, nonnegative=True)
+    assert free["latency"] < -0.3
+    assert held["latency"] == 0.0 and min(v for k, v in held.items() if k != "intercept") >= 0.0
+    # the held term is as if its feature were absent; the others are fitted without it
+    without = fit_residual(np.column_stack([f[:, :2], np.zeros(6), f[:, 3:]]), y, 1e-6, per_column=True)
+    for k in ("compute", "comm", "collectives"):
+        assert held[k] == pytest.approx(without[k], rel=1e-6, abs=1e-9)
