@@ -42,3 +42,17 @@ def predict(inv, spec, nodes, cal=None, replicas=None):
     """The scorer's prediction of the strategy ``nodes`` (every replica of ``spec`` unless given)."""
     strategy = Strategy.build(nodes, replicas or spec.replicas)
     return Scorer(inv, spec, cal or zero_cal(spec)).predict(strategy)
+
+
+def mixed_inventory(num_vars: int) -> Inventory:
+    """Two sparse embedding tables, then conv and dense kernels with their biases: every kind of column the
+    engines treat apart, in ``num_vars`` variables."""
+    import numpy as np
+
+    shapes = [("emb_a", (4000, 32)), ("emb_b", (1000, 16))]
+    rng = np.random.default_rng(3)
+    while len(shapes) < num_vars:
+        width = int(rng.choice([16, 64, 256]))
+        shapes.append((f"layer{len(shapes)}/kernel", (width, width) if len(shapes) % 2 else (3, 3, 8, width)))
+        shapes.append((f"layer{len(shapes)}/bias", (width,)))
+    return Inventory.synthetic(shapes, sparse=["emb_a", "emb_b"], batch_size=64, flops_per_step=2e9)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim_helpers import mixed_inventory
 from simulator import Calibration, Choices, Scorer
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries
@@ -17,13 +18,7 @@ from space.strategy import Strategy, ar_node, partitioned_node, ps_node
 
 
 def _inventory(num_vars: int = 24) -> Inventory:
-    shapes = [("emb_a", (4000, 32)), ("emb_b", (1000, 16))]
-    rng = np.random.default_rng(3)
-    while len(shapes) < num_vars:
-        width = int(rng.choice([16, 64, 256]))
-        shapes.append((f"layer{len(shapes)}/kernel", (width, width) if len(shapes) % 2 else (3, 3, 8, width)))
-        shapes.append((f"layer{len(shapes)}/bias", (width,)))
-    return Inventory.synthetic(shapes, sparse=["emb_a", "emb_b"], batch_size=64, flops_per_step=2e9)
+    return mixed_inventory(num_vars)
 
 
 def _spec(nodes: int, bandwidth: str = "200mbit", links=()) -> ClusterSpec:
