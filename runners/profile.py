@@ -59,6 +59,11 @@ def _quantile(xs: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
+# fewer timed samples than this: one step per call. Choosing k runs probe calls of its own and builds k copies of
+# the step's graph (about 50 ms each), more than a profile this short measures; such a profile is a smoke check
+CHOOSE_MIN_STEPS = 10
+
+
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
@@ -70,7 +75,8 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         cluster: a :class:`runners.cluster.RunningCluster` (reused across calls).
         steps_per_call: ``None`` chooses it after the warm-up (``TrainingJob.choose_steps_per_call``, which runs
             a few calls of its own), so that the call's own cost is no more than a small share of a sample, as in
-            training; 1 times every call of one step (threads mode always does).
+            training, when ``steps >= CHOOSE_MIN_STEPS`` (else 1); 1 times every call of one step (threads mode
+            always does).
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
@@ -82,8 +88,10 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s) as job:
         losses: list[float] = []
         warm = job.run(warmup) if warmup else []
-        if steps_per_call is None:
+        if steps_per_call is None and steps >= CHOOSE_MIN_STEPS:
             k = job.choose_steps_per_call(statistics.median(warm[1:] or warm)) if warm else job.set_steps_per_call(1)
+        elif steps_per_call is None:
+            k = job.set_steps_per_call(1)
         else:
             k = job.set_steps_per_call(steps_per_call)
         if k > 1:
@@ -117,8 +125,8 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
         jobs = [stack.enter_context(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s)) for s in strategies]
         for job in jobs:
             warm = job.run(warmup) if warmup else []
-            if steps_per_call is not None:
-                job.set_steps_per_call(steps_per_call)
+            if steps_per_call is not None or steps < CHOOSE_MIN_STEPS:
+                job.set_steps_per_call(steps_per_call or 1)
             elif warm:
                 job.choose_steps_per_call(statistics.median(warm[1:] or warm))
             if job.steps_per_call > 1:
