@@ -293,7 +293,7 @@ def _closed_loop(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], 
     from autotune.search._loop import POOL, ClosedLoop
 
     by_trial = {c.trial: c for c in builders + first}
-    pool = first + builders + [by_trial.get(c.trial, c) for c in sim.candidates()[:POOL]]
+    pool = first + builders + [by_trial.get(c.trial, c) for c in sim.candidates(POOL)]
     loop = ClosedLoop(setup.inventory, setup.cluster, setup.calibration, pool, setup.cfg.round_size, setup.say)
     loop.first(first)
     return loop

@@ -32,14 +32,17 @@ class SimulatedStage:
         return Candidate(params=r["params"], strategy=self.space.decode(r["params"]), predicted_s=r["predicted_s"],
                          builders=list(r.get("builders") or []), trial=r["number"])
 
-    def candidates(self) -> list:
-        """Completed trials, best predicted first, one per distinct parameter set."""
+    def candidates(self, limit: int | None = None) -> list:
+        """Completed trials, best predicted first, one per distinct parameter set (the first ``limit``: only those
+        are decoded)."""
         seen, out = set(), []
         for r in sorted((r for r in self.records if r["state"] == COMPLETE), key=lambda r: r["predicted_s"]):
             key = repr(sorted(r["params"].items()))
             if key not in seen:
                 seen.add(key)
                 out.append(r)
+            if limit is not None and len(out) >= limit:
+                break
         return [self._candidate(r) for r in out]
 
     def builder_candidates(self) -> list:
