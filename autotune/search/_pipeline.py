@@ -335,7 +335,7 @@ def _winner(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], to_pr
     if failed and not measured and not interrupted:
         raise RunError(f"every profiled candidate failed; the first, {failed[0].label}: {failed[0].error}",
                        hint=f"the simulated trials are kept in {setup.url}: fix the cause and rerun with --resume")
-    pool = measured or sim.candidates()[:1] or builders
+    pool = measured or sim.candidates(1) or builders
     if not pool:
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
     if not measured:
