@@ -100,7 +100,6 @@ class ClosedLoop:
         self._weights = weights / weights.sum() if weights.size else weights
         self.anchors = self._anchors(cluster, calibration)
         self.rounds: list[Round] = []
-        self.residual = self.prior
 
     # ---- what the model knows ----------------------------------------------------------------------------------
     def _anchors(self, cluster, calibration) -> list[tuple[tuple, float]]:
@@ -177,7 +176,6 @@ class ClosedLoop:
             last.stop = "the profiling budget is spent" if left <= 0 else "no rounds after the first (--round-size 0)"
             return []
         residual, s = self.refit(measured)
-        self.residual = residual
         done = {c.strategy_hash for c in candidates if c.measured is not None or c.error}
         best = min(c.measured.median_s for c in measured)
         pool = [c for c in self.pool if c.strategy_hash not in done]
