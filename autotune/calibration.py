@@ -17,6 +17,23 @@ from space.cluster import ClusterSpec
 from space.inventory import Inventory
 
 
+def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | None, source: str, *,
+                      progress: Callable[[str], None], accept_unknown_hosts: bool = False, **probes):
+    """Measure ``spec`` (and ``model``'s steps) on the cluster, turn it into a Calibration and store it where
+    ``search`` and ``validate-simulator`` look for it. Returns (measurements, inventory, calibration, path)."""
+    import pathlib
+
+    from runners.calibrate import run_calibration
+    from simulator import calibration_path, to_calibration
+    from space.model import default_cache_dir
+
+    m, inventory = run_calibration(spec, model_path=model, accept_unknown_hosts=accept_unknown_hosts,
+                                   progress=progress, **probes)
+    cal = to_calibration(m, spec, inventory, source=source)
+    directory = pathlib.Path(cache_dir) if cache_dir else default_cache_dir()
+    return m, inventory, cal, cal.save(calibration_path(directory / "calibration", spec, cal.model_hash))
+
+
 def current_costs(cal, inventory: Inventory, cluster: ClusterSpec, say: Callable[[str], None]):
     """``cal`` with its anchor costs as this version's cost model derives them from its stored anchor steps (the
     same object when it has none, or when this version derived them). A stored residual is kept: it was fitted to

@@ -6,7 +6,6 @@ and with ``--model`` the model's one-replica step time; stores the calibration w
 """
 from __future__ import annotations
 
-import pathlib
 import re
 import sys
 
@@ -54,11 +53,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from autotune.calibration import format_table
-    from runners.calibrate import run_calibration
-    from simulator import anchor_fit, calibration_path, to_calibration
+    from autotune.calibration import format_table, measure_and_store
+    from simulator import anchor_fit
     from space.cluster import load_cluster
-    from space.model import default_cache_dir
 
     sizes = parse_sizes(args.sizes)
     checks = {"repeats": args.repeats >= 1, "rpc-tensors": args.rpc_tensors >= 2, "steps": args.steps >= 1,
@@ -75,12 +72,10 @@ def run(args) -> int:
         _common.writable_file(args.output, "--output")
     spec = load_cluster(args.spec)
     say = (lambda _m: None) if args.quiet else (lambda m: print(f"calibrate: {m}", file=sys.stderr, flush=True))
-    m, inventory = run_calibration(spec, sizes=sizes, repeats=args.repeats, rpc_tensors=args.rpc_tensors,
-                                   model_path=args.model, steps=args.steps, warmup=args.warmup,
-                                   accept_unknown_hosts=args.accept_unknown_hosts, progress=say)
-    cal = to_calibration(m, spec, inventory, source=f"autotune calibrate --spec {args.spec}")
-    directory = pathlib.Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-    path = cal.save(calibration_path(directory / "calibration", spec, cal.model_hash))
+    m, inventory, cal, path = measure_and_store(
+        spec, args.model, args.cache_dir, f"autotune calibrate --spec {args.spec}", progress=say,
+        accept_unknown_hosts=args.accept_unknown_hosts, sizes=sizes, repeats=args.repeats,
+        rpc_tensors=args.rpc_tensors, steps=args.steps, warmup=args.warmup)
     fit = anchor_fit(cal, inventory, spec) if inventory is not None and cal.anchors_s else None
     print(format_table(m, cal, fit))
     print(f"\nwrote {path}")

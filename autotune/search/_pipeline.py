@@ -121,22 +121,18 @@ QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors
 def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress):
     """Measure the cluster and the model's anchor steps quickly (``QUICK_CALIBRATION``) and store the result where
     ``autotune calibrate`` would (a full calibration later replaces it); None, with a warning, where it fails."""
-    from runners.calibrate import run_calibration
-    from simulator import calibration_path, to_calibration
-    from space.model import default_cache_dir
+    from autotune.calibration import measure_and_store
 
     say("no calibration for this cluster: measuring a quick one first (--no-calibrate skips it; "
         "`autotune calibrate --model` measures a full one)")
     started = time.monotonic()
     try:
-        m, inventory = run_calibration(cluster, model_path=cfg.model, accept_unknown_hosts=cfg.accept_unknown_hosts,
-                                       progress=progress, **QUICK_CALIBRATION)
-        cal = to_calibration(m, cluster, inventory, source="autotune search (quick calibration)")
+        _, _, cal, path = measure_and_store(cluster, cfg.model, cfg.cache_dir, "autotune search (quick calibration)",
+                                            progress=progress, accept_unknown_hosts=cfg.accept_unknown_hosts,
+                                            **QUICK_CALIBRATION)
     except RunError as e:
         warn(f"the quick calibration failed: {e}")
         return None
-    directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
-    path = cal.save(calibration_path(directory / "calibration", cluster, cal.model_hash))
     say(f"quick calibration: {time.monotonic() - started:.0f} s, stored in {path}")
     return cal
 
