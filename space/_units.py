@@ -1,4 +1,5 @@
-"""Parsing of bandwidth values: plain numbers are Gbit/s; strings may carry a unit."""
+"""Parsing of bandwidths (plain numbers are Gbit/s) and latencies (plain numbers are seconds); strings may carry
+a unit."""
 from __future__ import annotations
 
 import re
@@ -28,3 +29,24 @@ def parse_bandwidth_gbit(value: object) -> float:
     if number <= 0:
         raise ValueError(f"bandwidth must be > 0, got {value!r}")
     return number * _UNITS[unit] / 1e9
+
+
+_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def parse_duration_s(value: object) -> float:
+    """Return ``value`` in seconds. Numbers are taken as seconds; ``"20us"``, ``"0.5ms"`` carry their unit.
+    Raises ``ValueError`` with the accepted forms."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a latency, got {value!r}")
+    if isinstance(value, (int, float)):
+        number, unit = float(value), "s"
+    elif isinstance(value, str) and (m := _PATTERN.match(value)):
+        number, unit = float(m.group(1)), (m.group(2).lower() or "s")
+    else:
+        raise ValueError(f"expected a latency such as 2e-5, '20us' or '0.5ms', got {value!r}")
+    if unit not in _TIME_UNITS:
+        raise ValueError(f"unknown time unit {unit!r} in {value!r}; use one of {sorted(_TIME_UNITS)}")
+    if number < 0:
+        raise ValueError(f"latency must be >= 0, got {value!r}")
+    return number * _TIME_UNITS[unit]

@@ -3,8 +3,10 @@
 Keys follow AutoDist's resource spec (``nodes: [{address, gpus, cpus, chief, ssh_config,
 network_bandwidth}]``, ``ssh: {group: {username, port, key_file, python_venv, shared_envs}}``) plus
 ``hostname``, per-node ``python`` / ``workdir`` / ``intra_op_threads`` / ``inter_op_threads`` (the TensorFlow
-server's thread pools), per-link ``links`` overrides and ``known_hosts``.
-Bandwidth numbers are Gbit/s; strings may carry a unit (``"200mbit"``).
+server's thread pools), per-link ``links`` overrides and ``known_hosts``; for clusters planned rather than owned,
+``count`` (one entry for that many nodes at consecutive addresses), ``group`` (the node's rack) and a ``topology``
+with the bandwidth and latency inside a node, inside a group and across groups.
+Bandwidth numbers are Gbit/s; strings may carry a unit (``"200mbit"``). Latency numbers are seconds (``"20us"``).
 Devices are named ``"<address>:CPU:<i>"`` / ``"<address>:GPU:<i>"`` as in AutoDist.
 """
 from __future__ import annotations
@@ -18,12 +20,15 @@ import pathlib
 import re
 from typing import Any, Mapping
 
-from space._units import parse_bandwidth_gbit
+from space._units import parse_bandwidth_gbit, parse_duration_s
 from space.errors import SpecError
 
-_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts"}
+_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
-              "python", "workdir", "intra_op_threads", "inter_op_threads"}
+              "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
+_TOPOLOGY_KEYS = ("intra_node", "intra_group", "inter_group")
+_TIER_KEYS = {"bandwidth", "latency"}
+MAX_NODES = 4096
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
 _LINK_KEYS = {"from", "to", "bandwidth"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -62,6 +67,7 @@ class Node:
     workdir: str | None = None
     intra_op_threads: int = 0  # the server's thread pools; 0 = TensorFlow's default (one thread per core)
     inter_op_threads: int = 0
+    group: str | None = None  # the rack (or any set of nodes close to each other) the node belongs to
 
     @property
     def name(self) -> str:
@@ -90,6 +96,33 @@ class Link:
 
 
 @dataclasses.dataclass(frozen=True)
+class Tier:
+    """Bandwidth and latency of one level of the topology (None: not given)."""
+
+    bandwidth_gbit: float | None = None
+    latency_s: float | None = None
+
+    def to_dict(self) -> dict[str, float]:
+        out = {"bandwidth": self.bandwidth_gbit, "latency": self.latency_s}
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@dataclasses.dataclass(frozen=True)
+class Topology:
+    """How far apart two replicas are decides their bandwidth and latency: two GPUs of one node (``intra_node``),
+    two nodes of one group (``intra_group``) or of different groups (``inter_group``). ``inter_group`` is what one
+    node's traffic to the other groups gets at once (its share of the group's uplinks); a path never runs faster
+    than the NICs at its ends."""
+
+    intra_node: Tier = Tier()
+    intra_group: Tier = Tier()
+    inter_group: Tier = Tier()
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        return {k: getattr(self, k).to_dict() for k in _TOPOLOGY_KEYS if getattr(self, k).to_dict()}
+
+
+@dataclasses.dataclass(frozen=True)
 class ClusterSpec:
     """A validated cluster spec. Build it with :func:`load_cluster` or :meth:`from_dict`."""
 
@@ -98,6 +131,7 @@ class ClusterSpec:
     links: tuple[Link, ...] = ()
     known_hosts: str | None = None
     source: str = "<cluster spec>"
+    topology: Topology = Topology()
 
     # ---- derived views -------------------------------------------------------------------------
     @property
@@ -136,13 +170,46 @@ class ClusterSpec:
         """The node a device name ``"<address>:CPU:<i>"`` belongs to."""
         return self.node(parse_device(device)[0])
 
+    @property
+    def groups(self) -> dict[str, tuple[str, ...]]:
+        """Group name -> the addresses of its nodes, in node order ({} where no node names a group)."""
+        out: dict[str, list[str]] = {}
+        for n in self.nodes:
+            if n.group is not None:
+                out.setdefault(n.group, []).append(n.address)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def replica_units(self, replicas: list[str] | None = None) -> list[list[int]]:
+        """The units a hierarchical all-reduce reduces inside first: indices into ``replicas`` (default: every
+        replica), grouped by the spec's node ``group`` where nodes name one, else by node; in order of first
+        appearance. One unit, or units of different sizes, mean a flat ring (see :func:`hierarchical_units`)."""
+        reps = self.replicas if replicas is None else replicas
+        units: dict[str, list[int]] = {}
+        for i, r in enumerate(reps):
+            node = self.node_of(r)
+            units.setdefault(node.group if node.group is not None else node.address, []).append(i)
+        return list(units.values())
+
+    def same_group(self, a: str, b: str) -> bool:
+        ga, gb = self.node(a).group, self.node(b).group
+        return ga is not None and ga == gb
+
     def bandwidth_gbit(self, a: str, b: str) -> float:
-        """Bandwidth between two nodes (addresses): a link override, else the slower NIC."""
+        """Bandwidth between two nodes (addresses): a link override, else the slower NIC, capped by the
+        topology's bandwidth inside or across groups."""
         na, nb = self.node(a), self.node(b)
         for link in self.links:
             if {link.src, link.dst} == {na.address, nb.address}:
                 return link.bandwidth_gbit
-        return min(na.network_bandwidth_gbit, nb.network_bandwidth_gbit)
+        nic = min(na.network_bandwidth_gbit, nb.network_bandwidth_gbit)
+        tier = self.tier(na.address, nb.address)
+        return min(nic, tier.bandwidth_gbit) if tier and tier.bandwidth_gbit else nic
+
+    def tier(self, a: str, b: str) -> Tier | None:
+        """The topology level between two nodes (addresses): intra- or inter-group; None without groups."""
+        if not self.groups or a == b:
+            return None
+        return self.topology.intra_group if self.same_group(a, b) else self.topology.inter_group
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data in the cluster.yml layout (bandwidths in Gbit/s)."""
@@ -156,6 +223,8 @@ class ClusterSpec:
             for key in ("intra_op_threads", "inter_op_threads"):
                 if getattr(n, key):  # written only when set: specs without them keep their fingerprint
                     d[key] = getattr(n, key)
+            if n.group is not None:
+                d["group"] = n.group
             nodes.append(d)
         out: dict[str, Any] = {"nodes": nodes}
         if self.ssh:
@@ -165,6 +234,8 @@ class ClusterSpec:
             out["links"] = [{"from": k.src, "to": k.dst, "bandwidth": k.bandwidth_gbit} for k in self.links]
         if self.known_hosts:
             out["known_hosts"] = self.known_hosts
+        if self.topology.to_dict():
+            out["topology"] = self.topology.to_dict()
         return out
 
     @property
@@ -176,6 +247,14 @@ class ClusterSpec:
     @classmethod
     def from_dict(cls, data: Any, source: str = "<cluster spec>") -> "ClusterSpec":
         return _parse(data, source)
+
+
+def hierarchical_units(units: list[list[int]]) -> list[list[int]] | None:
+    """``units`` where a hierarchical all-reduce runs over them (at least two units, all of one size >= 2), else
+    None: the all-reduce runs as one flat ring."""
+    if len(units) < 2 or len({len(u) for u in units}) != 1 or len(units[0]) < 2:
+        return None
+    return units
 
 
 def is_loopback(address: str) -> bool:
@@ -261,7 +340,9 @@ def _parse(data: Any, source: str) -> ClusterSpec:
     if not isinstance(raw_nodes, list) or not raw_nodes:
         raise SpecError("`nodes` must be a non-empty list", source,
                         hint="add at least one node: nodes: [{address: localhost, chief: true}]")
-    nodes = [_parse_node(raw, i, ssh, source) for i, raw in enumerate(raw_nodes)]
+    nodes = [node for i, raw in enumerate(raw_nodes) for node in _parse_nodes(raw, i, ssh, source)]
+    if len(nodes) > MAX_NODES:
+        raise SpecError(f"the spec names {len(nodes)} nodes, more than {MAX_NODES}", source)
     if len(nodes) == 1 and not nodes[0].chief:
         nodes[0] = dataclasses.replace(nodes[0], chief=True)  # a single node is the chief
     chiefs = [n.address for n in nodes if n.chief]
@@ -284,7 +365,37 @@ def _parse(data: Any, source: str) -> ClusterSpec:
     names = {n.address: n.address for n in nodes} | {n.hostname: n.address for n in nodes if n.hostname}
     links = _parse_links(data.get("links") or [], names, source)
     known_hosts = _opt_str(data, "known_hosts", source, "cluster spec")
-    return ClusterSpec(nodes=tuple(nodes), ssh=ssh, links=links, known_hosts=known_hosts, source=source)
+    topology = _parse_topology(data.get("topology"), source)
+    if topology.intra_group.to_dict() or topology.inter_group.to_dict():
+        lone = next((n for n in nodes if n.group is None), None)
+        if lone is not None:
+            raise SpecError(f"node {lone.name!r} has no `group`, but the topology sets bandwidths by group", source,
+                            hint="give every node a `group:` (e.g. its rack)")
+    return ClusterSpec(nodes=tuple(nodes), ssh=ssh, links=links, known_hosts=known_hosts, source=source,
+                       topology=topology)
+
+
+def _parse_topology(raw: Any, source: str) -> Topology:
+    if raw is None:
+        return Topology()
+    if not isinstance(raw, dict):
+        raise _type_error("topology", "a mapping of intra_node / intra_group / inter_group", raw, source)
+    _check_keys(raw, set(_TOPOLOGY_KEYS), "topology", source)
+    tiers = {}
+    for key, tier in raw.items():
+        if not isinstance(tier, dict):
+            raise _type_error(f"topology.{key}", "a mapping {bandwidth, latency}", tier, source)
+        _check_keys(tier, _TIER_KEYS, f"topology.{key}", source)
+        try:
+            bw = parse_bandwidth_gbit(tier["bandwidth"]) if "bandwidth" in tier else None
+        except ValueError as e:
+            raise SpecError(f"bad `topology.{key}.bandwidth`: {e}", source) from None
+        try:
+            lat = parse_duration_s(tier["latency"]) if "latency" in tier else None
+        except ValueError as e:
+            raise SpecError(f"bad `topology.{key}.latency`: {e}", source) from None
+        tiers[key] = Tier(bandwidth_gbit=bw, latency_s=lat)
+    return Topology(**tiers)
 
 
 def _parse_ssh(raw: Any, source: str) -> dict[str, SSHGroup]:
@@ -318,6 +429,37 @@ def _parse_ssh(raw: Any, source: str) -> dict[str, SSHGroup]:
     return groups
 
 
+def _parse_nodes(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> list[Node]:
+    """One entry of ``nodes``: one node, or ``count`` nodes at consecutive addresses (``{i}`` in the address or
+    hostname numbers them from 0 instead); only the first of them can be the chief."""
+    node = _parse_node(raw, i, ssh, source)
+    count = raw.get("count", 1)
+    label = f"nodes[{i}] ({node.address})"
+    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= MAX_NODES:
+        raise _type_error(f"{label}.count", f"an integer in 1..{MAX_NODES}", count, source)
+    templated = "{i}" in node.address
+    if count == 1 and not templated:
+        return [node]
+    if node.hostname is not None and "{i}" not in node.hostname:
+        raise SpecError(f"`hostname` of {label} names {count} nodes alike", source,
+                        hint="number them with {i} in the hostname, e.g. host{i}")
+    if not templated:
+        try:
+            first = ipaddress.ip_address(node.address)
+        except ValueError:
+            raise SpecError(f"{label} has `count: {count}` but its address is neither an IP address nor "
+                            "a template with {i}", source, hint="e.g. address: 10.0.0.1 or address: node{i}") from None
+    out = []
+    for k in range(count):
+        try:
+            address = node.address.replace("{i}", str(k)) if templated else str(first + k)
+        except ipaddress.AddressValueError:
+            raise SpecError(f"{label}: {count} consecutive addresses overflow the address space", source) from None
+        hostname = node.hostname.replace("{i}", str(k)) if node.hostname else None
+        out.append(dataclasses.replace(node, address=address, hostname=hostname, chief=node.chief and k == 0))
+    return out
+
+
 def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> Node:
     if not isinstance(raw, dict):
         raise _type_error(f"nodes[{i}]", "a mapping", raw, source)
@@ -343,7 +485,8 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
                 ssh_config=group, network_bandwidth_gbit=bw,
                 python=_opt_str(raw, "python", source, label), workdir=_opt_str(raw, "workdir", source, label),
                 intra_op_threads=_threads(raw, "intra_op_threads", source, label),
-                inter_op_threads=_threads(raw, "inter_op_threads", source, label))
+                inter_op_threads=_threads(raw, "inter_op_threads", source, label),
+                group=_opt_str(raw, "group", source, label))
 
 
 def _parse_links(raw: Any, names: Mapping[str, str], source: str) -> tuple[Link, ...]:

@@ -39,9 +39,10 @@ def ps_node(var_name: str, destination: str, *, sync: bool = True, local_replica
 
 
 def ar_node(var_name: str, *, group: int = 0, spec: str | int = "AUTO", compressor: str | int = "NoneCompressor",
-            powersgd_rank: int = 0, gather_sparse: bool = False) -> Node:
+            powersgd_rank: int = 0, gather_sparse: bool = False, hierarchical: bool = False) -> Node:
     node = Node(var_name=var_name)
     node.AllReduceSynchronizer.gather_sparse = gather_sparse
+    node.AllReduceSynchronizer.hierarchical = hierarchical
     node.AllReduceSynchronizer.group = group
     node.AllReduceSynchronizer.spec = Spec.Value(spec) if isinstance(spec, str) else spec
     node.AllReduceSynchronizer.compressor = Compressor.Value(compressor) if isinstance(compressor, str) else compressor
@@ -108,7 +109,8 @@ def describe_sync(node: Node) -> str:
         comp = COMPRESSOR_SHORT[Compressor.Name(s.compressor)]
         if s.compressor == Compressor.Value("PowerSGDCompressor"):
             comp += f" r={s.powersgd_rank or 1}"
-        return f"AR g{s.group} {Spec.Name(s.spec).lower()} {comp}" + (" gather" if s.gather_sparse else "")
+        return f"AR g{s.group} {Spec.Name(s.spec).lower()} {comp}" + (" gather" if s.gather_sparse else "") \
+            + (" hier" if s.hierarchical else "")
     return "-"
 
 
