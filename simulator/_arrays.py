@@ -26,6 +26,7 @@ class Batch:
     stale: np.ndarray  # bool: staleness > 0 (the pull is prefetched only with Model.stale_prefetch)
     proxy: np.ndarray  # bool: local_replication (one pull per node)
     gather: np.ndarray | None = None  # bool: a sparse gradient all-gathered (rows and indices), not densified
+    hier: np.ndarray | None = None  # bool: all-reduced hierarchically (inside each unit of replicas, then across)
     entries: Entries | None = None  # the PS shards as entries, in place of ps_frac and ps_tensors
 
     def rows(self, sl: slice) -> "Batch":
@@ -63,6 +64,12 @@ class Model:
     ar_latency_s: float  # per collective, serialised (launch and CPU cost)
     ar_tail_s: float  # once: the ring latency 2(N-1) alpha of the last collective (twice with PowerSGD's P, Q)
     spans_nodes: bool  # replicas on more than one node
+    # the same four for a hierarchical all-reduce (AllReduceSynchronizer.hierarchical): inside each unit, then
+    # across; the flat ring's where it runs as one
+    wire_har: float
+    har_s_per_byte: float
+    har_latency_s: float
+    har_tail_s: float
     replica_nodes: np.ndarray  # (M,) bool: nodes holding replicas
     step_overhead_s: float  # once per step that spans nodes (the session's multi-task run)
     pull_latency_s: float  # round trip once per pull phase

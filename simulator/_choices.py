@@ -16,7 +16,8 @@ class Choices:
 
     ``ps``: PS (True) or all-reduce. PS variables go to node ``server`` (index into ``cluster.nodes``),
     split along axis 0 into ``shards`` shards placed on nodes server, server+1, ... (mod the node count).
-    ``None`` fields take the default (shards 1, sync, staleness 0, no proxy, group 0, no compressor, rank 1).
+    ``None`` fields take the default (shards 1, sync, staleness 0, no proxy, group 0, no compressor, rank 1, flat
+    ring).
     """
 
     ps: np.ndarray
@@ -28,6 +29,7 @@ class Choices:
     group: np.ndarray | None = None
     compressor: np.ndarray | None = None
     rank: np.ndarray | None = None
+    hier: np.ndarray | None = None  # all-reduce hierarchically (AllReduceSynchronizer.hierarchical)
 
 
 def rows(c: Choices, sl: slice, K: int) -> Choices:
@@ -42,7 +44,7 @@ def empty_batch(K: int, V: int, M: int, dense: bool = True) -> Batch:
                  spec=np.zeros((K, V), np.int64), rank=np.ones((K, V), np.int64),
                  ps_frac=np.zeros((M, K, V)) if dense else None, ps_tensors=np.zeros((M, K, V)) if dense else None,
                  sync=np.ones((K, V), bool), stale=np.zeros((K, V), bool), proxy=np.zeros((K, V), bool),
-                 gather=np.zeros((K, V), bool))
+                 gather=np.zeros((K, V), bool), hier=np.zeros((K, V), bool))
 
 
 def _with_flags(c: Choices, M: int, dense: bool) -> tuple[Batch, callable]:
@@ -59,6 +61,7 @@ def _with_flags(c: Choices, M: int, dense: bool) -> tuple[Batch, callable]:
         np.maximum(arr(c.rank, 1, np.int64), 1)
     b.sync[:], b.stale[:], b.proxy[:] = arr(c.sync, True, bool), arr(c.staleness, 0, np.int64) > 0, \
         arr(c.proxy, False, bool)
+    b.hier[:] = arr(c.hier, False, bool)
     return b, arr
 
 

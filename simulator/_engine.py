@@ -86,6 +86,11 @@ class _AllReduce:
     ar_time: np.ndarray  # seconds of each unit on the ring, its collectives' fixed cost included
     tail: np.ndarray  # (K,) the ring latency of the last collective, once
     ar_latency: np.ndarray  # (K,) every collective's fixed cost, and the tail
+    unit_s: np.ndarray  # seconds of each unit's bytes on the ring (0 where it leads none)
+    fixed: np.ndarray  # each unit's collectives' fixed cost
+    s_per_byte: np.ndarray  # (K, V) seconds per ring byte of the column's all-reduce (flat or hierarchical)
+    coll_s: np.ndarray  # (K, V) fixed cost of one of its collectives
+    hier: np.ndarray  # (K, V) bool: all-reduced hierarchically
 
 
 def _all_reduce(m: Model, b: Batch) -> _AllReduce:
@@ -115,10 +120,12 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     compression = comp_var.sum(axis=1)
 
     rk = np.where(b.comp == POWERSGD, np.minimum(rank, 7), 0)
-    key = ((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 4 + kind) * is_ar
+    hier = is_ar & ~gather & (b.hier if b.hier is not None else False)  # a gathered gradient stays flat
+    key = (((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 4 + kind) * 2
+           + hier) * is_ar
     # every gathered gradient is collectives of its own (indices and values), fused with nothing
     key = np.where(gather, key.max(initial=0) + 1 + vv, key)
-    if key.size and (key.min() < 0 or key.max() >= 16 * V + 16):
+    if key.size and (key.min() < 0 or key.max() >= 32 * V + 32):
         key = np.unique(key, return_inverse=True)[1].reshape(key.shape)
     width = int(key.max()) + 1 if key.size else 1
     table = np.full(K * width, V, dtype=np.int64)
@@ -129,11 +136,17 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     ncoll = np.where((kind == 2) | (kind == 3), 2.0, 1.0) * is_head
     flat = (kk * (V + 1) + head)[is_ar]
     unit_bytes = np.bincount(flat, weights=wire[is_ar], minlength=K * (V + 1)).reshape(K, V + 1)[:, :V]
-    ar_time = unit_bytes * m.ar_s_per_byte + ncoll * m.ar_latency_s
-    tail = m.ar_tail_s * np.where(psgd.any(axis=1), 2.0, 1.0) * is_ar.any(axis=1)
-    ar_latency = ncoll.sum(axis=1) * m.ar_latency_s + tail
+    s_per_byte = np.where(hier, m.har_s_per_byte, m.ar_s_per_byte)
+    coll_s = np.where(hier, m.har_latency_s, m.ar_latency_s)
+    unit_s, fixed = unit_bytes * s_per_byte, ncoll * coll_s
+    ar_time = unit_s + fixed
+    flat, tiered = is_ar & ~hier, hier  # the ring latency of the last collective: the longer kind's
+    tail = np.maximum(m.ar_tail_s * flat.any(axis=1), m.har_tail_s * tiered.any(axis=1)) \
+        * np.where(psgd.any(axis=1), 2.0, 1.0)
+    ar_latency = fixed.sum(axis=1) + tail
     return _AllReduce(is_ar=is_ar, psgd=psgd, kind=kind, wire=wire, compression=compression, unit_bytes=unit_bytes,
-                      ncoll=ncoll, is_head=is_head, ar_time=ar_time, tail=tail, ar_latency=ar_latency)
+                      ncoll=ncoll, is_head=is_head, ar_time=ar_time, tail=tail, ar_latency=ar_latency,
+                      unit_s=unit_s, fixed=fixed, s_per_byte=s_per_byte, coll_s=coll_s, hier=hier)
 
 
 @dataclasses.dataclass
@@ -298,8 +311,8 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
         cum_p = net.push_resources(u_push, c_load, c_tensors)
     return _Chains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=cum_p, cum_push_max=cum_push_max,
                    cum_last=cum_last, cum_all=cum_all, firsts=firsts, cum_ref=cum_ref,
-                   cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
-                   ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail)
+                   cum_ar_bytes=np.cumsum(ar.unit_s, axis=1), ar_fixed=ar.fixed.sum(axis=1, keepdims=True),
+                   tail=ar.tail)
 
 
 def _piece_costs(m: Model, loads: _ServerLoads, ar: _AllReduce) -> np.ndarray:
@@ -442,15 +455,14 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
     load_push = loads.server_push  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
-                  + ar.wire.sum(axis=1) * m.wire_ar)
+                  + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har)
     out = dict(step=step, raw=raw, compute=compute_all, forward=s.fwd, backward=s.bwd, compression=ar.compression,
                pieces_s=piece_s, pull=s.fwd_end_all - s.fwd, finish=s.finish, barrier=s.barrier,
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
                collectives=collectives)
     if detail:
         out.update(ps_var=loads.column_busiest(net, b),
-                   ar_var=ar.wire * m.ar_s_per_byte
-                   + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
+                   ar_var=ar.wire * ar.s_per_byte + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * ar.coll_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,
                    resource_total=resource_total)
     return out

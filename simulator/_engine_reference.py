@@ -250,8 +250,8 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
         cum_all = np.zeros((K, 1)) + loads.lat[:, None]
     return _Chains(m=m, V=V, lat=loads.lat, t_push=t_push[0], cum_p=cum_p, cum_push_max=cum_push_max,
                    cum_last=cum_last, cum_all=cum_all, cum_firsts=cum_firsts, cum_ref=cum_ref,
-                   cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
-                   ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail)
+                   cum_ar_bytes=np.cumsum(ar.unit_s, axis=1), ar_fixed=ar.fixed.sum(axis=1, keepdims=True),
+                   tail=ar.tail)
 
 
 def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains, s: _Step, compute: np.ndarray,
@@ -281,7 +281,7 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
     load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
-                  + ar.wire.sum(axis=1) * m.wire_ar)
+                  + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har)
     out = dict(step=step, raw=raw, compute=compute_all, forward=s.fwd, backward=s.bwd, compression=ar.compression,
                pieces_s=piece_s, pull=s.fwd_end_all - s.fwd, finish=s.finish, barrier=s.barrier,
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
@@ -290,8 +290,7 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
         x_pull = np.concatenate([loads.pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
         t_pull_var = np.where(loads.proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
         out.update(ps_var=(c.t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
-                   ar_var=ar.wire * m.ar_s_per_byte
-                   + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * m.ar_latency_s,
+                   ar_var=ar.wire * ar.s_per_byte + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * ar.coll_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,
                    resource_total=resource_total)
     return out

@@ -148,8 +148,8 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _EntryLoads) -> "_EntryCh
         pushes = Pushes(net, e, x_push, t_push, cum.get("load"), cum_ref)
     return _EntryChains(m=m, V=V, lat=loads.lat, push_total=push_total, cum_p=None, cum_push_max=cum_push_max,
                         cum_last=cum_last, cum_all=cum_all, firsts=firsts, cum_ref=cum_ref,
-                        cum_ar_bytes=np.cumsum(ar.unit_bytes * m.ar_s_per_byte, axis=1),
-                        ar_fixed=(ar.ncoll * m.ar_latency_s).sum(axis=1, keepdims=True), tail=ar.tail,
+                        cum_ar_bytes=np.cumsum(ar.unit_s, axis=1), ar_fixed=ar.fixed.sum(axis=1, keepdims=True),
+                        tail=ar.tail,
                         pushes=pushes)
 
 

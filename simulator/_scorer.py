@@ -205,7 +205,8 @@ class Scorer:
                         x = part.AllReduceSynchronizer
                         ar_at.append(kv)
                         if kv not in ar_flags:
-                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec, x.gather_sparse)
+                            ar_flags[kv] = (x.group, x.compressor, max(x.powersgd_rank, 1), x.spec, x.gather_sparse,
+                                           x.hierarchical)
                     else:
                         raise StrategyError("node has no synchronizer", f"variable {part.var_name!r}",
                                             hint="set PSSynchronizer or AllReduceSynchronizer")
@@ -230,9 +231,10 @@ class Scorer:
         if ar_at:
             b.ar_frac.ravel()[:] = np.bincount(ar_at, minlength=K * V)
             at = np.fromiter(ar_flags, np.int64, len(ar_flags))
-            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 5)
+            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 6)
             b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags[:, :4].T
             b.gather.ravel()[at] = flags[:, 4].astype(bool)
+            b.hier.ravel()[at] = flags[:, 5].astype(bool)
             covered[at] = True
         if not covered.all():
             k, c = divmod(int(np.argmin(covered)), V)
@@ -303,7 +305,7 @@ class Scorer:
 
     def _build_model(self) -> Model:
         """Model constants per variable (``_model_for`` re-indexes them per shard of a layout)."""
-        from simulator._network import SHARED_CPUS_LOCKSTEP, network_coefficients
+        from simulator._network import SHARED_CPUS_LOCKSTEP, Levels, network_coefficients
 
         inv, cal = self.inventory, self.calibration
         vs = inv.variables
@@ -337,7 +339,8 @@ class Scorer:
         times = [base / cal.speed_of(r) for r in self.replicas] or [base]
         alone = math.inf if cal.alone_step_s is None or cal.step_time_s is None else \
             max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
-        net = network_coefficients(self.addresses, counts, cal, shared_cpus=max(times) >= SHARED_CPUS_LOCKSTEP * alone)
+        net = network_coefficients(self.addresses, counts, cal, shared_cpus=max(times) >= SHARED_CPUS_LOCKSTEP * alone,
+                                   levels=Levels.of(self.cluster, self.addresses))
         res = cal.residual
         update_w = update / update.sum() if update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,

@@ -110,7 +110,56 @@ BAD = {
                             r"`ssh.g.shared_envs` has the name 'A=1; touch /tmp/x; B', which is not an environment "
                             r"variable name"),
     "env_name_starts_with_digit": (_with(ssh__g__shared_envs={"1X": "1"}), r"not an environment variable name"),
+    "count_not_integer": (_with(nodes__1__count="4"), r"`nodes\[1\] \(10.1.0.2\).count` must be an integer"),
+    "count_hostname_alike": (_with(nodes__1__count=2, nodes__1__hostname="h"), r"`hostname` of nodes\[1\] .* names 2"),
+    "count_address_not_ip": (_with(nodes__1__count=2, nodes__1__address="box"),
+                             r"neither an IP address nor a template"),
+    "count_overlaps": (_with(nodes__0__count=2), r"duplicate address '10.1.0.2'"),
+    "topology_without_groups": (_with(topology={"inter_group": {"bandwidth": "1gbit"}}),
+                                r"node '10.1.0.1' has no `group`, but the topology sets bandwidths by group"),
+    "topology_unknown_level": (_with(topology={"rack": {}}), r"unknown key 'rack' in topology"),
+    "topology_bad_latency": (_with(topology={"intra_node": {"latency": "5 parsecs"}}),
+                             r"bad `topology.intra_node.latency`: unknown time unit 'parsecs'"),
+    "topology_bad_bandwidth": (_with(topology={"intra_node": {"bandwidth": 0}}),
+                               r"bad `topology.intra_node.bandwidth`: bandwidth must be > 0"),
 }
+
+
+def test_count_expands_consecutive_addresses_and_templates():
+    spec = ClusterSpec.from_dict({"nodes": [
+        {"address": "10.0.0.254", "count": 3, "chief": True, "group": "a"},
+        {"address": "node{i}", "hostname": "gpu{i}", "count": 2, "group": "b", "gpus": [0, 1]}]})
+    assert [n.address for n in spec.nodes] == ["10.0.0.254", "10.0.0.255", "10.0.1.0", "node0", "node1"]
+    assert [n.chief for n in spec.nodes] == [True, False, False, False, False]
+    assert [n.hostname for n in spec.nodes][3:] == ["gpu0", "gpu1"]
+    assert spec.groups == {"a": ("10.0.0.254", "10.0.0.255", "10.0.1.0"), "b": ("node0", "node1")}
+    assert spec.replica_units() == [[0, 1, 2], [3, 4, 5, 6]]  # by group: one CPU replica a node, then 2 x 2 GPUs
+    ungrouped = ClusterSpec.from_dict({"nodes": [{"address": "10.0.0.1", "count": 2, "chief": True, "gpus": [0, 1]}]})
+    assert ungrouped.replica_units() == [[0, 1], [2, 3]]  # by node
+
+
+def test_topology_caps_paths_and_changes_the_fingerprint_only_when_set():
+    plain = {"nodes": [{"address": "10.0.0.1", "count": 2, "chief": True, "network_bandwidth": "10gbit"}]}
+    grouped = {"topology": {"inter_group": {"bandwidth": "1gbit", "latency": "20us"},
+                            "intra_group": {"bandwidth": "40gbit"}},
+               "nodes": [{"address": "10.0.0.1", "group": "a", "chief": True, "network_bandwidth": "10gbit"},
+                         {"address": "10.0.0.2", "group": "b", "network_bandwidth": "10gbit"},
+                         {"address": "10.0.0.3", "group": "b", "network_bandwidth": "10gbit"}]}
+    spec = ClusterSpec.from_dict(grouped)
+    assert spec.bandwidth_gbit("10.0.0.1", "10.0.0.2") == 1.0  # across groups: the topology's cap
+    assert spec.bandwidth_gbit("10.0.0.2", "10.0.0.3") == 10.0  # inside: the NICs, slower than the switch
+    assert spec.topology.inter_group.latency_s == pytest.approx(2e-5)
+    assert ClusterSpec.from_dict(spec.to_dict()).fingerprint == spec.fingerprint
+    with_topology = ClusterSpec.from_dict(plain | {"topology": {"intra_node": {"bandwidth": 100}}})
+    assert with_topology.fingerprint != ClusterSpec.from_dict(plain).fingerprint
+    assert "topology" not in ClusterSpec.from_dict(plain).to_dict()
+
+
+@pytest.mark.parametrize("value, seconds", [(2e-5, 2e-5), ("20us", 2e-5), ("0.5 ms", 5e-4), ("1s", 1.0), (0, 0.0)])
+def test_latency_units(value, seconds):
+    from space._units import parse_duration_s
+
+    assert parse_duration_s(value) == pytest.approx(seconds)
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
