@@ -5,24 +5,31 @@ import random
 
 from space.builders._base import StrategyBuilder, register
 from space.builders._placement import gather_is_smaller, smallest_divisor_shards
+from space.cluster import hierarchical_units
 from space.strategy import Compressor, Spec, Strategy, ar_node, partitioned_node
 
 
 class _ARBase(StrategyBuilder):
     def __init__(self, chunk_size: int = 128, all_reduce_spec: str = "AUTO", compressor: str = "NoneCompressor",
-                 powersgd_rank: int = 0) -> None:
+                 powersgd_rank: int = 0, hierarchical: bool = False) -> None:
         if chunk_size < 1:
             raise ValueError(f"`chunk_size >= 1` must hold, but got {chunk_size=}")
         Spec.Value(all_reduce_spec), Compressor.Value(compressor)  # raise early on unknown names
         self.chunk_size, self.spec, self.compressor = chunk_size, all_reduce_spec, compressor
         self.powersgd_rank = powersgd_rank if compressor == "PowerSGDCompressor" else 0
+        self.hierarchical = hierarchical
+        self._tiered = False  # hierarchical, and the cluster has units it runs over (set by build)
+
+    def _units_apply(self, cluster) -> bool:
+        """Hierarchical only where it runs as such: elsewhere the strategy is the flat one, alike to the byte."""
+        return self.hierarchical and hierarchical_units(cluster.replica_units()) is not None
 
     def _ar(self, name: str, index: int, var=None, replicas: int = 0):
         """The ``index``-th all-reduced tensor joins fused group ``index // chunk_size``; a sparse gradient is
         all-gathered where that moves less than the dense ring (uncompressed only)."""
         gather = self.compressor == "NoneCompressor" and var is not None and gather_is_smaller(var, replicas)
         return ar_node(name, group=index // self.chunk_size, spec=self.spec, compressor=self.compressor,
-                       powersgd_rank=self.powersgd_rank, gather_sparse=gather)
+                       powersgd_rank=self.powersgd_rank, gather_sparse=gather, hierarchical=self._tiered)
 
 
 @register("all_reduce")
@@ -31,10 +38,12 @@ class _ARBase(StrategyBuilder):
 @register("all_reduce_fp16_ef", "all-reduce, fp16 with error feedback", compressor="HorovodCompressorEF")
 @register("all_reduce_powersgd", "all-reduce with PowerSGD rank-2 compression",
           compressor="PowerSGDCompressor", powersgd_rank=2)
+@register("all_reduce_hierarchical", "all-reduce inside each rack (or node) first, then across", hierarchical=True)
 class AllReduce(_ARBase):
     """Every variable all-reduced; every ``chunk_size`` consecutive variables fused into one group."""
 
     def build(self, inventory, cluster):
+        self._tiered = self._units_apply(cluster)
         n = len(cluster.replicas)
         nodes = [self._ar(v.name, i, v, n) for i, v in enumerate(inventory.variables)]
         return Strategy.build(nodes, cluster.replicas)
@@ -45,6 +54,7 @@ class _PartitionedARBase(_ARBase):
         return 0
 
     def build(self, inventory, cluster):
+        self._tiered = self._units_apply(cluster)
         nodes, index = [], 0
         for v in inventory.variables:
             axis = self.axis_for(v) if v.shape else 0

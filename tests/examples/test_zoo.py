@@ -46,6 +46,8 @@ def test_inspect(name, run, cache_dir):
 def test_every_builder_profiles(name, run, cache_dir, tmp_path):
     files = []
     for alias in aliases():
+        if alias == "all_reduce_hierarchical":  # one replica a node, no groups: all_reduce's strategy, to the byte
+            continue
         path = tmp_path / f"{alias}.pb"
         code, _, err = run("build", "--builder", alias, "--model", ZOO / f"{name}.py", "--spec", SPEC,
                            "--cache-dir", cache_dir, "-o", path)

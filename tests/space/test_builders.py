@@ -167,3 +167,17 @@ def test_custom_builder_from_module():
 def test_bad_custom_builder(ref, pattern):
     with pytest.raises(BadInput, match=pattern):
         builders.get_builder(ref)
+
+
+def test_hierarchical_all_reduce_only_where_units_apply(inventories, clusters):
+    """Racks of equal size: every all-reduced variable is hierarchical; one replica a node and no groups: the
+    strategy is all_reduce's, to the byte (so a search seeds it once)."""
+    inv = inventories("mlp")
+    racks = ClusterSpec.from_dict({"nodes": [{"address": "10.0.0.1", "count": 2, "group": "a", "chief": True},
+                                             {"address": "10.0.1.1", "count": 2, "group": "b"}]})
+    s = builders.build_strategy("all_reduce_hierarchical", inv, racks)
+    assert all(p.AllReduceSynchronizer.hierarchical for _, p in _leaves(s))
+    spec = clusters["two_nodes"]
+    flat, plain = (builders.build_strategy(a, inv, spec) for a in ("all_reduce_hierarchical", "all_reduce"))
+    assert not any(p.AllReduceSynchronizer.hierarchical for _, p in _leaves(flat))
+    assert [n.SerializeToString() for n in flat.nodes] == [n.SerializeToString() for n in plain.nodes]
