@@ -1,7 +1,10 @@
 """How the simulator's cost grows with the cluster and the model: strategies per second over nodes x variables.
 
 Run: python3 benchmarks/simulator_scaling.py [--nodes 3 16 64 256] [--variables 200 2000] [--budget 3]
-     [--out runs/bench-simulator_scaling]
+     [--racks 8] [--out runs/bench-simulator_scaling]
+
+``--racks R`` puts the nodes in R groups whose traffic across is capped at a quarter of the NICs (the cost model's
+resources across groups, as on examples/clusters/racks_256.yml); without it the nodes are alike and flat.
 
 Per cell: the Scorer's construction, ``score_choices`` (vectorised) and ``Scorer.predict`` (one Strategy at a
 time), each timed on as many strategies as fit in about ``--budget`` seconds (after a small warm-up that sizes
@@ -42,8 +45,22 @@ def _sized(fn, budget_s: float, warm: int, most: int) -> tuple[float, float, int
     return wall, cpu, count
 
 
-def measure(nodes: int, variables: int, budget_s: float, max_shards: int) -> dict:
+def in_racks(cluster, racks: int):
+    """``cluster`` with its nodes in ``racks`` groups (consecutive nodes together), capped across at NIC / 4."""
+    from space.cluster import ClusterSpec
+
+    d = cluster.to_dict()
+    per = -(-len(d["nodes"]) // racks)
+    for i, node in enumerate(d["nodes"]):
+        node["group"] = f"rack{i // per}"
+    d["topology"] = {"inter_group": {"bandwidth": min(n["network_bandwidth"] for n in d["nodes"]) / 4}}
+    return ClusterSpec.from_dict(d)
+
+
+def measure(nodes: int, variables: int, budget_s: float, max_shards: int, racks: int = 0) -> dict:
     inv, cluster = make_model(variables), make_cluster(nodes)
+    if racks and nodes >= 2 * racks:
+        cluster = in_racks(cluster, racks)
     t0 = time.perf_counter()
     scorer = simulator.Scorer(inv, cluster, simulator.Calibration.from_spec(cluster))
     build_s = time.perf_counter() - t0
@@ -52,7 +69,7 @@ def measure(nodes: int, variables: int, budget_s: float, max_shards: int) -> dic
     strategies = [random_strategy(inv, cluster, rng, max_shards=max_shards) for _ in range(64)]
 
     def vectorised(count: int) -> None:
-        scorer.score_choices(simulator.Choices(**{k: v[:count] for k, v in vars(pool).items()}))
+        scorer.score_choices(simulator.Choices(**{k: None if v is None else v[:count] for k, v in vars(pool).items()}))
 
     def one_at_a_time(count: int) -> None:
         for i in range(count):
@@ -122,10 +139,11 @@ def main(argv=None) -> None:
     ap.add_argument("--variables", type=int, nargs="+", default=[200, 2000])
     ap.add_argument("--budget", type=float, default=3.0, help="seconds per path and cell, about")
     ap.add_argument("--max-shards", type=int, default=4)
+    ap.add_argument("--racks", type=int, default=0, help="nodes in this many groups, capped across (0: flat)")
     ap.add_argument("--out", type=pathlib.Path, default=pathlib.Path("runs/bench-simulator_scaling"))
     args = ap.parse_args(argv)
 
-    rows = [measure(n, v, args.budget, args.max_shards) for v in args.variables for n in args.nodes]
+    rows = [measure(n, v, args.budget, args.max_shards, args.racks) for v in args.variables for n in args.nodes]
     text = report(rows)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)

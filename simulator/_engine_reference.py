@@ -19,6 +19,12 @@ def dense_coefficients(net: Network) -> dict[str, np.ndarray]:
     """(2M, R) matrices: [load bytes on m, tensors on m] -> seconds on each resource, built pair by pair."""
     M, R, nic, link, counts = net.M, net.R, net.nic, net.link, net.counts
     res_of = {(int(a), int(b)): 2 * M + j for j, (a, b) in enumerate(net.slow)}
+    xs, xr = 2 * M + len(net.slow), 2 * M + len(net.slow) + M  # each node's send and receive across groups
+    grp, xbw = net.grp, net.xbw
+
+    def across(a: int, b: int) -> bool:
+        return xbw is not None and grp[a] != grp[b]
+
     cpu = R - 1 if net.shared_cpus else None
     N, rpc, gamma, rpc_nic = counts.sum(), net.rpc, net.gamma, net.rpc_nic
     nodes_present = (counts > 0).astype(float)
@@ -37,6 +43,9 @@ def dense_coefficients(net: Network) -> dict[str, np.ndarray]:
                 c[M + m, M + n] += per[n] * rpc_nic
                 if (m, n) in res_of:
                     c[m, res_of[m, n]] += per[n] / link[m, n]
+                if across(m, n):
+                    c[m, xs + m] += per[n] / xbw[m]
+                    c[m, xr + n] += per[n] / xbw[n]
         return c
 
     coef_push = np.zeros((2 * M, R))
@@ -57,6 +66,12 @@ def dense_coefficients(net: Network) -> dict[str, np.ndarray]:
             coef_push[M + m, n] += counts[n] * rpc_nic
             if (n, m) in res_of:
                 coef_push[m, res_of[n, m]] += counts[n] / link[n, m]
+            if across(m, n):
+                coef_push[m, xs + n] += counts[n] / xbw[n]
+                coef_push[m, xr + m] += counts[n] / xbw[m]
+        kx = sum(counts[n] for n in remote if across(m, n))
+        if kx:
+            server_share[m, xr + m] = 1.0 / kx
     first = [pull_coef(np.eye(M)[n]) for n in np.flatnonzero(counts > 0)]
     return dict(coef_push=coef_push, coef_pull=pull_coef(counts), coef_pull_proxy=pull_coef(nodes_present),
                 coef_pull_node_first=np.array(first).reshape(-1, 2 * M, R), coef_push_last=coef_push * server_share)

@@ -17,8 +17,9 @@ from simulator._sparse import Entries, MaxTable, largest, per_strategy_max, serv
 
 def sparse_fits(net: Network) -> bool:
     """Whether the entries' engine serves the cluster: every node alike (one NIC speed, one replica count, all
-    holding replicas), no link slower than its NICs and no CPUs shared between the nodes."""
-    return bool(net.M > 1 and len(net.classes) == 1 and not len(net.slow) and not net.shared_cpus
+    holding replicas), no link slower than its NICs, no cap on the traffic across groups and no CPUs shared between
+    the nodes."""
+    return bool(net.M > 1 and len(net.classes) == 1 and not len(net.slow) and not net.X and not net.shared_cpus
                 and net.counts.min() > 0)
 
 

@@ -1,7 +1,9 @@
 """Network constants of the cost model: which NIC directions and links a byte of PS load or all-reduce uses.
 
 Resources: one per NIC direction (send of node n = n, receive of node n = M + n), one per direction of every
-link measured slower than both its NICs and, where the nodes share CPUs, one for those CPUs (the last). Replicas
+link measured slower than both its NICs, where the spec's topology caps what a node exchanges with other groups
+of nodes one per direction of each node's traffic across groups (its share of the group's uplinks) and, where
+the nodes share CPUs, one for those CPUs (the last). Replicas
 on the PS's own node exchange nothing over the wire.
 
 A server answers its remote replicas' pulls one after another, so the first replica served starts computing
@@ -47,6 +49,8 @@ class Network:
     gamma: float  # seconds per byte reduced on a server
     shared_cpus: bool  # the nodes share CPUs: every tensor's RPC work goes on one resource
     slow: np.ndarray  # (S, 2) the links (a, b) slower than both NICs, in resource order
+    xbw: np.ndarray | None = None  # (M,) bytes per second of each node's traffic to other groups (None: uncapped)
+    grp: np.ndarray | None = None  # (M,) each node's group index (with xbw)
 
     @property
     def M(self) -> int:
@@ -54,7 +58,26 @@ class Network:
 
     @property
     def R(self) -> int:
-        return 2 * self.M + len(self.slow) + self.shared_cpus
+        return 2 * self.M + len(self.slow) + 2 * self.X + self.shared_cpus
+
+    @property
+    def X(self) -> int:
+        """Resources of the traffic across groups per direction: one per node, or none."""
+        return self.M if self.xbw is not None else 0
+
+    @functools.cached_property
+    def _onehot(self) -> np.ndarray:
+        return (self.grp[None, :] == np.arange(self.grp.max() + 1)[:, None]).astype(float)
+
+    def other_groups(self, x: np.ndarray) -> np.ndarray:
+        """(M, ...) the sum over the nodes of every other group: the total less the node's own group's."""
+        flat = np.reshape(x, (self.M, -1))
+        return (flat.sum(axis=0) - (self._onehot @ flat)[self.grp]).reshape(np.shape(x))
+
+    @functools.cached_property
+    def kx(self) -> np.ndarray:
+        """(M,) the replicas outside each node's group."""
+        return self.other_groups(self.counts)
 
     @property
     def N(self) -> float:
@@ -86,6 +109,10 @@ class Network:
         if len(self.slow):
             a, b = self.slow.T
             blocks.append(load[b] * _col(counts[a] / self.link[a, b], load))
+        if self.X:  # a replica pushes to the servers of the other groups; a server hears from their replicas
+            kx = self.kx
+            blocks.append(_col(counts / self.xbw, load) * self.other_groups(load))
+            blocks.append(_col((kx > 0) / self.xbw if last else kx / self.xbw, load) * load)
         if self.shared_cpus:
             blocks.append(np.tensordot(k * share * self.rpc, tensors, axes=1)[None])
         return blocks
@@ -100,6 +127,9 @@ class Network:
         if len(self.slow):
             a, b = self.slow.T
             blocks.append(load[a] * _col(per[b] / self.link[a, b], load))
+        if self.X:
+            blocks.append(_col(self.other_groups(per) / self.xbw, load) * load)
+            blocks.append(_col(per / self.xbw, load) * self.other_groups(load))
         if self.shared_cpus:
             blocks.append(np.tensordot(served * self.rpc, tensors, axes=1)[None])
         return blocks
@@ -133,6 +163,11 @@ class Network:
         for a, b in self.slow:
             np.maximum(every, c_load[b] * (self.counts[a] / self.link[a, b]), out=every)
             np.maximum(last, c_load[b] * (self.counts[a] / self.link[a, b]), out=last)
+        if self.X:
+            send = (_col(self.counts / self.xbw, c_load) * self.other_groups(c_load)).max(axis=0)
+            recv = _col(1.0 / self.xbw, c_load) * c_load
+            np.maximum(every, np.maximum(send, (_col(self.kx, c_load) * recv).max(axis=0)), out=every)
+            np.maximum(last, np.maximum(send, (_col(self.kx > 0, c_load) * recv).max(axis=0)), out=last)
         if self.shared_cpus:
             np.maximum(every, self.rpc * np.tensordot(k, c_tensors, axes=1), out=every)
             np.maximum(last, self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1), out=last)
@@ -161,6 +196,11 @@ class Network:
         if self.shared_cpus:
             every[M] = self.rpc * np.tensordot(k, c_tensors, axes=1)
             last[M] = self.rpc * np.tensordot((k > 0).astype(float), c_tensors, axes=1)
+        if self.X:
+            recv = _col(1.0 / self.xbw, like) * c_load
+            shared = np.concatenate([shared, _col(self.counts / self.xbw, like) * self.other_groups(c_load)])
+            every = np.concatenate([every, _col(self.kx, like) * recv])
+            last = np.concatenate([last, _col(self.kx > 0, like) * recv])
         return shared, every, last
 
     def pull_busiest(self, parts: list[tuple], load: np.ndarray, tensors: np.ndarray,
@@ -195,6 +235,13 @@ class Network:
         for a, b in self.slow:
             np.maximum(out, sum(np.cumsum(load[a] * mask, axis=-1) * (p[b] / self.link[a, b])
                                 for (_, mask, _), p in zip(parts, pers)), out=out)
+        if self.X:
+            send = recv = 0.0
+            for (_, mask, _), p in zip(parts, pers):
+                cl = np.cumsum(load * mask, axis=-1)
+                send = send + _col(self.other_groups(p) / self.xbw, cl) * cl
+                recv = recv + _col(p / self.xbw, cl) * self.other_groups(cl)
+            np.maximum(out, np.maximum(send.max(axis=0), recv.max(axis=0)), out=out)
         if self.shared_cpus:
             np.maximum(out, self.rpc * sum(np.cumsum(np.tensordot(s, tensors, axes=1) * mask, axis=-1)
                                            for (_, mask, _), s in zip(parts, served)), out=out)
@@ -222,6 +269,13 @@ class Network:
         for a, b in self.slow:  # pushes from a's replicas to b's server, pulls from a's server to b's replicas
             pulls = np.where(proxy, per_p[b], per_c[b])
             np.maximum(out, (push_load[b] * self.counts[a] + pull_load[a] * pulls) / self.link[a, b], out=out)
+        if self.X:
+            inv_x = _col(1.0 / self.xbw, like)
+            served = np.where(proxy, _col(self.other_groups(per_p), like), _col(self.other_groups(per_c), like))
+            pulls = np.where(proxy, _col(per_p, like), _col(per_c, like))
+            send = inv_x * (_col(self.counts, like) * self.other_groups(push_load) + served * pull_load)
+            recv = inv_x * (_col(self.kx, like) * push_load + pulls * self.other_groups(pull_load))
+            np.maximum(out, np.maximum(send.max(axis=0), recv.max(axis=0)), out=out)
         if self.shared_cpus:
             per = np.where(proxy, (per_p.sum() - per_p)[:, None, None], (per_c.sum() - per_c)[:, None, None])
             np.maximum(out, self.rpc * (np.tensordot(self.remote, tensors, axes=1) + (per * tensors).sum(axis=0)),
@@ -259,6 +313,16 @@ class Network:
         for a, b in self.slow:  # a slow link into a node is one more resource of that node's first pull
             if row[b] >= 0:
                 np.maximum(own[row[b]], np.cumsum(load[a] * mask, axis=-1) / self.link[a, b], out=own[row[b]])
+        if self.X:  # its receive from the other groups, and the busiest send to it of a server in another group
+            cl = np.cumsum(load * mask, axis=-1)
+            np.maximum(own, (self.other_groups(cl) / _col(self.xbw, cl))[nodes], out=own)
+            send = cl / _col(self.xbw, cl)
+            by_group = np.stack([send[self.grp == g].max(axis=0) for g in range(self._onehot.shape[0])])
+            for g in np.unique(self.grp[nodes]):
+                others = np.delete(by_group, g, axis=0)
+                if len(others):
+                    at = row[nodes[self.grp[nodes] == g]]
+                    own[at] = np.maximum(own[at], others.max(axis=0))
         return FirstPulls(nodes=nodes, row=row, top=top, first=first, second=second, own=own)
 
 
@@ -423,8 +487,12 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     slow = np.argwhere(link < np.minimum.outer(nic, nic) * (1 - 1e-9))  # row-major: (a, b) in resource order
     counts = np.asarray(counts, float)
     N = counts.sum()
+    grouped = levels is not None and (levels.group >= 0).any()
+    cap = levels.inter_group_gbit * GBIT if grouped and levels.inter_group_gbit else None
+    across = cap is not None and cap < nic.max() and len(np.unique(levels.group)) > 1
     net = Network(nic=nic, link=link, counts=counts, rpc=cal.rpc_overhead_s, gamma=cal.reduce_s_per_byte,
-                  shared_cpus=bool(shared_cpus), slow=slow.reshape(-1, 2))
+                  shared_cpus=bool(shared_cpus), slow=slow.reshape(-1, 2),
+                  xbw=np.full(M, cap) if across else None, grp=levels.group if across else None)
     present = net.present
     wire = {key: per.sum() - per for key, per in (("wire_push", counts), ("wire_pull", counts),
                                                   ("wire_pull_proxy", present))}
@@ -434,7 +502,6 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     ar_s_per_byte, ar_tail = _ring(ring, N, hop, lat, cal, intra)
     wire_ar = len(ring) * 2 * (N - 1) / N if N > 1 and len(ring) > 1 else 0.0
     ar_latency = cal.collective_overhead_s if N > 1 else 0.0  # serialised per collective; the ring's latency once
-    grouped = levels is not None and (levels.group >= 0).any()
     unit_of = levels.group if grouped else np.arange(M)
     hier = _hierarchical(counts, unit_of, hop, lat, cal, intra) if N > 1 else None
     har = dict(har_s_per_byte=ar_s_per_byte, har_latency_s=ar_latency, har_tail_s=ar_tail, wire_har=wire_ar)

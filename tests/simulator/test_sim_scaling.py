@@ -1,6 +1,7 @@
 """The engine applies the network's coefficients through their structure (O(nodes) per variable); the dense
 products it replaces (``_engine_reference``) must predict the same, on choice arrays and on strategies of every
-kind, for clusters with uneven NICs, slow links, shared CPUs, a node without replicas and many nodes."""
+kind, for clusters with uneven NICs, slow links, shared CPUs, a node without replicas, racks whose traffic across
+is capped, and many nodes."""
 from __future__ import annotations
 
 import numpy as np
@@ -66,8 +67,33 @@ def _sixteen():
     return spec, Calibration.from_spec(spec, residual=residual), None
 
 
+def _racks_spec(groups, bandwidths, gpus=None, inter="100mbit") -> ClusterSpec:
+    nodes = [{"address": f"198.18.0.{i + 1}", "chief": i == 0, "network_bandwidth": bw, "group": f"r{g}"}
+             | ({"gpus": list(range(gpus[i]))} if gpus and gpus[i] else {})
+             for i, (g, bw) in enumerate(zip(groups, bandwidths))]
+    return ClusterSpec.from_dict({"nodes": nodes, "topology": {"inter_group": {"bandwidth": inter},
+                                                               "intra_group": {"latency": 1e-5}}})
+
+
+def _racks():
+    spec = _racks_spec([0, 0, 1, 1, 2, 2], ["1gbit"] * 6, gpus=[2, 2, 0, 2, 2, 0])
+    return spec, Calibration.from_spec(spec, ps_serial_fraction=0.3), None
+
+
+def _racks_uneven():
+    spec = _racks_spec([0, 0, 0, 1, 1], ["1gbit", "400mbit", "1gbit", "200mbit", "1gbit"], inter="300mbit")
+    return spec, Calibration.from_spec(spec, stale_prefetch=True), spec.replicas[:4]  # the last node only serves
+
+
+def _racks_shared_cpus():
+    spec = _racks_spec([0, 0, 1, 1], ["1gbit"] * 4)
+    cal = Calibration.from_spec(spec, step_time_s=0.05, alone_step_s=0.01, model_hash="synthetic")
+    return spec, cal, None
+
+
 CLUSTERS = dict(uniform=_uniform, per_host=_per_host, slow_link=_slow_link, shared_cpus=_shared_cpus,
-                shared_cpus_slow_links=_shared_cpus_slow_links, idle_node=_idle_node, sixteen=_sixteen)
+                shared_cpus_slow_links=_shared_cpus_slow_links, idle_node=_idle_node, sixteen=_sixteen,
+                racks=_racks, racks_uneven=_racks_uneven, racks_shared_cpus=_racks_shared_cpus)
 
 
 def _scorer(name: str) -> Scorer:
@@ -89,7 +115,7 @@ def _random_choices(scorer: Scorer, k: int, rng: np.random.Generator) -> Choices
                    shards=rng.integers(1, M + 3, shape), sync=rng.random(shape) < 0.8,
                    staleness=rng.integers(0, 2, shape), proxy=rng.random(shape) < 0.3,
                    group=rng.integers(0, 4, shape), compressor=rng.integers(0, 4, shape),
-                   rank=rng.integers(1, 5, shape))
+                   rank=rng.integers(1, 5, shape), hier=rng.random(shape) < 0.3)
 
 
 def _synchronizer(v, name: str, devices: list[str], rng: np.random.Generator):
@@ -97,7 +123,8 @@ def _synchronizer(v, name: str, devices: list[str], rng: np.random.Generator):
         return ps_node(name, devices[int(rng.integers(len(devices)))], sync=bool(rng.random() < 0.75),
                        local_replication=bool(rng.random() < 0.3), staleness=int(rng.integers(0, 3)))
     return ar_node(name, group=int(rng.integers(3)), spec=int(rng.integers(3)), compressor=int(rng.integers(4)),
-                   powersgd_rank=int(rng.integers(1, 5)), gather_sparse=bool(v.sparse and rng.random() < 0.5))
+                   powersgd_rank=int(rng.integers(1, 5)), gather_sparse=bool(v.sparse and rng.random() < 0.5),
+                   hierarchical=bool(rng.random() < 0.3))
 
 
 def _random_strategy(scorer: Scorer, rng: np.random.Generator) -> Strategy:

@@ -90,3 +90,22 @@ def test_bundled_racks_spec_plans_256_nodes_of_8_gpus():
     assert len(spec.nodes) == 256 and len(spec.replicas) == 2048 and len(spec.groups) == 8
     assert spec.bandwidth_gbit("10.0.0.1", "10.0.0.2") == 100 and spec.bandwidth_gbit("10.0.0.1", "10.0.1.1") == 25
     assert _predict(spec, hierarchical=True) < _predict(spec, hierarchical=False)
+
+
+@pytest.mark.parametrize("nodes", [8, 16, 64, 256])
+def test_parameter_server_incast_across_racks(nodes):
+    """Every variable on the first node's server, four racks: the replicas of the three other racks push S bytes
+    each through the server's share of its rack's uplinks, (N - N/4) S / 2.5 Gbit/s, more than its NIC's
+    (N - 1) S / 10 Gbit/s; the pulls back go out the same way."""
+    from space.strategy import ps_node
+
+    spec = _racks(nodes, 4)
+    cal = Calibration.from_spec(spec, latency_s=0.0, collective_overhead_s=0.0, rpc_overhead_s=0.0,
+                                reduce_s_per_byte=0.0, step_overhead_s=0.0, barrier_overhead_s=0.0)
+    inv = Inventory(model_path="<test>", model_hash="test-model", flops_per_step=1e3, batch_size=32,
+                    variables=(VariableInfo(name="v0", shape=(1000, 1000), dtype="float32"),))
+    size = 1000 * 1000 * 4
+    step = Scorer(inv, spec, cal).predict(Strategy.build([ps_node("v0", spec.ps_devices[0])], spec.replicas))
+    across = (nodes - nodes // 4) * size / ACROSS
+    assert across > (nodes - 1) * size / NIC
+    assert step.busiest_resource_s == pytest.approx(across, rel=0.01)
