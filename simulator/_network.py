@@ -69,9 +69,21 @@ class Network:
     def _onehot(self) -> np.ndarray:
         return (self.grp[None, :] == np.arange(self.grp.max() + 1)[:, None]).astype(float)
 
+    @functools.cached_property
+    def _run(self) -> int | None:
+        """The nodes per group where the groups are runs of consecutive nodes of one size (a spec written by the
+        rack), else None."""
+        sizes = np.bincount(self.grp)
+        n = int(sizes[0])
+        return n if (sizes == n).all() and (self.grp == np.arange(self.M) // n).all() else None
+
     def other_groups(self, x: np.ndarray) -> np.ndarray:
         """(M, ...) the sum over the nodes of every other group: the total less the node's own group's."""
         flat = np.reshape(x, (self.M, -1))
+        if self._run is not None:
+            by = flat.reshape(self.M // self._run, self._run, -1)
+            out = np.broadcast_to(flat.sum(axis=0) - by.sum(axis=1, keepdims=True), by.shape)
+            return out.reshape(np.shape(x))
         return (flat.sum(axis=0) - (self._onehot @ flat)[self.grp]).reshape(np.shape(x))
 
     @functools.cached_property
