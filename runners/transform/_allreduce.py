@@ -2,7 +2,10 @@
 
 Every unit in one ``group`` (and with the same compressor) travels in one collective: each tower flattens and
 concatenates its gradients, the collective averages them, and the result is split back. Every collective gets
-its own instance key (same key on every tower); the group key is fresh per trial (servers cache both).
+its own instance key (same key on every tower); the group keys are fresh per trial (servers cache both).
+
+Hierarchical units (``hierarchical``) go inside each replica unit first, then across units, then back
+(:meth:`Collectives.all_reduce_mean`); units with and without it are never fused together.
 
 Compressors: ``HorovodCompressor`` sends fp16; ``HorovodCompressorEF`` also carries the fp16 rounding error of
 each tower in a residual variable to the next step; ``PowerSGDCompressor`` sends rank-r factors P and Q of
@@ -12,6 +15,7 @@ per tower (error feedback); 1-D and scalar gradients of its group are all-reduce
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Callable
 
 import numpy as np
@@ -19,16 +23,45 @@ import numpy as np
 from runners.transform._plan import Unit
 
 HINTS = {"AUTO": "auto", "RING": "ring", "NCCL": "nccl"}
+_TF_DEVICE = re.compile(r"^(?P<task>.*/task:\d+)/device:(?P<kind>[A-Za-z_]+):(?P<index>\d+)$")
+
+
+def _rank_key(device: str) -> tuple[str, str, int]:
+    """Where TensorFlow ranks ``device`` in a collective group: by task name as a string (task:10 before task:2),
+    then by device type and index. A task's GPUs it orders by their links instead, alike on alike nodes: GPU j of
+    one unit then holds the same chunk as GPU j of another."""
+    m = _TF_DEVICE.match(device)
+    return (m["task"], m["kind"], int(m["index"])) if m else (device, "", 0)
+
+
+def _task(device: str) -> str:
+    return _rank_key(device)[0]
 
 
 @dataclasses.dataclass
 class Collectives:
-    """Group and instance keys of one trial, and the towers' devices."""
+    """Group and instance keys of one trial, and the towers' devices.
+
+    ``units``: the replica units a hierarchical all-reduce runs over (tower indices; at least two units, all of
+    one size n >= 2: ``space.cluster.hierarchical_units``), or None: every all-reduce runs as one flat ring.
+    Group keys: ``key_base`` for all towers, ``key_base + 1 + u`` for unit u, and after those one per position
+    in a unit (the towers, one per unit, that all-reduce the same chunk): every set of member devices its own.
+    """
 
     devices: list[str]  # TF device of each tower
     key_base: int
+    units: list[list[int]] | None = None
     _next: int = 1
-    bytes_on_wire: float = 0.0  # per step, summed over towers (ring: 2 (N-1)/N of the tensor per tower)
+    bytes_on_wire: float = 0.0  # per step, summed over towers, of collectives whose towers span several nodes
+
+    def __post_init__(self) -> None:
+        if self.units is not None:
+            # a tower's place in its unit is its rank in the unit's group: the chunk it reduces
+            self.units = [sorted(u, key=lambda r: _rank_key(self.devices[r])) for u in self.units]
+            if sorted(r for u in self.units for r in u) != list(range(self.size)) or \
+                    len({len(u) for u in self.units}) != 1 or len(self.units) < 2 or len(self.units[0]) < 2:
+                raise ValueError(f"hierarchical units must split the {self.size} towers into at least two units of "
+                                 f"one size >= 2, but got {self.units}")
 
     @property
     def size(self) -> int:
@@ -39,30 +72,105 @@ class Collectives:
         self._next += 1
         return key
 
-    def all_reduce_mean(self, tensors: list, spec: str, wire_dtype=None) -> list:
-        """Mean over towers of ``tensors[r]`` (one per tower, same shape), computed in ``wire_dtype`` on the wire."""
-        import tensorflow as tf
-        from tensorflow.python.ops import collective_ops
-
-        n = self.size
-        if n == 1:
-            return list(tensors)
-        key = self.instance_key()
+    def _hint(self, spec: str, members: list[int]) -> str:
         hint = HINTS.get(spec, "auto")
-        on_gpus = all(":GPU:" in d for d in self.devices)
+        on_gpus = all(":GPU:" in self.devices[r] for r in members)
         if hint == "auto" and on_gpus:
             hint = "nccl"  # every tower a GPU: NCCL, explicitly (the profile must measure what training will run)
         if hint == "nccl" and not on_gpus:
             hint = "ring"  # NCCL needs GPUs; on CPUs the ring is what NCCL would have done
-        out = []
+        return hint
+
+    def _sent(self, members: list[int], per_tower: float) -> None:
+        """Count ``per_tower`` bytes sent by each of ``members`` where they span several nodes (tasks)."""
+        if len({_task(self.devices[r]) for r in members}) > 1:
+            self.bytes_on_wire += per_tower * len(members)
+
+    def all_reduce_mean(self, tensors: list, spec: str, wire_dtype=None, hierarchical: bool = False) -> list:
+        """Mean over towers of ``tensors[r]`` (one per tower, same shape), computed in ``wire_dtype`` on the wire;
+        ``hierarchical``: inside each unit, then across units, where :attr:`units` are set (else one flat ring)."""
+        import tensorflow as tf
+
+        if self.size == 1:
+            return list(tensors)
+        wire = []
         for dev, t in zip(self.devices, tensors):
             with tf.compat.v1.device(dev):
-                dtype = t.dtype
-                x = tf.cast(t, wire_dtype) if wire_dtype is not None and wire_dtype != dtype else t
-                self.bytes_on_wire += 2 * (n - 1) / n * x.shape.num_elements() * x.dtype.size
-                y = collective_ops.all_reduce_v2(x, group_size=n, group_key=self.key_base, instance_key=key,
-                                                 merge_op="Add", final_op="Id", communication_hint=hint)
-                out.append(tf.cast(y, dtype) / n if y.dtype != dtype else y / n)
+                wire.append(tf.cast(t, wire_dtype) if wire_dtype is not None and wire_dtype != t.dtype else t)
+        sums = self._hierarchical_sum(wire, spec) if hierarchical and self.units else self._ring_sum(wire, spec)
+        out = []
+        for dev, t, y in zip(self.devices, tensors, sums):
+            with tf.compat.v1.device(dev):
+                out.append(tf.cast(y, t.dtype) / self.size if y.dtype != t.dtype else y / self.size)
+        return out
+
+    def _ring_sum(self, wire: list, spec: str) -> list:
+        import tensorflow as tf
+        from tensorflow.python.ops import collective_ops
+
+        n, key, members = self.size, self.instance_key(), list(range(self.size))
+        hint = self._hint(spec, members)
+        self._sent(members, 2 * (n - 1) / n * wire[0].shape.num_elements() * wire[0].dtype.size)
+        out = []
+        for dev, x in zip(self.devices, wire):
+            with tf.compat.v1.device(dev):
+                out.append(collective_ops.all_reduce_v2(x, group_size=n, group_key=self.key_base, instance_key=key,
+                                                        merge_op="Add", final_op="Id", communication_hint=hint))
+        return out
+
+    def _hierarchical_sum(self, wire: list, spec: str) -> list:
+        """Sum over towers of the flat ``wire[r]`` in three phases, with U units of n towers and S elements padded
+        to a multiple of n (chunk j: elements j S/n .. (j + 1) S/n):
+
+        1. inside each unit, a reduce-scatter leaves the tower of rank j the unit's sum of chunk j. TensorFlow's
+           ``CollectiveReduceScatterV2`` has no CPU implementation (and its failure aborts every collective of the
+           servers), so this is ``all_to_all_v2`` of the n chunks, summed where they arrive: (n - 1)/n of the
+           bytes out of each tower, as a ring reduce-scatter sends, in one round rather than n - 1 ring steps;
+        2. across units, the U towers of rank j all-reduce chunk j (n rings of U towers, side by side):
+           2 (U - 1)/U of S/n out of each tower;
+        3. inside each unit, ``all_gather_v2`` of the chunks: (n - 1)/n of the bytes out of each tower.
+
+        2U + n collectives per call, all in the wire dtype; the sums come back padded off."""
+        import tensorflow as tf
+        from tensorflow.python.ops import collective_ops
+
+        units = self.units
+        n, U = len(units[0]), len(units)
+        total = wire[0].shape.num_elements()
+        if total is None:
+            raise ValueError("a hierarchical all-reduce needs tensors of a static size")
+        pad, item = -total % n, wire[0].dtype.size
+        chunk = (total + pad) // n
+        unit_key = [self.key_base + 1 + u for u in range(U)]
+        position_key = [self.key_base + 1 + U + j for j in range(n)]
+        partial, reduced, out = [None] * self.size, [None] * self.size, [None] * self.size
+        for u, members in enumerate(units):  # 1. reduce-scatter inside the unit
+            key, hint = self.instance_key(), self._hint(spec, members)
+            self._sent(members, (n - 1) * chunk * item)
+            for r in members:
+                with tf.compat.v1.device(self.devices[r]):
+                    rows = tf.reshape(tf.pad(wire[r], [[0, pad]]) if pad else wire[r], [n, chunk])
+                    got = collective_ops.all_to_all_v2(rows, group_size=n, group_key=unit_key[u], instance_key=key,
+                                                       communication_hint=hint)
+                    partial[r] = tf.reduce_sum(tf.ensure_shape(got, [n, chunk]), 0)
+        for j in range(n):  # 2. all-reduce chunk j across the units
+            members = [units[u][j] for u in range(U)]
+            key, hint = self.instance_key(), self._hint(spec, members)
+            self._sent(members, 2 * (U - 1) / U * chunk * item)
+            for r in members:
+                with tf.compat.v1.device(self.devices[r]):
+                    reduced[r] = collective_ops.all_reduce_v2(partial[r], group_size=U, group_key=position_key[j],
+                                                              instance_key=key, merge_op="Add", final_op="Id",
+                                                              communication_hint=hint)
+        for u, members in enumerate(units):  # 3. all-gather inside the unit
+            key, hint = self.instance_key(), self._hint(spec, members)
+            self._sent(members, (n - 1) * chunk * item)
+            for r in members:
+                with tf.compat.v1.device(self.devices[r]):
+                    whole = tf.ensure_shape(collective_ops.all_gather_v2(
+                        reduced[r], group_size=n, group_key=unit_key[u], instance_key=key, communication_hint=hint),
+                        [n * chunk])
+                    out[r] = whole[:total] if pad else whole
         return out
 
     def all_gather(self, tensors: list) -> list:
@@ -74,9 +182,9 @@ class Collectives:
         if self.size == 1:
             return list(tensors)
         key, out = self.instance_key(), []
+        self._sent(list(range(self.size)), (self.size - 1) * tensors[0].shape.num_elements() * tensors[0].dtype.size)
         for dev, t in zip(self.devices, tensors):
             with tf.compat.v1.device(dev):
-                self.bytes_on_wire += (self.size - 1) * t.shape.num_elements() * t.dtype.size
                 out.append(collective_ops.all_gather_v2(t, group_size=self.size, group_key=self.key_base,
                                                         instance_key=key))
         return out
@@ -106,26 +214,28 @@ def reduce_units(items: list[tuple[Unit, list]], coll: Collectives, make_var: Ma
     """Average each unit's per-tower dense gradients. Returns ``({unit name: [grad per tower]}, side-effect ops)``."""
     groups: dict[tuple, list[tuple[Unit, list]]] = {}
     for unit, grads in items:
-        key = (unit.group, unit.compressor, unit.spec, unit.rank if unit.compressor == "PowerSGDCompressor" else 0)
+        key = (unit.group, unit.compressor, unit.spec, unit.rank if unit.compressor == "PowerSGDCompressor" else 0,
+               unit.hierarchical)
         groups.setdefault(key, []).append((unit, grads))
     out: dict[str, list] = {}
     effects: list = []
-    for (group, comp, spec, rank), members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+    for (group, comp, spec, rank, tiered), members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        tag = f"g{group}" + ("h" if tiered else "")  # the state variables of a group, with and without hierarchy
         if comp == "PowerSGDCompressor":
             matrices = [(u, g) for u, g in members if len(u.shape) >= 2 and min(u.shape[0], _cols(u.shape)) > 1]
             vectors = [(u, g) for u, g in members if (u, g) not in matrices]
             if vectors:
-                out.update(_fused(vectors, coll, spec, None))
+                out.update(_fused(vectors, coll, spec, None, tiered))
             if matrices:
-                res, eff = _powersgd(matrices, coll, spec, rank or 1, make_var, f"g{group}")
+                res, eff = _powersgd(matrices, coll, spec, rank or 1, make_var, tag, tiered)
                 out.update(res)
                 effects += eff
         elif comp == "HorovodCompressorEF":
-            res, eff = _fused_ef(members, coll, spec, make_var, f"g{group}")
+            res, eff = _fused_ef(members, coll, spec, make_var, tag, tiered)
             out.update(res)
             effects += eff
         else:
-            out.update(_fused(members, coll, spec, "float16" if comp == "HorovodCompressor" else None))
+            out.update(_fused(members, coll, spec, "float16" if comp == "HorovodCompressor" else None, tiered))
     return out, effects
 
 
@@ -156,7 +266,7 @@ def _cols(shape: tuple[int, ...]) -> int:
     return int(np.prod(shape[1:]))
 
 
-def _fused(members, coll: Collectives, spec: str, wire_dtype) -> dict:
+def _fused(members, coll: Collectives, spec: str, wire_dtype, hierarchical: bool = False) -> dict:
     import tensorflow as tf
 
     if coll.size == 1:  # nothing to average: the concat and split back would only copy every gradient twice
@@ -167,7 +277,7 @@ def _fused(members, coll: Collectives, spec: str, wire_dtype) -> dict:
         with tf.compat.v1.device(dev):
             flats.append(tf.ensure_shape(_flat_concat([tf.reshape(g[r], u.shape) for u, g in members]),
                                          [sum(u.num_elements for u, _ in members)]))
-    reduced = coll.all_reduce_mean(flats, spec, wire_dtype)
+    reduced = coll.all_reduce_mean(flats, spec, wire_dtype, hierarchical)
     out = {u.name: [] for u, _ in members}
     for r, dev in enumerate(coll.devices):
         with tf.compat.v1.device(dev):
@@ -176,7 +286,7 @@ def _fused(members, coll: Collectives, spec: str, wire_dtype) -> dict:
     return out
 
 
-def _fused_ef(members, coll: Collectives, spec: str, make_var: MakeVar, tag: str):
+def _fused_ef(members, coll: Collectives, spec: str, make_var: MakeVar, tag: str, hierarchical: bool = False):
     """fp16 on the wire; the rounding error of each tower is added back to its next step's gradient."""
     import tensorflow as tf
 
@@ -189,7 +299,7 @@ def _fused_ef(members, coll: Collectives, spec: str, make_var: MakeVar, tag: str
             c = tf.cast(e, tf.float16)
             effects.append(residual.assign(e - tf.cast(c, tf.float32), read_value=False))
             wire.append(c)
-    reduced = coll.all_reduce_mean(wire, spec, None)  # already fp16: the mean comes back as fp16
+    reduced = coll.all_reduce_mean(wire, spec, None, hierarchical)  # already fp16: the mean comes back as fp16
     out = {u.name: [] for u, _ in members}
     for r, dev in enumerate(coll.devices):
         with tf.compat.v1.device(dev):
@@ -206,7 +316,8 @@ def _orthonormalize(p):
     return q
 
 
-def _powersgd(members, coll: Collectives, spec: str, rank: int, make_var: MakeVar, tag: str):
+def _powersgd(members, coll: Collectives, spec: str, rank: int, make_var: MakeVar, tag: str,
+              hierarchical: bool = False):
     """PowerSGD (Vogels et al. 2019), one power iteration per step, warm-started Q, error feedback."""
     import tensorflow as tf
 
@@ -232,14 +343,14 @@ def _powersgd(members, coll: Collectives, spec: str, rank: int, make_var: MakeVa
             ps_local.append(_flat_concat(p_r))
     p_shapes = [(n, rk) for (n, _), rk in zip(shapes, ranks)]
     q_shapes = [(m, rk) for (_, m), rk in zip(shapes, ranks)]
-    p_red = coll.all_reduce_mean(ps_local, spec)
+    p_red = coll.all_reduce_mean(ps_local, spec, hierarchical=hierarchical)
     p_orth, q_local = [], []
     for r, dev in enumerate(coll.devices):
         with tf.compat.v1.device(dev):
             ps = [_orthonormalize(p) for p in _split_back(p_red[r], p_shapes)]
             p_orth.append(ps)
             q_local.append(_flat_concat([tf.matmul(mats[r][k], p, transpose_a=True) for k, p in enumerate(ps)]))
-    q_red = coll.all_reduce_mean(q_local, spec)
+    q_red = coll.all_reduce_mean(q_local, spec, hierarchical=hierarchical)
     out = {u.name: [] for u, _ in members}
     for r, dev in enumerate(coll.devices):
         with tf.compat.v1.device(dev):

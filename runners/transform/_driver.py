@@ -39,7 +39,8 @@ class TrainingJob:
         key_base = cluster.next_instance_key_base()
         self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device, key_base,
                                                    synchronize=synchronize, update=update, start=start,
-                                                   key_limit=key_base + cluster.instance_keys_per_trial)
+                                                   key_limit=key_base + cluster.instance_keys_per_trial,
+                                                   replica_units=cluster.spec.replica_units(strategy.replicas))
         self.steps_per_call = 1
         self.probe_steps = 0
         self._probe = None

@@ -21,6 +21,7 @@ from runners.transform import _allreduce, _control, _input, _partition, _ps, _re
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
+from space.cluster import hierarchical_units
 from space.errors import RunError
 from space.strategy import Strategy
 
@@ -106,7 +107,8 @@ def _safe(name: str) -> str:
 
 class _Builder:
     def __init__(self, traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
-                 container: str, synchronize: bool = True, update: bool = True, start: Start | None = None) -> None:
+                 container: str, synchronize: bool = True, update: bool = True, start: Start | None = None,
+                 replica_units: list[list[int]] | None = None) -> None:
         import tensorflow as tf
 
         self.tf = tf
@@ -115,6 +117,12 @@ class _Builder:
         self.n = len(self.replicas)
         self.tower_dev = [device_of(r) for r in self.replicas]
         self.tower_addr = [node_address(r) for r in self.replicas]
+        if replica_units is None:  # one unit per node
+            by_node: dict[str, list[int]] = {}
+            for r, addr in enumerate(self.tower_addr):
+                by_node.setdefault(addr, []).append(r)
+            replica_units = list(by_node.values())
+        self.replica_units = hierarchical_units(replica_units)  # None: hierarchical all-reduces run flat
         self.device_of = device_of
         self.plans = plan_strategy(strategy, traced.names, [tuple(v.shape) for v in traced.trainable],
                                    traced.sparse)
@@ -419,7 +427,7 @@ class _Builder:
                         per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
         if ar_items or gathered:
             if self.synchronize:
-                coll = _allreduce.Collectives(self.tower_dev, self.key_base)
+                coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
                 reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
                 reduced.update(_allreduce.gather_units(gathered, coll))
                 ar_items += gathered
@@ -512,7 +520,8 @@ class _Builder:
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
-                      start: Start | None = None, key_limit: int | None = None) -> TrainGraph:
+                      start: Start | None = None, key_limit: int | None = None,
+                      replica_units: list[list[int]] | None = None) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -527,6 +536,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         start: begin from a checkpoint (:class:`Start`) instead of the traced model's values.
         key_limit: first collective instance key the trial may not use (default ``key_base + 2**20``); copies of the
             step (:meth:`TrainGraph.repeat`) take keys of their own.
+        replica_units: the replica units (indices into the strategy's replicas) a hierarchical all-reduce reduces
+            inside first (``ClusterSpec.replica_units``); default one unit per node.
     """
     import tensorflow as tf
 
@@ -534,7 +545,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     an = TracedAnalysis(traced)
     if synchronize and not update:
         raise ValueError("update=False needs synchronize=False: a synchronized step applies what it reduces")
-    b = _Builder(traced, strategy, device_of, key_base, container, synchronize, update, start)
+    b = _Builder(traced, strategy, device_of, key_base, container, synchronize, update, start, replica_units)
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()

@@ -31,6 +31,7 @@ class Unit:
     compressor: str = "NoneCompressor"
     rank: int = 0
     gather: bool = False  # a sparse gradient is all-gathered (rows and indices) instead of densified
+    hierarchical: bool = False  # all-reduced inside each unit of replicas first, then across units
 
     @property
     def size(self) -> int:
@@ -72,7 +73,7 @@ def _unit(node: Node, var: str, shard: int, axis: int, offset: int, shape: tuple
         s = node.AllReduceSynchronizer
         return Unit(node.var_name or var, var, shard, axis, offset, shape, "ar", group=s.group,
                     spec=Spec.Name(s.spec), compressor=Compressor.Name(s.compressor), rank=s.powersgd_rank,
-                    gather=s.gather_sparse)
+                    gather=s.gather_sparse, hierarchical=s.hierarchical)
     raise StrategyError("no synchronizer (PSSynchronizer or AllReduceSynchronizer)", f"variable {var!r}")
 
 
