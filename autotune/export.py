@@ -20,7 +20,7 @@ JOB = "worker"
 _COMPRESSORS = {"NoneCompressor": "none", "HorovodCompressor": "fp16", "HorovodCompressorEF": "fp16_ef",
                 "PowerSGDCompressor": "powersgd"}
 _SYNC_FIELDS = ("synchronizer", "destination", "sync", "staleness", "local_replication", "group", "spec",
-                "compressor", "powersgd_rank", "gather_sparse")
+                "compressor", "powersgd_rank", "gather_sparse", "hierarchical")
 
 
 @dataclasses.dataclass
@@ -53,6 +53,8 @@ def _sync_to_dict(node) -> dict[str, Any]:
             out["powersgd_rank"] = s.powersgd_rank or 1
         if s.gather_sparse:
             out["gather_sparse"] = True
+        if s.hierarchical:
+            out["hierarchical"] = True
         return out
     return {"synchronizer": None}
 
@@ -94,7 +96,8 @@ def _sync_from_dict(d: dict[str, Any], where: str):
         rank = d.get("powersgd_rank", 0) if d.get("compressor") == "powersgd" else 0
         return ar_node("", group=d.get("group", 0), spec=d.get("spec", "auto").upper(),
                        compressor=names[d.get("compressor", "none")], powersgd_rank=rank,
-                       gather_sparse=bool(d.get("gather_sparse", False)))
+                       gather_sparse=bool(d.get("gather_sparse", False)),
+                       hierarchical=bool(d.get("hierarchical", False)))
     if kind is None:
         return Node()
     raise BadInput(f"unknown synchronizer {kind!r} of {where}", hint="use ps or all_reduce")
@@ -162,6 +165,8 @@ def tf_config_dropped(strategy, limit: int | None = None) -> list[str]:
                                                         if d["compressor"] == "powersgd" else ""), t.var_name)
             if d.get("gather_sparse"):
                 add("all-gathered sparse gradient", t.var_name)
+            if d.get("hierarchical"):
+                add("hierarchical all-reduce (inside each unit of replicas, then across)", t.var_name)
     lines = [f"per-variable synchronization of {len(strategy.proto.node_config)} variables "
              "(TF_CONFIG describes the cluster only):"]
     lines += [f"  {key}: {_names(names, limit)}" for key, names in sorted(by.items())]

@@ -30,6 +30,18 @@ def test_json_round_trip(build, alias):
     assert from_json(doc) == strategy
 
 
+def test_json_round_trips_the_hierarchical_all_reduce(inventories):
+    from space.cluster import ClusterSpec
+
+    racks = ClusterSpec.from_dict({"nodes": [{"address": "198.18.0.1", "chief": True, "count": 2, "group": "a"},
+                                             {"address": "198.18.0.3", "count": 2, "group": "b"}]})
+    strategy = builders.build_strategy("all_reduce_hierarchical", inventories("recommender"), racks)
+    doc = json.loads(json.dumps(to_json(strategy)))
+    assert [v.get("hierarchical") for v in doc["variables"]] == [True] * 6
+    assert from_json(doc) == strategy
+    assert any("hierarchical all-reduce" in line for line in to_tf_config(strategy).dropped)
+
+
 def test_json_cli_writes_versioned_description(build, run, tmp_path):
     strategy, path = build("parallax")
     code, _, err = run("export", path, "--to", "json", "-o", tmp_path / "s.json")
