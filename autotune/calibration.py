@@ -87,8 +87,8 @@ def format_table(m, cal, fit: dict[str, tuple[float, float]] | None = None) -> s
     sets = _anchor_sets(cal)
     for name, t in m.anchors_s.items():
         predicted = f" (the cost model: {fit[name][1] * 1e3:.2f} ms)" if fit and name in fit else ""
-        rows.append((f"model step, {name}", f"{t * 1e3:.2f} ms{predicted} {sets.get(name, '')}".rstrip()
-                     + _pair_note(cal, name, bases.get(name))))
+        line = f"{t * 1e3:.2f} ms{_per_call(m, name)}{predicted} {sets.get(name, '')}".rstrip()
+        rows.append((f"model step, {name}", line + _pair_note(cal, name, bases.get(name))))
     width = max(len(k) for k, _ in rows)
     lines += [f"{k:<{width}}  {v}" for k, v in rows]
     missed = anchor_misfits(fit or {})
@@ -109,22 +109,30 @@ def _constant_rows(m, cal) -> list[tuple[str, str]]:
              + (" (from the all_reduce step below)" if "all_reduce" in m.anchors_s else "")),
             ("all-reduce overhead", f"{cal.collective_overhead_s * 1e3:.3f} ms"),
             ("per-tensor RPC overhead", f"{cal.rpc_overhead_s * 1e6:.1f} us"),
-            ("run spanning every node", f"+{cal.step_overhead_s * 1e3:.3f} ms"),
+            ("run spanning every node", f"+{cal.step_overhead_s * 1e3:.3f} ms"
+             + (" a step (a call's, over its steps)" if m.steps_per_call.get("nosync", 1) > 1 else "")),
             ("PowerSGD round", f"{cal.powersgd_matrix_s * 1e3:.3f} ms per matrix + "
                                f"{(cal.powersgd_s_per_flop or 0) * 1e12:.1f} ps/flop"),
             ("reduce cost (gamma)", f"{cal.reduce_s_per_byte * 1e12:.1f} ps/byte"),
             ("cast cost", f"{cal.cast_s_per_byte * 1e12:.1f} ps/byte/pass")]
     if m.step_single_s is not None:
-        rows.append(("model step, one replica alone", f"{m.step_single_s * 1e3:.2f} ms"))
+        rows.append(("model step, one replica alone", f"{m.step_single_s * 1e3:.2f} ms{_per_call(m, 'alone')}"))
     if cal.update_s is not None:
         rows.append(("optimizer update, every variable once", f"{cal.update_s * 1e3:.2f} ms (one node)"))
     if m.nosync_step_s is not None:
-        rows.append(("model step, every replica, nothing synced", f"{m.nosync_step_s * 1e3:.2f} ms "
+        rows.append(("model step, every replica, nothing synced",
+                     f"{m.nosync_step_s * 1e3:.2f} ms{_per_call(m, 'nosync')} "
                      f"(compute {cal.step_time_s * 1e3:.2f} ms + spanning the nodes)"))
     if m.nosync_noupdate_s is not None and cal.update_share is not None:
         rows.append(("the same, no update applied", (f"{m.nosync_noupdate_s * 1e3:.2f} ms (the updates: "
                                                      f"{cal.update_share:.0%} of the compute)")))
     return rows
+
+
+def _per_call(m, job: str) -> str:
+    """`` (8 steps per call)``: the steps per call calibrate ran a model-step job at, where more than one."""
+    k = m.steps_per_call.get(job, 1)
+    return f" ({k} steps per call)" if k > 1 else ""
 
 
 def _anchor_sets(cal) -> dict[str, str]:

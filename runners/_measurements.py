@@ -52,3 +52,6 @@ class Measurements:
     anchors_s: dict[str, float] = dataclasses.field(default_factory=dict)  # anchor_strategies name -> median step
     # the same name -> its mean step in each round of the head-to-head turns (one round order for every anchor)
     anchor_rounds_s: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    # model-step job ("alone", "nosync", "noupdate", an anchor) -> the steps per call it ran: each of its samples is
+    # a call's seconds over its steps, which spreads the call's own cost over them
+    steps_per_call: dict[str, int] = dataclasses.field(default_factory=dict)

@@ -14,8 +14,8 @@ folds constants and ``tf.fill``, never variable reads.
 - a chain of dependent tiny messages between two nodes, long vs short -> ``latency_s`` per message (the session's
   cost of involving another task cancels: both chains span the same tasks);
 - many independent tiny all-reduces in one run vs one -> ``collective_overhead_s`` per extra collective;
-- a tiny run touching every task vs one task -> ``step_overhead_s``, what a step spanning every node pays once
-  beyond the one-task runs that measure the model's step;
+- a tiny run touching every task vs one task -> ``step_overhead_s``, what a call spanning every node pays once
+  beyond a one-task call, spread over the steps of a call of the model's step;
 - adds and fp16 round trips on one task -> ``reduce_s_per_byte`` and ``cast_s_per_byte``;
 - with a model: its optimizer applied once to every variable on one task -> ``update_s`` (every replica updates its
   own copy of an all-reduced variable, a server a synchronous PS variable once);
@@ -29,7 +29,8 @@ folds constants and ``tf.fill``, never variable reads.
   measured difference of its pair (``simulator.anchor_costs``), so what both steps share cancels; the fused
   all-reduce step itself sets ``collective_bandwidth_factor`` again (the ring as it runs in the model's step), and
   the ``ps`` step ``ps_serial_fraction`` (how much of the replicas' staggering a PS step loses). The model steps are
-  measured head to head: all jobs built, then taking turns a few steps at a time.
+  measured head to head: all jobs built, then taking turns a few calls at a time, each job at the steps per call
+  ``profile`` runs it at (``Measurements.steps_per_call``), so what calibrate times is what profile times.
 """
 from __future__ import annotations
 
@@ -305,8 +306,10 @@ class Prober:
         t = self._timed(g, fetches, repeats=max(self.repeats, UPDATE_REPEATS))  # a few ms each: cheap to repeat
         return max(0.0, t["update"] - t["base"])
 
-    def single_step(self, traced, inventory, steps: int, warmup: int) -> float:
-        """Median training step of the model on one replica alone: its compute as a server runs it."""
+    def single_step(self, traced, inventory, steps: int, warmup: int) -> tuple[float, int]:
+        """Median training step of the model on one replica alone (its compute as a server runs it), over
+        ``steps`` calls at the steps per call ``profile`` would run; and those steps per call."""
+        from runners.profile import settle_steps_per_call
         from runners.transform import TrainingJob
         from space.builders import build_strategy
         from space.strategy import Strategy
@@ -315,17 +318,21 @@ class Prober:
         nodes = build_strategy("all_reduce", inventory, spec).nodes
         with TrainingJob(traced, Strategy.build(nodes, spec.replicas[:1]), self.cluster,
                          step_timeout_s=self.timeout_s) as job:
-            job.run(warmup)
-            return statistics.median(job.run(steps))
+            k = settle_steps_per_call(job, job.run(warmup), steps)
+            return statistics.median(job.run(steps * k)[::k]), k
 
     def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2,
-                    rounds_per_pass: int = 5) -> tuple[float, float, float, dict, dict]:
-        """Median steps of the model, ``steps * passes`` each: on one replica alone (the compute of a replica with
-        the machine to itself); on every replica with nothing synchronized (every tower trains its own copy: the
-        compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning the
+                    rounds_per_pass: int = 5) -> tuple[float, float, float, dict, dict, dict]:
+        """Median steps of the model, ``steps * passes`` samples each: on one replica alone (the compute of a replica
+        with the machine to itself); on every replica with nothing synchronized (every tower trains its own copy:
+        the compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning the
         nodes); the same with no update applied (what the replicas' updates take of that compute); and of each
         :func:`anchor_strategies`. Returns (alone, nothing synchronized, no update, {anchor: median}, {anchor: its
-        mean step in each round}).
+        mean step in each round}, {job: its steps per call}).
+
+        Each job runs the steps per call that ``profile`` would run it at (``runners.profile.settle_steps_per_call``),
+        a sample being one call's seconds over its steps: the steps the cost model is fitted to are the steps it
+        predicts, whose call's own cost is spread over the call's steps.
 
         Head to head: every job is built and warmed up first, then they take turns, ``rounds_per_pass * passes``
         rounds of a few steps each, each round starting one job later, so the machine's drift over the minutes
@@ -340,7 +347,7 @@ class Prober:
         """
         import contextlib
 
-        from runners.profile import round_means, take_turns, turn_chunks
+        from runners.profile import round_means, settle_steps_per_call, take_turns, turn_chunks
         from runners.transform import TrainingJob
         from space.strategy import Strategy
 
@@ -358,14 +365,15 @@ class Prober:
                 self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
                 job = stack.enter_context(TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s,
                                                       synchronize=sync, update=update))
-                job.run(warmup)
+                settle_steps_per_call(job, job.run(warmup), steps * passes)
                 jobs.append(job)
             times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
                 f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
         medians = {name: statistics.median(t) for (name, *_), t in zip(runs, times)}
         chunks = turn_chunks(steps * passes, rounds_per_pass * passes)
         rounds = {name: round_means(t, chunks) for (name, *_), t in zip(runs, times) if name in strategies}
-        return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians, rounds
+        per_call = {name: job.steps_per_call for (name, *_), job in zip(runs, jobs)}
+        return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians, rounds, per_call
 
     def reset(self) -> None:
         """Free every probe variable on the servers."""
@@ -432,11 +440,12 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
             p.reset()
     if traced is not None:
         if len(cluster.spec.replicas) >= 2:
-            m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s, m.anchor_rounds_s = p.model_steps(
-                traced, inventory, steps, warmup)
+            (m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s, m.anchor_rounds_s,
+             m.steps_per_call) = p.model_steps(traced, inventory, steps, warmup)
         else:
-            progress(f"model step: {warmup} warm-up + {steps} steps on one replica alone")
-            m.step_single_s = p.single_step(traced, inventory, steps, warmup)
+            progress(f"model step: {warmup} warm-up + {steps} calls on one replica alone")
+            m.step_single_s, k = p.single_step(traced, inventory, steps, warmup)
+            m.steps_per_call = {"alone": k}
     return m
 
 

@@ -64,6 +64,23 @@ def _quantile(xs: list[float], q: float) -> float:
 CHOOSE_MIN_STEPS = 10
 
 
+def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: int | None = None) -> int:
+    """Set the steps per call of ``job`` (a ``TrainingJob`` past its warm-up one-step calls, ``warm`` their seconds)
+    before it is timed for ``samples`` calls, and return it: ``steps_per_call`` where given; else chosen
+    (``TrainingJob.choose_steps_per_call``) where ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
+    Above 1, runs the first call of that many steps, which builds its executors on the servers. What ``profile``
+    and ``calibrate`` time is so one step as training runs it."""
+    if steps_per_call is not None:
+        k = job.set_steps_per_call(steps_per_call)
+    elif samples >= CHOOSE_MIN_STEPS and warm:
+        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm))
+    else:
+        k = job.set_steps_per_call(1)
+    if k > 1:
+        job.run(k)
+    return k
+
+
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
@@ -87,15 +104,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
                        f"{steps_per_call=})")
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s) as job:
         losses: list[float] = []
-        warm = job.run(warmup) if warmup else []
-        if steps_per_call is None and steps >= CHOOSE_MIN_STEPS:
-            k = job.choose_steps_per_call(statistics.median(warm[1:] or warm)) if warm else job.set_steps_per_call(1)
-        elif steps_per_call is None:
-            k = job.set_steps_per_call(1)
-        else:
-            k = job.set_steps_per_call(steps_per_call)
-        if k > 1:
-            job.run(k)  # the first call of k steps builds its executors on the servers
+        k = settle_steps_per_call(job, job.run(warmup) if warmup else [], steps, steps_per_call)
         times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
@@ -124,13 +133,7 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     with contextlib.ExitStack() as stack:
         jobs = [stack.enter_context(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s)) for s in strategies]
         for job in jobs:
-            warm = job.run(warmup) if warmup else []
-            if steps_per_call is not None or steps < CHOOSE_MIN_STEPS:
-                job.set_steps_per_call(steps_per_call or 1)
-            elif warm:
-                job.choose_steps_per_call(statistics.median(warm[1:] or warm))
-            if job.steps_per_call > 1:
-                job.run(job.steps_per_call)  # the first call of k steps builds its executors on the servers
+            settle_steps_per_call(job, job.run(warmup) if warmup else [], steps, steps_per_call)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]

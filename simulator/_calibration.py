@@ -54,7 +54,7 @@ class Calibration:
     collective_overhead_s: float = 1e-3  # what one more collective adds to a step (launch, CPU), serialised
     rpc_overhead_s: float = 1e-4  # per tensor per PS RPC, paid at each end
     barrier_overhead_s: float = 0.0  # once per step with a synchronous PS variable
-    step_overhead_s: float = 0.0  # once per step spanning several nodes, beyond a one-node step (session, RPCs)
+    step_overhead_s: float = 0.0  # per step spanning several nodes, beyond a one-node step (a call's, over its steps)
     reduce_s_per_byte: float = 2.5e-10  # gamma: summing gradients (server aggregation, ring reduce)
     cast_s_per_byte: float = 2e-10  # memory-bound passes: fp16 casts, error-feedback residuals
     compute_flops_per_s: float = 1e10  # reference device; used when step_time_s is unknown

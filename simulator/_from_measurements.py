@@ -64,7 +64,9 @@ def to_calibration(m, spec, inventory=None, source: str = "autotune calibrate") 
     if m.powersgd_small_s is not None and m.powersgd_large_s is not None:
         fields |= powersgd_constants(m.powersgd_small_s, m.powersgd_large_s)
     if m.run_all_tasks_s is not None and m.run_one_task_s is not None:
-        fields["step_overhead_s"] = max(0.0, m.run_all_tasks_s - m.run_one_task_s)
+        # a call's cost, spread over the steps of a call as the lockstep step ran them (profile's steps per call)
+        per_call = max(1, getattr(m, "steps_per_call", {}).get("nosync", 1))
+        fields["step_overhead_s"] = max(0.0, m.run_all_tasks_s - m.run_one_task_s) / per_call
     if inventory is not None and m.step_single_s is not None:
         fields |= _step_fields(m, inventory, fields.get("step_overhead_s", 0.0))
     if inventory is not None:

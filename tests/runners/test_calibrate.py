@@ -1,7 +1,8 @@
 """``autotune calibrate``: its options, what a link probe does with times that do not grow with message size, the
-head-to-head turns' rounds, then (slow) on real servers: the local 2-node cluster (a file the search finds) and a
-tc-shaped testbed link (bandwidth near the tc rate). Turning the measurements into a Calibration is tested in
-``tests/simulator/test_sim_from_measurements.py`` and ``test_sim_anchor_costs.py``."""
+head-to-head turns' rounds, then (slow) on real servers: the local 2-node cluster (a file the search finds, the
+model's steps timed at profile's steps per call) and a tc-shaped testbed link (bandwidth near the tc rate). Turning
+the measurements into a Calibration is tested in ``tests/simulator/test_sim_from_measurements.py`` and
+``test_sim_anchor_costs.py``."""
 from __future__ import annotations
 
 import os
@@ -95,6 +96,53 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
     assert "model step, noupdate" in captured.err and "the same, no update applied" in captured.out
     assert 0 <= found.update_share <= 1
     assert Calibration.load(out, cluster=spec).to_dict() == found.to_dict()
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    from runners.cluster import start_cluster
+    from space.cluster import load_cluster
+
+    with start_cluster(load_cluster(LOCAL), timeout_s=90) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    from space.model import inventory_from_trace, trace_step
+
+    traced = trace_step(MLP)
+    return traced, inventory_from_trace(traced)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("steps, several", [(2, False), (10, True)], ids=["short-one-per-call", "long-chosen"])
+def test_one_replica_alone_is_timed_at_the_steps_per_call_profile_runs(local_cluster, mlp, steps, several):
+    """Timed for as many calls as profile chooses the steps per call for, the mlp's step (about as short as a
+    call's own cost on loopback) runs several to a call; a shorter run keeps one, as profile does."""
+    from runners.calibrate import Prober
+
+    step_s, k = Prober(local_cluster).single_step(*mlp, steps=steps, warmup=2)
+    assert step_s > 0 and (k > 1) == several, k
+
+
+@pytest.mark.slow
+def test_model_steps_are_timed_at_the_steps_per_call_profile_runs(local_cluster, mlp, monkeypatch):
+    """Every job of the head-to-head model steps (alone, unsynchronized, no update, each anchor: the fused
+    all-reduce one here) chooses its steps per call as profile does and records it; its samples are calls, two
+    rounds of five here. (At most 8 steps per call: a call of k steps builds k copies of the step.)"""
+    import runners.calibrate
+    from runners.transform import TrainingJob
+
+    only = runners.calibrate.anchor_strategies
+    monkeypatch.setattr(runners.calibrate, "anchor_strategies",
+                        lambda inventory, spec: {"all_reduce": only(inventory, spec)["all_reduce"]})
+    monkeypatch.setattr(TrainingJob, "MAX_STEPS_PER_CALL", 8)
+    *_, anchors, rounds, per_call = runners.calibrate.Prober(local_cluster).model_steps(*mlp, steps=5, warmup=2,
+                                                                                        rounds_per_pass=1)
+    assert set(per_call) == {"alone", "nosync", "noupdate", "all_reduce"} and set(anchors) == {"all_reduce"}
+    assert all(1 < k <= 8 for k in per_call.values()), per_call
+    assert [len(r) for r in rounds.values()] == [2]
 
 
 @pytest.mark.slow

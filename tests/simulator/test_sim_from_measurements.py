@@ -74,6 +74,22 @@ def test_latency_collective_and_step_overheads_from_the_difference_probes(cluste
     assert to_calibration(dataclasses.replace(m, nosync_step_s=0.0105), spec, inv).step_time_s == 0.01
 
 
+def test_the_step_overhead_is_a_calls_spread_over_the_steps_of_the_calls_calibrate_timed(clusters):
+    """calibrate times the model's steps several to a call, as profile does: spanning the nodes costs a call once,
+    so a step pays its share, and the unsynchronized step's compute is what is left without that share."""
+    from autotune.calibration import format_table
+
+    spec = clusters["localhost"]
+    a, b = (n.address for n in spec.nodes)
+    m = dataclasses.replace(measurements({(a, b): 2.0, (b, a): 2.0}, 2), run_all_tasks_s=0.003, run_one_task_s=0.001,
+                            steps_per_call={"alone": 8, "nosync": 4, "noupdate": 4})
+    inv = types.SimpleNamespace(model_hash="abc123", flops_per_step=1e9)
+    cal = to_calibration(m, spec, inv)
+    assert cal.step_overhead_s == pytest.approx(0.0005) and cal.step_time_s == pytest.approx(0.0195)
+    table = format_table(m, cal)
+    assert "10.00 ms (8 steps per call)" in table and "20.00 ms (4 steps per call) (compute 19.50 ms" in table
+
+
 def test_powersgd_constants_from_a_small_and_a_large_probe():
     fixed, per_flop = 3e-4, 2e-11
     small = PSGD_SMALL_COUNT * (fixed + per_flop * powersgd_flops(*PSGD_SMALL))
