@@ -452,33 +452,47 @@ def _ring(nodes: list[int], N: float, hop: np.ndarray, lat: np.ndarray, cal: Cal
     return 2 * (N - 1) / N / bandwidth + (N - 1) / N * cal.reduce_s_per_byte, 2 * (N - 1) * alpha
 
 
-def _hierarchical(counts: np.ndarray, unit_of: np.ndarray, hop: np.ndarray, lat: np.ndarray, cal: Calibration,
-                  intra: float) -> tuple[float, float, float] | None:
+def _hierarchical(counts: np.ndarray, unit_of: np.ndarray, nic: np.ndarray, hop: np.ndarray, lat: np.ndarray,
+                  cal: Calibration, intra: float) -> tuple[float, float, float] | None:
     """(seconds per byte, latency, bytes on the wire per byte) of a hierarchical all-reduce, or None where it runs
     as a flat ring (fewer than two units, or units of different sizes).
 
-    Inside each unit of n replicas a reduce-scatter leaves replica j with the unit's sum of chunk j
-    ((n - 1)/n of the bytes on the unit's ring); the U replicas holding chunk j, one per unit, all-reduce it across
-    the units (2 (U - 1)/U of S/n each, the n rings in parallel: a node holding g replicas carries g of them through
-    its slowest hop to another unit); an all-gather inside the unit ((n - 1)/n) brings the chunks back."""
+    As the backend runs it, with U units of n replicas, g of them on each node of a unit:
+
+    1. inside each unit an all-to-all of the n chunks, each summed where it lands (TensorFlow's reduce-scatter has no
+       CPU implementation): every replica sends (n - 1)/n of the bytes in one round, g (n - g)/n of them per node over
+       its NIC where the unit spans nodes, (g - 1)/n to the GPUs beside it;
+    2. the U replicas holding chunk j, one per unit, all-reduce it on a ring across the units: 2 (U - 1)/U of S/n
+       each, the n rings in parallel, g of them through each node's hop to another unit;
+    3. inside each unit a ring all-gather of the chunks: (n - 1)/n of the bytes at the unit ring's slowest hop."""
     units = [np.flatnonzero((unit_of == u) & (counts > 0)) for u in np.unique(unit_of[counts > 0])]
     sizes = {float(counts[nodes].sum()) for nodes in units}
     if len(units) < 2 or len(sizes) != 1 or min(sizes) < 2:
         return None
     n, U = sizes.pop(), len(units)
-    inside = [_ring(list(nodes), n, hop, lat, cal, intra) for nodes in units]
-    in_s = max(s for s, _ in inside) / 2  # a reduce-scatter (or an all-gather) is half a ring all-reduce
-    in_alpha = max(a for _, a in inside) / 2
+    g = max(counts[nodes].max() for nodes in units)  # replicas of one node, sharing its NIC and hops
+    factor = cal.collective_bandwidth_factor
+    exchange = gather = alpha_in = 0.0
+    for nodes in units:
+        if len(nodes) == 1:
+            exchange = max(exchange, (n - 1) / n / intra)
+            gather = max(gather, (n - 1) / n / intra)
+            continue
+        sub = lat[np.ix_(nodes, nodes)]
+        alpha_in = max(alpha_in, sub[~np.eye(len(nodes), dtype=bool)].max())
+        exchange = max(exchange, g * (n - g) / n / (nic[nodes].min() * factor), (g - 1) / n / intra if g > 1 else 0.0)
+        ring, _ = _ring(list(nodes), n, hop, lat, cal, intra)
+        gather = max(gather, (ring - (n - 1) / n * cal.reduce_s_per_byte) / 2)
     lead = [nodes[0] for nodes in units]  # the units' rings meet through one hop per pair of units
     cross = [(lead[i], lead[(i + 1) % U]) for i in range(U)]
-    bandwidth = min(hop[a, b] for a, b in cross) * cal.collective_bandwidth_factor
-    g = max(counts[nodes].max() for nodes in units)  # replicas of one node: its rings share its hop
+    bandwidth = min(hop[a, b] for a, b in cross) * factor
     across = 2 * (U - 1) / U * g / n / bandwidth + (U - 1) / U / n * cal.reduce_s_per_byte
     alpha = max(lat[a, b] for a, b in cross)
-    # on the network: each unit's ring hops between its nodes, twice (n - 1)/n, and the n rings across, 2 (U - 1)/n
-    # on each of their U hops
-    wire = sum(2 * (n - 1) / n * len(nodes) for nodes in units if len(nodes) > 1) + 2 * (U - 1)
-    return 2 * in_s + across, 2 * in_alpha + 2 * (U - 1) * alpha, wire
+    per_byte = exchange + (n - 1) / n * cal.reduce_s_per_byte + across + gather
+    latency = alpha_in + (n - 1) * alpha_in + 2 * (U - 1) * alpha  # one round, a ring inside, a ring across
+    # on the network: each unit's exchange between its nodes and its gather ring's hops, and the n rings across
+    wire = sum(len(nodes) * (g * (n - g) / n + (n - 1) / n) for nodes in units if len(nodes) > 1) + 2 * (U - 1)
+    return per_byte, latency, wire
 
 
 def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibration,
@@ -515,7 +529,7 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     wire_ar = len(ring) * 2 * (N - 1) / N if N > 1 and len(ring) > 1 else 0.0
     ar_latency = cal.collective_overhead_s if N > 1 else 0.0  # serialised per collective; the ring's latency once
     unit_of = levels.group if grouped else np.arange(M)
-    hier = _hierarchical(counts, unit_of, hop, lat, cal, intra) if N > 1 else None
+    hier = _hierarchical(counts, unit_of, nic, hop, lat, cal, intra) if N > 1 else None
     har = dict(har_s_per_byte=ar_s_per_byte, har_latency_s=ar_latency, har_tail_s=ar_tail, wire_har=wire_ar)
     if hier is not None:  # three collectives one after another: inside, across, inside
         har = dict(har_s_per_byte=hier[0], har_latency_s=3 * ar_latency, har_tail_s=hier[1], wire_har=hier[2])

@@ -12,17 +12,18 @@ from space.strategy import Strategy, ar_node
 
 GBIT = 1e9 / 8
 NIC, ACROSS, INSIDE_NODE = 10 * GBIT, 2.5 * GBIT, 300 * GBIT
-ALPHA_IN, ALPHA_X, OVERHEAD, GAMMA = 5e-6, 4e-5, 5e-4, 2.5e-10
+ALPHA_IN, ALPHA_X, OVERHEAD, GAMMA = 2e-4, 1e-3, 5e-4, 2.5e-10
 S = 4096 * 4096 * 4  # one 64 MiB variable
 
 
-def _racks(nodes: int, groups: int) -> ClusterSpec:
+def _racks(nodes: int, groups: int, gpus: int = 0) -> ClusterSpec:
     per = nodes // groups
     return ClusterSpec.from_dict({
         "topology": {"intra_group": {"latency": ALPHA_IN}, "inter_group": {"bandwidth": "2.5gbit",
-                                                                             "latency": ALPHA_X}},
+                                                                             "latency": ALPHA_X},
+                     "intra_node": {"bandwidth": "300gbit"}},
         "nodes": [{"address": f"10.{g}.0.1", "count": per, "group": f"rack{g}", "chief": g == 0,
-                   "network_bandwidth": "10gbit"} for g in range(groups)]})
+                   "network_bandwidth": "10gbit", "gpus": list(range(gpus))} for g in range(groups)]})
 
 
 def _predict(spec: ClusterSpec, hierarchical: bool) -> float:
@@ -44,10 +45,11 @@ def test_flat_ring_across_racks_is_bound_by_the_hop_across(nodes):
 
 @pytest.mark.parametrize("nodes", [8, 16, 64, 256])
 def test_hierarchical_all_reduce_over_racks(nodes):
-    """Four racks of n nodes: a reduce-scatter and an all-gather inside each rack ((n - 1)/n x S each at the NIC),
-    n rings across the racks of S/n each (2 (U - 1)/U x S/n through each node's hop across), three collectives."""
+    """Four racks of n nodes: inside each rack an all-to-all of the chunks in one round and a ring all-gather
+    ((n - 1)/n x S each at the NIC), n rings across the racks of S/n each (2 (U - 1)/U x S/n through each node's
+    hop across), three collectives."""
     U, n = 4, nodes // 4
-    inside = 2 * (n - 1) / n * S / NIC + (n - 1) / n * S * GAMMA + 2 * (n - 1) * ALPHA_IN
+    inside = 2 * (n - 1) / n * S / NIC + (n - 1) / n * S * GAMMA + ALPHA_IN + (n - 1) * ALPHA_IN
     across = 2 * (U - 1) / U * S / n / ACROSS + (U - 1) / U * S / n * GAMMA + 2 * (U - 1) * ALPHA_X
     expected = inside + across + 3 * OVERHEAD
     predicted = _predict(_racks(nodes, 4), hierarchical=True)
@@ -71,6 +73,19 @@ def test_gpus_of_a_node_reduce_inside_it_first(nodes):
     N = U * n
     flat = 2 * (N - 1) / N * S / NIC + (N - 1) / N * S * GAMMA + OVERHEAD + 2 * (N - 1) * alpha
     assert _predict(spec, hierarchical=False) == pytest.approx(flat, rel=0.01)
+
+
+@pytest.mark.parametrize("nodes", [4, 16, 64])
+def test_racks_of_gpu_nodes_exchange_over_the_nics(nodes):
+    """Two racks of nodes with 2 GPUs each (n = nodes replicas per rack): in the all-to-all each node sends
+    g (n - g)/n x S over its NIC, more than its GPUs' share beside it; the gather's ring and the rings across as
+    above, g rings through each node's hop across."""
+    U, g = 2, 2
+    n = nodes // U * g
+    inside = g * (n - g) / n * S / NIC + (n - 1) / n * S / NIC + (n - 1) / n * S * GAMMA + n * ALPHA_IN
+    across = 2 * (U - 1) / U * g / n * S / ACROSS + (U - 1) / U * S / n * GAMMA + 2 * (U - 1) * ALPHA_X
+    predicted = _predict(_racks(nodes, U, gpus=g), hierarchical=True)
+    assert predicted == pytest.approx(inside + across + 3 * OVERHEAD, rel=0.01)
 
 
 def test_units_of_different_sizes_run_the_flat_ring():
