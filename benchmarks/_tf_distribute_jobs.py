@@ -6,11 +6,14 @@
     python _tf_distribute_jobs.py autotune --model M --spec S --strategy P --steps N --warmup W --out F
 
 Each run trains the model's own ``dataset_fn``, ``loss_fn`` and optimizer, per-replica batch as the model gives it,
-and writes ``{"step_times_s": [...], "global_batch": B}`` (timed steps only) to ``--out``.
+and writes ``{"step_times_s": [...], "global_batch": B}`` (timed steps only; autotune's also ``"steps_per_call"``)
+to ``--out``.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import os
 import pathlib
@@ -132,14 +135,53 @@ def pss(args) -> dict:
     return {"step_times_s": times, "global_batch": _batch_size(module) * workers}
 
 
+class _Enough(Exception):
+    """Raised by the step callback once the timed steps are in: it ends the training run."""
+
+
+def steady_steps(times: list[float], warmup: int) -> tuple[list[float], list[int]]:
+    """The steps of ``times`` (``autotune.train``'s, in order) past the first ``warmup``, less every call that was
+    the first of its number of steps, as MWMS's warm-up leaves out the steps that trace its function: such a call
+    builds its executors on the servers (seconds, with many steps to a call). Also the steps of each call timed.
+
+    A call's steps are each told its seconds over its steps, so a run of equal times is one call. The last run is
+    left out: more of its call's steps may follow.
+    """
+    calls = [len(list(run)) for _, run in itertools.groupby(times)][:-1]
+    seen: set[int] = set()
+    out, timed, done = [], [], 0
+    for n in calls:
+        if n in seen and done + n > warmup:
+            out += times[max(done, warmup):done + n]
+            timed.append(n)
+        seen.add(n)
+        done += n
+    return out, timed
+
+
 def autotune_job(args) -> dict:
-    """autotune's strategy file, run by ``autotune.train`` (what ``autotune train`` runs)."""
+    """autotune's strategy file, run by ``autotune.train`` (what ``autotune train`` runs) until ``--steps`` steady
+    steps (:func:`steady_steps`) are timed past the warm-up and the calls that choose the steps per call."""
     import autotune
+    from runners.train import PROBE_STEPS
+    from runners.transform import TrainingJob as Job
 
     times: list[float] = []
-    history = autotune.train(args.model, args.spec, args.strategy, args.warmup + args.steps,
-                             callbacks=[lambda info: times.append(info.step_time_s)])
-    return {"step_times_s": times[args.warmup:], "global_batch": None, "seconds": history.seconds}
+    probes = PROBE_STEPS + Job.PROBE_CALLS * Job.PROBE_STEPS_PER_CALL  # the calls that choose the steps per call
+    warmup = max(args.warmup, probes)
+
+    def record(info) -> None:
+        times.append(info.step_time_s)
+        if len(steady_steps(times, warmup)[0]) >= args.steps:
+            raise _Enough
+
+    # room for the first call of k steps and the call after the last one timed
+    room = probes + 3 * Job.MAX_STEPS_PER_CALL
+    with contextlib.suppress(_Enough):
+        autotune.train(args.model, args.spec, args.strategy, args.warmup + args.steps + room, callbacks=[record])
+    steady, calls = steady_steps(times, warmup)
+    return {"step_times_s": steady[:args.steps], "global_batch": None,
+            "steps_per_call": max(calls, key=calls.count) if calls else None}
 
 
 def main() -> int:

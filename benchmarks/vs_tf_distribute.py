@@ -13,8 +13,11 @@ and per-replica batch:
     python benchmarks/vs_tf_distribute.py --models recommender dlrm --repeats 3
     python benchmarks/vs_tf_distribute.py --contenders mwms all_reduce    # the backend against MWMS
 
-Prints one table (step time median / p10 / p90, examples/s, and the ratio to the best tf.distribute contender)
-and writes it, a PNG and every raw run under --out (default runs/bench-vs_tf_distribute, which git ignores).
+Prints one table (step time median / p10 / p90, examples/s, the ratio to the best tf.distribute contender, and
+the steps per call each autotune run chose) and writes it, a PNG and every raw run under --out (default
+runs/bench-vs_tf_distribute, which git ignores). autotune's timed steps leave out, as MWMS's warm-up leaves out its
+function's tracing, the calls that choose the steps per call and the first call of each number of steps (it builds
+its executors on the servers); each of its samples is a call's seconds over its steps.
 """
 from __future__ import annotations
 
@@ -168,8 +171,10 @@ def summarize(runs: list[dict], batch: int) -> dict:
     times.sort()
     q = lambda f: times[min(len(times) - 1, int(f * (len(times) - 1)))]  # noqa: E731
     med = statistics.median(times)
+    calls = [str(r["steps_per_call"]) for r in runs if r.get("steps_per_call")]  # autotune's, each run's
     return {"median_ms": med * 1e3, "p10_ms": q(0.1) * 1e3, "p90_ms": q(0.9) * 1e3,
-            "examples_per_s": batch / med, "steps": len(times)}
+            "examples_per_s": batch / med, "steps": len(times), **({"steps_per_call": ", ".join(calls)} if calls
+                                                                    else {})}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write(rows: list[dict], out: pathlib.Path, final: bool = True) -> None:
-    cols = ["model", "contender", "median_ms", "p10_ms", "p90_ms", "examples_per_s", "x_best_tf_distribute", "error"]
+    cols = ["model", "contender", "median_ms", "p10_ms", "p90_ms", "examples_per_s", "x_best_tf_distribute",
+            "steps_per_call", "error"]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in rows:
         cells = [f"{r[c]:.1f}" if isinstance(r.get(c), float) else str(r.get(c, "") or "") for c in cols]
