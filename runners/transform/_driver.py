@@ -136,7 +136,10 @@ class TrainingJob:
         g = self.graph
         s = 0
         while s < steps:
-            m = min(self.steps_per_call, steps - s)
+            # a remainder shorter than a call runs one step per call: a call of any other length would build its own
+            # executors on every server (seconds, tens of them for a large model on the testbed), the one-step
+            # call's are built by the first steps
+            m = self.steps_per_call if steps - s >= self.steps_per_call else 1
             fetches = [g.train_op, [g.loss]] if m == 1 else [g.steps.train_ops[m - 1], g.steps.losses[:m]]
             t0 = time.perf_counter()
             _, losses = self._run(fetches, feed_dict=g.feed(copies=m))

@@ -76,3 +76,24 @@ def test_chosen_steps_per_call_hide_the_call_cost(cluster, spec, traced):
         assert 2 <= k <= job.MAX_STEPS_PER_CALL and job.steps_per_call == k
         assert job.probe_steps == job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL
         assert job.steps_done == [6 + job.probe_steps] * 2
+
+
+def test_a_remainder_runs_one_step_per_call(cluster, spec, traced):
+    """A call of another length than the chosen one would build its own executors on every server (tens of
+    seconds for a large step graph): the steps that do not fill a call run one per call."""
+    from runners.transform import TrainingJob
+
+    t, inv = traced("mlp")
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
+        job.run(1)
+        calls: list[int] = []
+        run = job._run
+
+        def counted(fetches, **kwargs):
+            calls.append(len(fetches[1]))
+            return run(fetches, **kwargs)
+
+        job._run = counted
+        job.set_steps_per_call(3)
+        assert len(job.run(8)) == 8
+        assert calls == [3, 3, 1, 1]
