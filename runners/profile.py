@@ -64,16 +64,24 @@ def _quantile(xs: list[float], q: float) -> float:
 CHOOSE_MIN_STEPS = 10
 
 
+# the most steps per call a timed run chooses. Each copy of the step is built on the servers for the few calls it
+# times: the recommender's PS step on loopback took 11.5 s to build 64 copies, 1.8 s for 16, while its warm step is
+# 13 ms; a calibration builds ten such jobs. At 8 the call's own cost is at most 16% of a step where the choice
+# would want 64 (2% there), less where it wants fewer; calibrate and profile pay it alike, training keeps up to 64
+PROFILE_MAX_STEPS_PER_CALL = 8
+
+
 def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: int | None = None) -> int:
     """Set the steps per call of ``job`` (a ``TrainingJob`` past its warm-up one-step calls, ``warm`` their seconds)
     before it is timed for ``samples`` calls, and return it: ``steps_per_call`` where given; else chosen
-    (``TrainingJob.choose_steps_per_call``) where ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
+    (``TrainingJob.choose_steps_per_call``, at most ``PROFILE_MAX_STEPS_PER_CALL``) where
+    ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
     Above 1, runs the first call of that many steps, which builds its executors on the servers. What ``profile``
     and ``calibrate`` time is so one step as training runs it."""
     if steps_per_call is not None:
         k = job.set_steps_per_call(steps_per_call)
     elif samples >= CHOOSE_MIN_STEPS and warm:
-        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm))
+        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm), most=PROFILE_MAX_STEPS_PER_CALL)
     else:
         k = job.set_steps_per_call(1)
     if k > 1:

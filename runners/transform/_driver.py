@@ -99,15 +99,16 @@ class TrainingJob:
         fn()
         return time.perf_counter() - t0
 
-    def choose_steps_per_call(self, step_s: float, *,
-                              on_step: Callable[[int, float, float], None] | None = None) -> int:
+    def choose_steps_per_call(self, step_s: float, *, on_step: Callable[[int, float, float], None] | None = None,
+                              most: int | None = None) -> int:
         """Set the steps per call so that a call's own cost is at most ``CALL_SHARE`` of what its steps compute;
         returns it. ``step_s``: the seconds of a (warm) one-step call.
 
         Runs ``PROBE_CALLS`` calls of ``PROBE_STEPS_PER_CALL`` training steps (``on_step`` is told of each;
         ``probe_steps`` says how many ran) and reads the call's own cost o off the two, a call of k steps taking
         o + k c. A call of no-ops (:meth:`call_overhead_s`) is its floor: it misses what a real step's call adds
-        (fetches, the servers' threads waking up), 2-3 times as much on loopback.
+        (fetches, the servers' threads waking up), 2-3 times as much on loopback. ``most`` caps it (default
+        ``MAX_STEPS_PER_CALL``).
         """
         self.probe_steps = 0
         if self.graph.mode != "lockstep":
@@ -119,7 +120,7 @@ class TrainingJob:
         overhead = max((step_s - per_step) * k0 / (k0 - 1), self.call_overhead_s())
         compute = max(per_step - overhead / k0, 1e-6)
         k = math.ceil(overhead / (self.CALL_SHARE * compute))
-        return self.set_steps_per_call(max(1, min(k, self.MAX_STEPS_PER_CALL)))
+        return self.set_steps_per_call(max(1, min(k, most or self.MAX_STEPS_PER_CALL)))
 
     def run(self, steps: int, *, delays: dict[int, float] | None = None,
             on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
