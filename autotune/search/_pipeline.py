@@ -82,7 +82,7 @@ def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], Non
     out, seen = [], set()
     for c in picked:
         if not c.builders:
-            plans, predicted, applied = simplify(space.plans(c.params), order, score)
+            plans, predicted, applied = simplify(space.plans(c.params), order, score, tied=space.tied_shards)
             if applied:
                 strategy = space.strategy_of(plans)
                 say(f"simplified trial {c.trial}: {applied} change(s), predicted {c.predicted_s * 1e3:.2f} -> "
@@ -242,7 +242,7 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
     attrs = {"model_fingerprint": inventory.fingerprint, "cluster_fingerprint": cluster.fingerprint,
              "model_path": str(cfg.model), "spec_path": str(cfg.spec),
              # the space's options: a report can rebuild the space and decode the study's parameters
-             "space": {"reduced": space.reduced, "reduce_above": cfg.reduce_above,
+             "space": {"reduced": space.reduced, "reduce_above": cfg.reduce_above, "compact_above": space.compact_above,
                        "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async},
              # the model as data: a report on the study reads it instead of importing (running) the model file
              "inventory": inventory.to_dict()}

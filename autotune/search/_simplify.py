@@ -46,14 +46,18 @@ def _slot_moves(slot: SlotPlan, groups: list) -> list[SlotPlan]:
     return out
 
 
-def moves(plans: Sequence[VarPlan], i: int) -> list[VarPlan]:
-    """Simpler plans for variable ``i``: one change each."""
+def moves(plans: Sequence[VarPlan], i: int, tied: bool = False) -> list[VarPlan]:
+    """Simpler plans for variable ``i``: one change each. ``tied``: the space gives every shard of a variable one
+    synchronizer, so a change to it applies to all of them."""
     plan = plans[i]
     out: list[VarPlan] = []
     if plan.shards > 1:  # whole again, with one of the synchronizers its shards use
         for slot in dict.fromkeys(plan.slots):
             out.append(VarPlan(1, 0, (slot,)))
     groups = _groups_in_use(plans, i)
+    if tied:
+        out += [dataclasses.replace(plan, slots=(new,) * plan.shards) for new in _slot_moves(plan.slots[0], groups)]
+        return [m for m in dict.fromkeys(out) if m != plan]
     for j, slot in enumerate(plan.slots):
         for new in _slot_moves(slot, groups):
             out.append(dataclasses.replace(plan, slots=plan.slots[:j] + (new,) + plan.slots[j + 1:]))
@@ -61,12 +65,12 @@ def moves(plans: Sequence[VarPlan], i: int) -> list[VarPlan]:
 
 
 def simplify(plans: Sequence[VarPlan], order: Sequence[int], score: Callable[[list[list[VarPlan]]], np.ndarray],
-             tolerance: float = TOLERANCE) -> tuple[list[VarPlan], float, int]:
+             tolerance: float = TOLERANCE, tied: bool = False) -> tuple[list[VarPlan], float, int]:
     """Greedy simplification of ``plans``; ``score`` predicts a batch of plan lists (seconds).
 
     Visits the variables in ``order``; for each, applies the best-predicted simpler move while the prediction
-    stays within ``(1 + tolerance)`` of the starting one, until none is left. Returns (plans, predicted step,
-    moves applied).
+    stays within ``(1 + tolerance)`` of the starting one, until none is left; ``tied`` as in :func:`moves`.
+    Returns (plans, predicted step, moves applied).
     """
     current = list(plans)
     start = float(score([current])[0])
@@ -75,7 +79,7 @@ def simplify(plans: Sequence[VarPlan], order: Sequence[int], score: Callable[[li
         changed = False
         for i in order:
             while True:
-                options = moves(current, i)
+                options = moves(current, i, tied)
                 if not options:
                     break
                 trials = [current[:i] + [m] + current[i + 1:] for m in options]

@@ -16,6 +16,13 @@ widened to the classic builders' chunked groups; spec; compressor none / fp16 / 
 rank from ``powersgd_ranks``). ``sparse_ps_only=True`` removes all-reduce for sparse-gradient variables,
 which then also drops the builders that all-reduce them from ``builder_params()``.
 
+Compact space (``v<i>.*`` on a cluster with more than ``compact_above`` PS devices, unless reduced): per
+variable as above, but one synchronizer for the whole variable or all of its shards alike, whose PS destination
+is one of ``compact_above`` servers spread over the cluster (the chief's first) or ``balanced``, and whose group
+may be ``chunk``. One shard per PS stays a count; every classic builder stays expressible. Trade-off: a trial
+asks a few parameters per variable whatever the cluster's size (a split over 256 servers would otherwise ask a
+synchronizer per shard and choose among 256 servers), but a variable's shards cannot differ.
+
 Reduced space (``<class>.*``, default above ``reduce_above`` variables or with ``reduced=True``): variables
 are grouped by ``classify`` (default: dense/sparse x size bucket; pass a function of the variable name for
 per-layer classes) and one set of choices per class is expanded to each variable. Shard counts become rules
@@ -26,8 +33,9 @@ dozen parameters instead of several per variable and shard, so TPE learns from f
 suggestion is cheap, but a strategy that treats two same-class variables differently (one embedding on PS,
 another all-reduced; a hand-placed hot variable) is out of reach.
 """
+from space.search_space._compact import spread
 from space.search_space._plan import BALANCED, CHUNK, SlotPlan, VarPlan
 from space.search_space._reduced import size_class
 from space.search_space._space import CLASSIC_CHUNK, SearchSpace
 
-__all__ = ["SearchSpace", "size_class", "BALANCED", "CHUNK", "CLASSIC_CHUNK", "SlotPlan", "VarPlan"]
+__all__ = ["SearchSpace", "size_class", "spread", "BALANCED", "CHUNK", "CLASSIC_CHUNK", "SlotPlan", "VarPlan"]

@@ -56,25 +56,34 @@ class PerVariableSpace:
             n = ask(f"{vc.prefix}.shards", vc.shards) if len(vc.shards) > 1 else 1
             axes = vc.axes[n]
             axis = ask(f"{vc.prefix}.s{n}.axis", axes) if len(axes) > 1 else axes[0]
-            prefixes = [vc.prefix] if n == 1 else [f"{vc.prefix}.p{j}" for j in range(n)]
-            plans.append(VarPlan(n, axis, tuple(vc.slot.ask(ask, p) for p in prefixes)))
+            plans.append(VarPlan(n, axis, tuple(vc.slot.ask(ask, p) for p in self.slot_prefixes(vc, n))))
         return plans
+
+    @staticmethod
+    def slot_prefixes(vc: VarChoices, shards: int) -> list[str]:
+        """The slot prefixes of a variable split in ``shards``: ``v<i>`` whole, ``v<i>.p<j>`` per shard."""
+        return [vc.prefix] if shards == 1 else [f"{vc.prefix}.p{j}" for j in range(shards)]
 
     def params(self, plans: list[VarPlan], names: list[str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for vc, plan, name in zip(self.vars, plans, names):
-            where = f"search space, variable {name!r}"
-            if plan.shards not in vc.axes or plan.axis not in vc.axes[plan.shards]:
-                raise StrategyError(f"{plan.shards} shard(s) along axis {plan.axis} is outside the candidates "
-                                    f"{ {n: list(a) for n, a in vc.axes.items()} }", where,
-                                    hint="add the count to `shard_candidates`")
-            if len(vc.shards) > 1:
-                out[f"{vc.prefix}.shards"] = plan.shards
-            if len(vc.axes[plan.shards]) > 1:
-                out[f"{vc.prefix}.s{plan.shards}.axis"] = plan.axis
-            prefixes = [vc.prefix] if plan.shards == 1 else [f"{vc.prefix}.p{j}" for j in range(plan.shards)]
-            for j, (p, slot) in enumerate(zip(prefixes, plan.slots)):
-                out |= vc.slot.params(slot, p, where + (f", shard {j}" if plan.shards > 1 else ""))
+            out |= self.var_params(vc, plan, name)
+        return out
+
+    def var_params(self, vc: VarChoices, plan: VarPlan, name: str) -> dict[str, Any]:
+        """The parameters of one variable's plan; StrategyError when a value is outside its choices."""
+        where = f"search space, variable {name!r}"
+        if plan.shards not in vc.axes or plan.axis not in vc.axes[plan.shards]:
+            raise StrategyError(f"{plan.shards} shard(s) along axis {plan.axis} is outside the candidates "
+                                f"{ {n: list(a) for n, a in vc.axes.items()} }", where,
+                                hint="add the count to `shard_candidates`")
+        out: dict[str, Any] = {}
+        if len(vc.shards) > 1:
+            out[f"{vc.prefix}.shards"] = plan.shards
+        if len(vc.axes[plan.shards]) > 1:
+            out[f"{vc.prefix}.s{plan.shards}.axis"] = plan.axis
+        for j, (p, slot) in enumerate(zip(self.slot_prefixes(vc, plan.shards), plan.slots)):
+            out |= vc.slot.params(slot, p, where + (f", shard {j}" if plan.shards > 1 else ""))
         return out
 
     def distributions(self) -> dict[str, tuple]:

@@ -12,6 +12,7 @@ from space.cluster import ClusterSpec
 from space.errors import StrategyError
 from space.inventory import Inventory, VariableInfo
 from space.proto import strategy_pb2 as pb
+from space.search_space._compact import CompactSpace, spread
 from space.search_space._full import PerVariableSpace
 from space.search_space._plan import BALANCED, CHUNK, VarPlan, plans_of, realize
 from space.search_space._reduced import ClassSpace, size_class
@@ -36,25 +37,29 @@ class SearchSpace:
     ``True`` / ``False`` force it. Cost: Optuna's TPE spends time per asked parameter that grows with the
     finished trials, and the per-variable space asks ~25 parameters per variable (a synchronizer per shard),
     so 20 variables already take ~1 s per TPE trial; lower ``reduce_above`` when trials must be cheap.
+    ``compact_above``: on a cluster with more PS devices, the per-variable space is compact (``_compact``): one
+    synchronizer per variable, placed on one of ``compact_above`` spread servers or balanced over all of them.
     ``allow_async=False`` keeps every PS synchronous (async changes the training dynamics, not only the step
     time, so the search offers it only when asked). ``sparse_ps_only`` keeps sparse-gradient variables on parameter
     servers (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step).
     """
 
     def __init__(self, inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
-                 reduce_above: int = 64, sparse_ps_only: bool = False,
+                 reduce_above: int = 64, compact_above: int = 16, sparse_ps_only: bool = False,
                  allow_async: bool = True,
                  shard_candidates: Iterable[int] = (2, 4, 8, 16), staleness: Iterable[int] = (0, 1, 2, 4),
                  powersgd_ranks: Iterable[int] = (1, 2, 4), max_groups: int = 8,
                  classify: Callable[[VariableInfo], str] = size_class, chunk_size: int = CLASSIC_CHUNK) -> None:
         if not inventory.variables:
             raise ValueError(f"the inventory of {inventory.model_path!r} has no trainable variables.")
-        if max_groups < 1 or chunk_size < 1:
-            raise ValueError(f"`max_groups >= 1` and `chunk_size >= 1` must hold, but got ({max_groups=}, "
-                             f"{chunk_size=}).")
+        if max_groups < 1 or chunk_size < 1 or compact_above < 1:
+            raise ValueError(f"`max_groups >= 1`, `chunk_size >= 1` and `compact_above >= 1` must hold, but got "
+                             f"({max_groups=}, {chunk_size=}, {compact_above=}).")
         self.inventory, self.cluster, self.chunk_size = inventory, cluster, chunk_size
-        self.sparse_ps_only = sparse_ps_only
+        self.sparse_ps_only, self.compact_above = sparse_ps_only, compact_above
         self.reduced = len(inventory.variables) > reduce_above if reduced is None else bool(reduced)
+        # compact: per-variable, but a variable's shards share one synchronizer placed by a rule (``_compact``)
+        self.compact = not self.reduced and len(cluster.ps_devices) > compact_above
         base = _check_choices("shard_candidates", tuple(shard_candidates), 2)
         stale = _check_choices("staleness", tuple(staleness), 0)
         ranks = _check_choices("powersgd_ranks", tuple(powersgd_ranks), 1)
@@ -76,11 +81,16 @@ class SearchSpace:
             # enough groups for the classic builders' chunked fusion of the most tensors they can make
             tensors = sum(max([smallest_divisor_shards(d) for d in v.shape] + [1]) for v in inventory.variables)
             groups = tuple(range(max(max_groups, math.ceil(tensors / chunk_size))))
-            slots = {(ar, sp): SlotChoices(ar, tuple(range(num_ps)), stale, groups, ranks, syncs,
+            ps = tuple(range(num_ps))
+            if self.compact:  # a few servers spread over the cluster, the chief's first, or balanced over all
+                chief = cluster.ps_devices.index(cluster.chief.cpu_devices[0])
+                ps, groups = spread(num_ps, chief, compact_above) + (BALANCED,), groups + (CHUNK,)
+            slots = {(ar, sp): SlotChoices(ar, ps, stale, groups, ranks, syncs,
                                            gathers=(False, True) if sp else (False,))
                      for ar in (True, False) for sp in (True, False)}
-            self._impl = PerVariableSpace(inventory.variables,
-                                          lambda v: slots[(not (sparse_ps_only and v.sparse), v.sparse)], base, num_ps)
+            slot_for = lambda v: slots[(not (sparse_ps_only and v.sparse), v.sparse)]  # noqa: E731
+            self._impl = CompactSpace(inventory.variables, slot_for, base, num_ps, chunk_size) if self.compact \
+                else PerVariableSpace(inventory.variables, slot_for, base, num_ps)
 
     # ---- trials <-> strategies ---------------------------------------------------------------------
     def suggest(self, trial) -> Strategy:
@@ -103,6 +113,8 @@ class SearchSpace:
 
         if isinstance(self._impl, ClassSpace):
             return self._impl.params(plans, matches)
+        if isinstance(self._impl, CompactSpace):
+            return self._impl.encode(plans, self.inventory.names, matches)
         params = self._impl.params(plans, self.inventory.names)
         if not matches(params):  # every value was in range, so this is a bug, not a user error
             raise AssertionError(f"encode/decode disagree for strategy {strategy.proto.id}")
@@ -112,8 +124,13 @@ class SearchSpace:
         """The per-variable plans of a trial's parameters (what ``decode`` realizes)."""
         return self._impl.ask(dict_ask(params))
 
+    @property
+    def tied_shards(self) -> bool:
+        """Whether every shard of a variable has the same synchronizer (reduced and compact spaces)."""
+        return self.reduced or self.compact
+
     def params_of(self, plans: list[VarPlan]) -> dict[str, Any]:
-        """Trial parameters of per-variable ``plans`` (per-variable space only: a class space cannot hold
+        """Trial parameters of per-variable ``plans`` (per-variable and compact spaces: a class space cannot hold
         two same-class variables planned apart); StrategyError when a value is outside the choices."""
         if isinstance(self._impl, ClassSpace):
             raise StrategyError("the reduced space has no parameters per variable", "search space",
@@ -171,7 +188,8 @@ class SearchSpace:
         """Size of the space: parameter names, and the choices per variable (or per class)."""
         dists = self.distributions()
         out: dict[str, Any] = {
-            "mode": "reduced" if self.reduced else "per-variable", "variables": len(self.inventory.variables),
+            "mode": "reduced" if self.reduced else "compact" if self.compact else "per-variable",
+            "variables": len(self.inventory.variables),
             "ps_devices": len(self.cluster.ps_devices), "sparse_ps_only": self.sparse_ps_only,
             "param_names": len(dists), "log10_size_upper": round(sum(math.log10(len(c)) for c in dists.values()), 1)}
         if isinstance(self._impl, ClassSpace):

@@ -8,8 +8,9 @@ import pytest
 from autotune.search._simplify import TOLERANCE, moves, simplify
 from simulator import Calibration, Scorer
 from space.cluster import ClusterSpec
+from space.errors import StrategyError
 from space.inventory import Inventory, VariableInfo
-from space.search_space import SearchSpace
+from space.search_space import BALANCED, CHUNK, SearchSpace
 from space.search_space import SlotPlan, VarPlan
 
 ADDR = ["198.18.0.1", "198.18.0.2", "198.18.0.3"]
@@ -100,3 +101,43 @@ def test_every_move_removes_something(setup):
                 assert complexity(plans[:i] + [m] + plans[i + 1:]) < complexity(plans)
                 checked += 1
     assert checked > 100
+
+
+def test_tied_moves_change_every_shard_alike(setup):
+    """A space that gives a variable's shards one synchronizer (the compact space of a large cluster) gets moves
+    that stay inside it: a change to one shard's synchronizer is a change to all of them."""
+    _space, _score, _order = setup
+    slot = ar(5, compressor="fp16", spec="ring")
+    plans = [VarPlan(1, 0, (ar(0),)), VarPlan(2, 0, (slot, slot)), VarPlan(1, 0, (ar(0),)), VarPlan(1, 0, (ar(0),))]
+    tied = moves(plans, 1, tied=True)
+    assert tied and all(len(set(m.slots)) == 1 for m in tied)
+    assert {m.slots[0] for m in tied if m.shards == 2} == {ar(5, spec="ring"), ar(5, compressor="fp16"),
+                                                           ar(0, compressor="fp16", spec="ring")}
+    assert any(len(set(m.slots)) > 1 for m in moves(plans, 1))  # untied, a shard may change alone
+
+
+def test_a_compact_candidate_simplifies_inside_its_space():
+    """At 256 nodes a candidate balanced over the servers gets moves, and a simplification, inside the compact
+    space; untied moves would leave it."""
+    spec = ClusterSpec.from_dict({"nodes": [{"address": f"10.0.{i // 250}.{i % 250 + 1}", "chief": i == 0,
+                                             "network_bandwidth": "25gbit"} for i in range(256)]})
+    inv = Inventory.synthetic([("kernel:0", (1000, 500)), ("bias:0", (500,)), ("head:0", (500, 10))])
+    space = SearchSpace(inv, spec, allow_async=False)
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec, collective_overhead_s=1e-3, rpc_overhead_s=1e-4))
+    plans = [VarPlan(8, 0, (SlotPlan("ps", ps=BALANCED, proxy=True),) * 8),
+             VarPlan(4, 0, (ar(CHUNK, spec="ring"),) * 4), VarPlan(1, 0, (ar(3, compressor="fp16"),))]
+
+    def inside(candidate) -> bool:
+        try:
+            space.params_of(candidate)
+        except StrategyError:
+            return False
+        return True
+
+    tied = [plans[:i] + [m] + plans[i + 1:] for i in range(3) for m in moves(plans, i, tied=space.tied_shards)]
+    assert tied and all(inside(p) for p in tied)
+    assert not all(inside(plans[:i] + [m] + plans[i + 1:]) for i in range(3) for m in moves(plans, i))
+    out, _predicted, applied = simplify(plans, [1, 2, 0],
+                                        lambda ps: scorer.score_many([space.strategy_of(p) for p in ps]),
+                                        tied=space.tied_shards)
+    assert applied >= 1 and inside(out)
