@@ -41,6 +41,19 @@ def summary_rows(result) -> list[dict]:
     return rows
 
 
+def winner_line(result) -> str:
+    """The winner, how far from the lower bound, and the best builder: what a search without a cluster concludes."""
+    w, bound = result.winner, result.lower_bound_s
+    times = f"measured {_ms(w.measured.median_s)} ms, predicted {_ms(w.predicted_s)} ms" if w.measured \
+        else f"predicted {_ms(w.predicted_s)} ms"
+    line = f"winner: {w.label}, {times}" + (f" ({w.predicted_s / bound:.2f} x the lower bound)" if bound else "")
+    built = [c for c in result.candidates if c.builders]
+    if built:
+        b = min(built, key=lambda c: c.predicted_s)
+        line += f"; best builder: {b.label}, predicted {_ms(b.predicted_s)} ms"
+    return line
+
+
 def write_outputs(result, cfg, sim, say) -> None:
     out = result.output
     w = result.winner
@@ -81,6 +94,7 @@ def write_outputs(result, cfg, sim, say) -> None:
                "profiling_runs": result.profiled, "calibrated": result.calibrated, "wall_s": round(result.wall_s, 2),
                "interrupted": result.interrupted, "kept_builder": result.kept_builder,
                "failed": [{"strategy": c.label, "error": c.error} for c in result.candidates if c.error],
+               "space": {k: v for k, v in sim.space.describe().items() if k in ("mode", "param_names")},
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds}
@@ -101,5 +115,6 @@ def write_outputs(result, cfg, sim, say) -> None:
           + (" (interrupted)" if result.interrupted else ""))
     for line in round_lines(result.rounds):
         print(line)
+    print(winner_line(result))
     print(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     print(f"train with it:\n  {train}")

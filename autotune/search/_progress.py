@@ -32,9 +32,12 @@ class Progress:
         now = time.monotonic()
         if now - self._last >= self.every_s:
             self._last = now
+            elapsed = now - self._started
             total = f"/{self.total}" if self.total else ""
+            # the rate so far: a long stage says when it will end, as the terminal's bar does
+            left = f" (about {(self.total - self.n) * elapsed / self.n:.0f} s left)" if self.total and self.n else ""
             extra = " ".join(f"{k}={v}" for k, v in postfix.items())
-            self.say(f"{self.desc}: {self.n}{total} after {now - self._started:.0f} s {extra}".rstrip())
+            self.say(f"{self.desc}: {self.n}{total} after {elapsed:.0f} s{left} {extra}".rstrip())
 
     def close(self) -> None:
         if self._bar is not None:
