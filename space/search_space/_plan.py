@@ -44,6 +44,7 @@ class SlotPlan:
     compressor: str = "none"
     rank: int = 0  # PowerSGD rank; 0 unless compressor == "powersgd"
     gather: bool = False  # a sparse gradient all-gathered (rows and indices) instead of densified
+    hier: bool = False  # all-reduced inside each unit of replicas first (one choice for the whole strategy)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +92,23 @@ def realize(plans: Sequence[VarPlan], inventory: Inventory, cluster: ClusterSpec
             sync.group, sync.spec, sync.compressor = group, _SPEC_ENUM[s.spec], _COMP_ENUM[s.compressor]
             sync.powersgd_rank = s.rank
             sync.gather_sparse = s.gather
+            sync.hierarchical = s.hier
+
+
+def with_hier(plans: Sequence[VarPlan], hier: bool) -> list[VarPlan]:
+    """``plans`` with every all-reduced slot hierarchical (or none)."""
+    return [p if all(s.kind != "ar" or s.hier == hier for s in p.slots) else
+            VarPlan(p.shards, p.axis, tuple(dataclasses.replace(s, hier=hier) if s.kind == "ar" else s
+                                            for s in p.slots)) for p in plans]
+
+
+def hier_of(plans: Sequence[VarPlan], where: str) -> bool:
+    """Whether the all-reduced slots of ``plans`` are hierarchical; StrategyError where some are and some not."""
+    seen = {s.hier for p in plans for s in p.slots if s.kind == "ar"}
+    if len(seen) > 1:
+        raise StrategyError("some all-reduced variables are hierarchical and some flat; the search space chooses it "
+                            "for the whole strategy", where)
+    return seen == {True}
 
 
 def plans_of(strategy, inventory: Inventory, cluster: ClusterSpec) -> list[VarPlan]:
@@ -129,5 +147,5 @@ def _slot_of(node: Node, devices: dict[str, int], var_name: str) -> SlotPlan:
         # powersgd_rank 0 means "default rank 1": encoded as rank 1 (same training, different bytes)
         rank = (s.powersgd_rank or 1) if comp == "powersgd" else 0
         return SlotPlan("ar", group=s.group, spec=_SPEC_SHORT[s.spec], compressor=comp, rank=rank,
-                        gather=s.gather_sparse)
+                        gather=s.gather_sparse, hier=s.hierarchical)
     raise StrategyError("node has no synchronizer", f"search space, variable {var_name!r}")

@@ -8,13 +8,13 @@ from typing import Any, Callable, Iterable
 
 from space.builders import AllReduce, aliases as builder_aliases, build_strategy
 from space.builders._placement import smallest_divisor_shards
-from space.cluster import ClusterSpec
+from space.cluster import ClusterSpec, hierarchical_units
 from space.errors import StrategyError
 from space.inventory import Inventory, VariableInfo
 from space.proto import strategy_pb2 as pb
 from space.search_space._compact import CompactSpace, spread
 from space.search_space._full import PerVariableSpace
-from space.search_space._plan import BALANCED, CHUNK, VarPlan, plans_of, realize
+from space.search_space._plan import BALANCED, CHUNK, VarPlan, hier_of, plans_of, realize, with_hier
 from space.search_space._reduced import ClassSpace, size_class
 from space.search_space._slot import SlotChoices, dict_ask, trial_ask
 from space.strategy import Strategy
@@ -42,6 +42,8 @@ class SearchSpace:
     ``allow_async=False`` keeps every PS synchronous (async changes the training dynamics, not only the step
     time, so the search offers it only when asked). ``sparse_ps_only`` keeps sparse-gradient variables on parameter
     servers (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step).
+    On a cluster whose replicas form units a hierarchical all-reduce runs over (racks, or nodes of several GPUs),
+    one parameter, ``hierarchical``, makes every all-reduced variable of a strategy hierarchical or none.
     """
 
     def __init__(self, inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
@@ -67,6 +69,7 @@ class SearchSpace:
         syncs = (True, False) if allow_async else (True,)
         stale = stale if allow_async else (0,)
         self.inexpressible: dict[str, str] = {}  # builder alias -> why builder_params() left it out
+        self.tiered = hierarchical_units(cluster.replica_units()) is not None  # `hierarchical` is a choice
         if self.reduced:
             ps = tuple(range(num_ps)) + ((BALANCED,) if num_ps > 1 else ())
             groups = tuple(range(max_groups)) + (CHUNK,)
@@ -95,11 +98,13 @@ class SearchSpace:
     # ---- trials <-> strategies ---------------------------------------------------------------------
     def suggest(self, trial) -> Strategy:
         """Sample every parameter from an Optuna trial (define-by-run) and return its strategy."""
-        return self._strategy(self._impl.ask(trial_ask(trial)))
+        ask = trial_ask(trial)
+        plans = self._impl.ask(ask)
+        return self._strategy(with_hier(plans, ask("hierarchical", (False, True))) if self.tiered else plans)
 
     def decode(self, params: dict[str, Any]) -> Strategy:
         """The strategy of a trial's parameters (``trial.params``); extra keys are ignored."""
-        return self._strategy(self._impl.ask(dict_ask(params)))
+        return self._strategy(self.plans(params))
 
     def encode(self, strategy: Strategy) -> dict[str, Any]:
         """Trial parameters that decode to ``strategy`` (for ``study.enqueue_trial``); StrategyError if none do.
@@ -107,22 +112,29 @@ class SearchSpace:
         The result is checked by decoding it. A PowerSGD rank of 0 ("default rank 1") encodes as rank 1.
         """
         plans = plans_of(strategy, self.inventory, self.cluster)
+        # where no hierarchy runs, the flag is a no-op: the flat strategy stands for it
+        extra = {"hierarchical": hier_of(plans, f"strategy {strategy.proto.id}")} if self.tiered else {}
+        plans = with_hier(plans, bool(extra.get("hierarchical")))
 
         def matches(params: dict[str, Any]) -> bool:
-            return plans_of(self.decode(params), self.inventory, self.cluster) == plans
+            return plans_of(self.decode(params | extra), self.inventory, self.cluster) == plans
 
         if isinstance(self._impl, ClassSpace):
-            return self._impl.params(plans, matches)
+            return self._impl.params(with_hier(plans, False), matches) | extra
         if isinstance(self._impl, CompactSpace):
-            return self._impl.encode(plans, self.inventory.names, matches)
-        params = self._impl.params(plans, self.inventory.names)
+            return self._impl.encode(with_hier(plans, False), self.inventory.names, matches) | extra
+        params = self._impl.params(with_hier(plans, False), self.inventory.names) | extra
         if not matches(params):  # every value was in range, so this is a bug, not a user error
             raise AssertionError(f"encode/decode disagree for strategy {strategy.proto.id}")
         return params
 
     def plans(self, params: dict[str, Any]) -> list[VarPlan]:
-        """The per-variable plans of a trial's parameters (what ``decode`` realizes)."""
-        return self._impl.ask(dict_ask(params))
+        """The per-variable plans of a trial's parameters (what ``decode`` realizes); a trial without
+        ``hierarchical`` (a study from before the cluster had units) is flat."""
+        plans = self._impl.ask(dict_ask(params))
+        if self.tiered and "hierarchical" in params:
+            plans = with_hier(plans, dict_ask(params)("hierarchical", (False, True)))
+        return plans
 
     @property
     def tied_shards(self) -> bool:
@@ -135,13 +147,16 @@ class SearchSpace:
         if isinstance(self._impl, ClassSpace):
             raise StrategyError("the reduced space has no parameters per variable", "search space",
                                 hint="use encode(strategy) instead")
-        return self._impl.params(plans, self.inventory.names)
+        extra = {"hierarchical": any(s.hier for p in plans for s in p.slots if s.kind == "ar")} if self.tiered else {}
+        return self._impl.params(with_hier(plans, False), self.inventory.names) | extra
 
     def strategy_of(self, plans: list[VarPlan]) -> Strategy:
         """The strategy of per-variable ``plans``."""
         return self._strategy(list(plans))
 
     def _strategy(self, plans: list[VarPlan]) -> Strategy:
+        # one choice for the whole strategy: a slot a simplification made all-reduced follows the others
+        plans = with_hier(plans, self.tiered and any(s.hier for p in plans for s in p.slots if s.kind == "ar"))
         msg = pb.Strategy()
         realize(plans, self.inventory, self.cluster, self.chunk_size, msg)
         msg.graph_config.replicas.extend(self.cluster.replicas)
@@ -182,7 +197,7 @@ class SearchSpace:
     # ---- introspection -----------------------------------------------------------------------------
     def distributions(self) -> dict[str, tuple]:
         """Every parameter name the space may ask, with its fixed choices."""
-        return self._impl.distributions()
+        return self._impl.distributions() | ({"hierarchical": (False, True)} if self.tiered else {})
 
     def describe(self) -> dict[str, Any]:
         """Size of the space: parameter names, and the choices per variable (or per class)."""
