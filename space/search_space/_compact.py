@@ -46,14 +46,9 @@ class CompactSpace(PerVariableSpace):
     def slot_prefixes(vc, shards: int) -> list[str]:
         return [vc.prefix]
 
-    def ask(self, ask: Ask) -> list[VarPlan]:
-        plans = []
-        for vc in self.vars:
-            n = ask(f"{vc.prefix}.shards", vc.shards) if len(vc.shards) > 1 else 1
-            axes = vc.axes[n]
-            axis = ask(f"{vc.prefix}.s{n}.axis", axes) if len(axes) > 1 else axes[0]
-            plans.append(VarPlan(n, axis, (vc.slot.ask(ask, vc.prefix),) * n))
-        return plans
+    def ask_slots(self, ask: Ask, vc, shards: int) -> tuple:
+        """One synchronizer for every shard of the variable."""
+        return (vc.slot.ask(ask, vc.prefix),) * shards
 
     def params(self, plans: list[VarPlan], names: list[str]) -> dict[str, Any]:
         """The inverse of :meth:`ask`; StrategyError where a variable's shards differ or a value is outside."""
@@ -114,10 +109,7 @@ class CompactSpace(PerVariableSpace):
     def distributions(self) -> dict[str, tuple]:
         out: dict[str, tuple] = {}
         for vc in self.vars:
-            if len(vc.shards) > 1:
-                out[f"{vc.prefix}.shards"] = vc.shards
-            out |= {f"{vc.prefix}.s{n}.axis": a for n, a in vc.axes.items() if len(a) > 1}
-            out |= vc.slot.distributions(vc.prefix)
+            out |= self.var_distributions(vc)
         return out
 
 

@@ -56,8 +56,12 @@ class PerVariableSpace:
             n = ask(f"{vc.prefix}.shards", vc.shards) if len(vc.shards) > 1 else 1
             axes = vc.axes[n]
             axis = ask(f"{vc.prefix}.s{n}.axis", axes) if len(axes) > 1 else axes[0]
-            plans.append(VarPlan(n, axis, tuple(vc.slot.ask(ask, p) for p in self.slot_prefixes(vc, n))))
+            plans.append(VarPlan(n, axis, self.ask_slots(ask, vc, n)))
         return plans
+
+    def ask_slots(self, ask: Ask, vc: VarChoices, shards: int) -> tuple:
+        """The synchronizers of a variable split in ``shards``: one per shard."""
+        return tuple(vc.slot.ask(ask, p) for p in self.slot_prefixes(vc, shards))
 
     @staticmethod
     def slot_prefixes(vc: VarChoices, shards: int) -> list[str]:
@@ -89,13 +93,17 @@ class PerVariableSpace:
     def distributions(self) -> dict[str, tuple]:
         out: dict[str, tuple] = {}
         for vc in self.vars:
-            if len(vc.shards) > 1:
-                out[f"{vc.prefix}.shards"] = vc.shards
-            out |= {f"{vc.prefix}.s{n}.axis": a for n, a in vc.axes.items() if len(a) > 1}
-            out |= vc.slot.distributions(vc.prefix)
+            out |= self.var_distributions(vc)
             for j in range(max(vc.shards) if len(vc.shards) > 1 else 0):
                 out |= vc.slot.distributions(f"{vc.prefix}.p{j}")
         return out
+
+    @staticmethod
+    def var_distributions(vc: VarChoices) -> dict[str, tuple]:
+        """A variable's shard count, axis and whole-variable synchronizer parameters, with their choices."""
+        out: dict[str, tuple] = {f"{vc.prefix}.shards": vc.shards} if len(vc.shards) > 1 else {}
+        out |= {f"{vc.prefix}.s{n}.axis": a for n, a in vc.axes.items() if len(a) > 1}
+        return out | vc.slot.distributions(vc.prefix)
 
     def describe_rows(self, variables) -> list[dict[str, Any]]:
         return [{"variable": v.name, "prefix": vc.prefix, "shards": list(vc.shards),
