@@ -305,7 +305,8 @@ class Scorer:
 
     def _build_model(self) -> Model:
         """Model constants per variable (``_model_for`` re-indexes them per shard of a layout)."""
-        from simulator._network import SHARED_CPUS_LOCKSTEP, Levels, network_coefficients
+        from simulator._coefficients import Levels, network_coefficients
+        from simulator._network import SHARED_CPUS_LOCKSTEP
 
         inv, cal = self.inventory, self.calibration
         vs = inv.variables

@@ -20,14 +20,13 @@ import pathlib
 import re
 from typing import Any, Mapping
 
+from space._topology import TIER_KEYS, TOPOLOGY_KEYS, Tier, Topology
 from space._units import parse_bandwidth_gbit, parse_duration_s
 from space.errors import SpecError
 
 _TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
               "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
-_TOPOLOGY_KEYS = ("intra_node", "intra_group", "inter_group")
-_TIER_KEYS = {"bandwidth", "latency"}
 MAX_NODES = 4096
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
 _LINK_KEYS = {"from", "to", "bandwidth"}
@@ -93,33 +92,6 @@ class Link:
     src: str
     dst: str
     bandwidth_gbit: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Tier:
-    """Bandwidth and latency of one level of the topology (None: not given)."""
-
-    bandwidth_gbit: float | None = None
-    latency_s: float | None = None
-
-    def to_dict(self) -> dict[str, float]:
-        out = {"bandwidth": self.bandwidth_gbit, "latency": self.latency_s}
-        return {k: v for k, v in out.items() if v is not None}
-
-
-@dataclasses.dataclass(frozen=True)
-class Topology:
-    """How far apart two replicas are decides their bandwidth and latency: two GPUs of one node (``intra_node``),
-    two nodes of one group (``intra_group``) or of different groups (``inter_group``). ``inter_group`` is what one
-    node's traffic to the other groups gets at once (its share of the group's uplinks); a path never runs faster
-    than the NICs at its ends."""
-
-    intra_node: Tier = Tier()
-    intra_group: Tier = Tier()
-    inter_group: Tier = Tier()
-
-    def to_dict(self) -> dict[str, dict[str, float]]:
-        return {k: getattr(self, k).to_dict() for k in _TOPOLOGY_KEYS if getattr(self, k).to_dict()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -380,12 +352,12 @@ def _parse_topology(raw: Any, source: str) -> Topology:
         return Topology()
     if not isinstance(raw, dict):
         raise _type_error("topology", "a mapping of intra_node / intra_group / inter_group", raw, source)
-    _check_keys(raw, set(_TOPOLOGY_KEYS), "topology", source)
+    _check_keys(raw, set(TOPOLOGY_KEYS), "topology", source)
     tiers = {}
     for key, tier in raw.items():
         if not isinstance(tier, dict):
             raise _type_error(f"topology.{key}", "a mapping {bandwidth, latency}", tier, source)
-        _check_keys(tier, _TIER_KEYS, f"topology.{key}", source)
+        _check_keys(tier, TIER_KEYS, f"topology.{key}", source)
         try:
             bw = parse_bandwidth_gbit(tier["bandwidth"]) if "bandwidth" in tier else None
         except ValueError as e:
