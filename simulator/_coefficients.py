@@ -21,10 +21,15 @@ class Levels:
     inter_group_latency_s: float | None = None
     intra_node_gbit: float | None = None  # between the replicas of one node (overrides the calibration's)
 
+    @property
+    def grouped(self) -> bool:
+        return bool((self.group >= 0).any())
+
     @classmethod
     def of(cls, cluster, addresses: list[str]) -> "Levels":
         names = {g: i for i, g in enumerate(cluster.groups)}
-        group = np.array([names.get(cluster.node(a).group, -1) for a in addresses], np.int64)
+        node = {n.address: n for n in cluster.nodes}
+        group = np.array([names.get(node[a].group, -1) for a in addresses], np.int64)
         t = cluster.topology
         return cls(group=group, intra_group_gbit=t.intra_group.bandwidth_gbit,
                    inter_group_gbit=t.inter_group.bandwidth_gbit, intra_group_latency_s=t.intra_group.latency_s,
@@ -37,7 +42,7 @@ def _pair_matrices(addresses: list[str], cal: Calibration, levels: Levels | None
     calibration measured none for the link."""
     M = len(addresses)
     nic = np.array([cal.node_bandwidth(a) for a in addresses], float)
-    grouped = levels is not None and (levels.group >= 0).any()
+    grouped = levels is not None and levels.grouped
     if grouped and levels.intra_group_gbit:
         nic = np.minimum(nic, levels.intra_group_gbit)
     link = np.minimum.outer(nic, nic)
@@ -141,7 +146,7 @@ def network_coefficients(addresses: list[str], counts: np.ndarray, cal: Calibrat
     slow = np.argwhere(link < np.minimum.outer(nic, nic) * (1 - 1e-9))  # row-major: (a, b) in resource order
     counts = np.asarray(counts, float)
     N = counts.sum()
-    grouped = levels is not None and (levels.group >= 0).any()
+    grouped = levels is not None and levels.grouped
     cap = levels.inter_group_gbit * GBIT if grouped and levels.inter_group_gbit else None
     across = cap is not None and cap < nic.max() and len(np.unique(levels.group)) > 1
     net = Network(nic=nic, link=link, counts=counts, rpc=cal.rpc_overhead_s, gamma=cal.reduce_s_per_byte,

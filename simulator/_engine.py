@@ -140,8 +140,8 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     coll_s = np.where(hier, m.har_latency_s, m.ar_latency_s)
     unit_s, fixed = unit_bytes * s_per_byte, ncoll * coll_s
     ar_time = unit_s + fixed
-    flat, tiered = is_ar & ~hier, hier  # the ring latency of the last collective: the longer kind's
-    tail = np.maximum(m.ar_tail_s * flat.any(axis=1), m.har_tail_s * tiered.any(axis=1)) \
+    # the ring latency of the last collective: the longer kind's
+    tail = np.maximum(m.ar_tail_s * (is_ar & ~hier).any(axis=1), m.har_tail_s * hier.any(axis=1)) \
         * np.where(psgd.any(axis=1), 2.0, 1.0)
     ar_latency = fixed.sum(axis=1) + tail
     return _AllReduce(is_ar=is_ar, psgd=psgd, kind=kind, wire=wire, compression=compression, unit_bytes=unit_bytes,

@@ -1,10 +1,9 @@
 """Network constants of the cost model: which NIC directions and links a byte of PS load or all-reduce uses.
 
 Resources: one per NIC direction (send of node n = n, receive of node n = M + n), one per direction of every
-link measured slower than both its NICs, where the spec's topology caps what a node exchanges with other groups
-of nodes one per direction of each node's traffic across groups (its share of the group's uplinks) and, where
-the nodes share CPUs, one for those CPUs (the last). Replicas
-on the PS's own node exchange nothing over the wire.
+link measured slower than both its NICs, where the spec's topology caps the traffic across groups of nodes one per
+node and direction for that traffic (its share of the group's uplinks) and, where the nodes share CPUs, one for
+those CPUs (the last). Replicas on the PS's own node exchange nothing over the wire.
 
 A server answers its remote replicas' pulls one after another, so the first replica served starts computing
 once its own pulls are done (:meth:`Network.first_pull_parts`, per node holding replicas: one replica's pull from
@@ -328,7 +327,7 @@ class Network:
             cl = np.cumsum(load * mask, axis=-1)
             np.maximum(own, (self.other_groups(cl) / _col(self.xbw, cl))[nodes], out=own)
             send = cl / _col(self.xbw, cl)
-            by_group = np.stack([send[self.grp == g].max(axis=0) for g in range(self._onehot.shape[0])])
+            by_group = np.stack([send[self.grp == g].max(axis=0) for g in range(self.grp.max() + 1)])
             for g in np.unique(self.grp[nodes]):
                 others = np.delete(by_group, g, axis=0)
                 if len(others):
