@@ -7,6 +7,7 @@ on one started cluster, (4) print winner / best builder, winner / lower bound, p
     python benchmarks/search_quality.py                       # brings a 3-host 200 Mbit/s testbed up and down (root)
     python benchmarks/search_quality.py --spec cluster.yml    # an existing cluster instead
     python benchmarks/search_quality.py --bandwidth 1gbit --per-host 2=100mbit   # heterogeneous hosts
+    python benchmarks/search_quality.py --bandwidth 1gbit --link 0-2=100mbit     # one slow link, h0-h2
 
 The best builder is the fastest of a dozen noisy measurements, so it is biased low; with 2+ repeats the table
 also picks the best builder on the odd-numbered repeats and compares it with the winner on the even-numbered ones
@@ -34,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 
 
 @contextlib.contextmanager
-def testbed(hosts: int, bandwidth: str, directory: pathlib.Path, per_host: list[str] = ()):
+def testbed(hosts: int, bandwidth: str, directory: pathlib.Path, per_host: list[str] = (), links: list[str] = ()):
     import runners.testbed as tb
 
-    plan = tb.make_plan(hosts, bandwidth, list(per_host), prefix="sq", subnet="198.18.13.0/24",
+    plan = tb.make_plan(hosts, bandwidth, list(per_host), list(links), prefix="sq", subnet="198.18.13.0/24",
                         directory=str(directory), python=sys.executable)
     try:
         tb.up(plan)
@@ -157,6 +158,8 @@ def main() -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--per-host", action="append", default=[], metavar="I=RATE",
                    help="a heterogeneous testbed: host I's rate, e.g. --per-host 2=100mbit (repeatable)")
+    p.add_argument("--link", action="append", default=[], metavar="I-J=RATE",
+                   help="a slow link between hosts I and J, e.g. --link 0-2=100mbit (repeatable)")
     p.add_argument("--calibration", choices=["full", "quick", "none"], default="full",
                    help="`autotune calibrate --model` before each search (full), the search's own quick one "
                         "(quick), or the spec's nominal values (none)")
@@ -168,7 +171,7 @@ def main() -> int:
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb",
-                                                                                   args.per_host)) as spec:
+                                                                                   args.per_host, args.link)) as spec:
         rows = []
         for m in args.models.split(","):
             r = run_model(str(ROOT / "examples" / "models" / f"{m}.py"), spec, out, args)

@@ -44,7 +44,7 @@ CONTENDERS = ("mwms", "pss", "winner", "builder", "all_reduce")
 def testbed(args, directory: pathlib.Path):
     import runners.testbed as tb
 
-    plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, prefix="vtd", subnet="198.18.17.0/24",
+    plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, args.link, prefix="vtd", subnet="198.18.17.0/24",
                         directory=str(directory), python=sys.executable, threads=args.threads)
     try:
         tb.up(plan)
@@ -183,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hosts", type=int, default=3)
     p.add_argument("--bandwidth", default="200mbit")
     p.add_argument("--per-host", action="append", default=[], metavar="I=RATE")
+    p.add_argument("--link", action="append", default=[], metavar="I-J=RATE", help="a slow link, e.g. 0-2=50mbit")
     p.add_argument("--threads", type=int, default=1, help="intra-op threads per host, every contender (1)")
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--warmup", type=int, default=10)

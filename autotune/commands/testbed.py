@@ -27,6 +27,9 @@ def register(sub) -> None:
     u.add_argument("--bandwidth", required=True, metavar="RATE", help="each host's link rate, e.g. 1gbit, 200mbit")
     u.add_argument("--per-host", action="append", default=[], metavar="I=RATE",
                    help="rate of host I (0 = chief), e.g. 2=100mbit; repeatable")
+    u.add_argument("--link", action="append", default=[], metavar="I-J=RATE",
+                   help="a slow link: hosts I and J exchange at RATE both ways, at most the slower host's rate, "
+                        "e.g. 0-2=50mbit; repeatable")
     u.add_argument("--threads", type=int, default=None, metavar="N",
                    help="intra-op threads of each host's TensorFlow server (default: this machine's cores / hosts, "
                         "at least 1; 0 = TensorFlow's default of one per core)")
@@ -52,8 +55,8 @@ def _dir(args) -> str:
 def run_up(args) -> int:
     import runners.testbed as tb
 
-    plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, prefix=args.prefix, subnet=args.subnet,
-                        directory=args.dir, threads=args.threads)
+    plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, args.link, prefix=args.prefix,
+                        subnet=args.subnet, directory=args.dir, threads=args.threads)
     tb.up(plan)
     _print_status(tb.status(plan["dir"]))
     print(f"\nuse it:  autotune <command> --spec {plan['dir']}/cluster.yml ...")
@@ -98,3 +101,7 @@ def _print_status(info: dict) -> None:
         ns = h["netns"] if h["netns_up"] else f"{h['netns']}!"
         print(f"{h['name']:<6}{ns:<14}{h['address']:<16}{format_rate(h['rate_bit']):<10}{tc:<10}{sshd:<16}"
               f"{h['processes']:>5}")
+    for link in info.get("links", []):
+        a, b = link["hosts"]
+        tc = [format_rate(r) if r else "-" for r in link["tc_rate_bit"]]
+        print(f"link {a}-{b}: {format_rate(link['rate_bit'])} both ways (tc: {tc[0]} {a}->{b}, {tc[1]} {b}->{a})")

@@ -3,6 +3,7 @@
 Pure data (no system calls), so it is tested without root. Naming, for prefix ``attb`` and 3 hosts:
 namespaces ``attb-br`` (the bridge ``br0``) and ``attb-h0`` .. ``attb-h2`` (each host's ``eth0``), one link
 ``attb-r`` in the root namespace for the driver. Addresses come from 198.18.0.0/15 (RFC 2544 benchmarking).
+A slow link (``--link 0-2=50mbit``) is a pair of hosts whose traffic runs below both of their rates.
 """
 from __future__ import annotations
 
@@ -62,6 +63,40 @@ def parse_per_host(items: Sequence[str], hosts: int) -> dict[int, int]:
     return out
 
 
+def parse_links(items: Sequence[str], rates: Sequence[int]) -> list[dict[str, Any]]:
+    """``["0-2=50mbit", "h1-h2=20mbit"]`` → ``[{"hosts": [0, 2], "rate_bit": 50_000_000}, ...]``, sorted by pair.
+
+    ``rates`` are the hosts' own rates: a link joins two different hosts, each pair once, and is no faster than
+    the slower of the two (it slows a pair down; the hosts' links cap it anyway). The rate holds both ways."""
+    out: dict[tuple[int, int], int] = {}
+    for item in items:
+        pair, sep, rate = item.partition("=")
+        ends = [e.strip().removeprefix("h") for e in pair.split("-")]
+        if not sep or len(ends) != 2 or not all(e.isdigit() for e in ends):
+            raise TestbedRefused(f"`--link` must be I-J=RATE, but got {item!r}", hint="e.g. --link 0-2=50mbit")
+        i, j = int(ends[0]), int(ends[1])
+        for k in (i, j):
+            if not 0 <= k < len(rates):
+                raise TestbedRefused(f"`--link {item}` names host {k}, but hosts are 0..{len(rates) - 1}",
+                                     hint="host indices start at 0 (h0 is the chief)")
+        if i == j:
+            raise TestbedRefused(f"`--link {item}` joins host {i} to itself",
+                                 hint="name two hosts, e.g. --link 0-2=50mbit")
+        key = (min(i, j), max(i, j))
+        if key in out:
+            raise TestbedRefused(f"`--link {item}` repeats the link between h{key[0]} and h{key[1]}",
+                                 hint="give each pair of hosts one rate")
+        bits = rate_bits(rate, f"`--link {item}`")
+        limit = min(rates[i], rates[j])
+        if bits > limit:
+            slower = i if rates[i] <= rates[j] else j
+            raise TestbedRefused(f"`--link {item}` is faster than h{slower}'s own rate ({format_rate(limit)}), "
+                                 f"which caps the link anyway",
+                                 hint=f"use at most {format_rate(limit)}, or raise h{slower}'s rate with --per-host")
+        out[key] = bits
+    return [{"hosts": list(key), "rate_bit": bits} for key, bits in sorted(out.items())]
+
+
 def fair_threads(hosts: int) -> int:
     """Each host's share of this machine's cores (at least 1): the emulated hosts share one CPU."""
     try:
@@ -71,10 +106,12 @@ def fair_threads(hosts: int) -> int:
     return max(1, cores // max(hosts, 1))
 
 
-def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), prefix: str = DEFAULT_PREFIX,
-              subnet: str = DEFAULT_SUBNET, directory: str | None = None,
+def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), links: Sequence[str] = (),
+              prefix: str = DEFAULT_PREFIX, subnet: str = DEFAULT_SUBNET, directory: str | None = None,
               python: str | None = None, threads: int | None = None) -> dict[str, Any]:
     """Validate the request and return the plan as plain JSON-able data.
+
+    ``links``: slow links, ``I-J=RATE`` (see :func:`parse_links`); the plan's ``links`` lists them by host index.
 
     ``threads``: intra-op threads of each host's TensorFlow server (default :func:`fair_threads`; 0 leaves
     TensorFlow's default of one per core, so N hosts on C cores run N*C threads and time each other out).
@@ -96,6 +133,7 @@ def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), prefix: 
                              hint=f"use a /24 such as {DEFAULT_SUBNET}")
     default_rate = rate_bits(bandwidth, "`--bandwidth`")
     overrides = parse_per_host(per_host, hosts)
+    rates = [overrides.get(i, default_rate) for i in range(hosts)]
     return {
         "prefix": prefix,
         "dir": os.path.abspath(directory or default_dir(prefix)),
@@ -106,8 +144,9 @@ def make_plan(hosts: int, bandwidth: str, per_host: Sequence[str] = (), prefix: 
         "bridge": "br0",
         "root": {"link": f"{prefix}-r", "peer": "root", "address": str(net[1])},
         "hosts": [{"index": i, "name": f"h{i}", "netns": f"{prefix}-h{i}", "port": f"h{i}",
-                   "address": str(net[HOST_OFFSET + i]), "rate_bit": overrides.get(i, default_rate)}
+                   "address": str(net[HOST_OFFSET + i]), "rate_bit": rates[i]}
                   for i in range(hosts)],
+        "links": parse_links(links, rates),
     }
 
 

@@ -1,4 +1,5 @@
-"""The ``cluster.yml`` that ``up`` writes: one node per emulated host, one SSH group, pinned host keys."""
+"""The ``cluster.yml`` that ``up`` writes: one node per emulated host, one SSH group, pinned host keys, and a
+``links`` entry per slow link."""
 from __future__ import annotations
 
 import pathlib
@@ -27,7 +28,13 @@ def cluster_dict(plan: dict[str, Any], user: str, key_file: str, known_hosts: st
     if plan.get("threads"):
         for n in nodes:
             n["intra_op_threads"] = plan["threads"]
-    return {"nodes": nodes, "ssh": {SSH_GROUP: group}, "known_hosts": known_hosts}
+    out = {"nodes": nodes, "ssh": {SSH_GROUP: group}, "known_hosts": known_hosts}
+    hosts = plan["hosts"]
+    links = [{"from": hosts[a]["address"], "to": hosts[b]["address"], "bandwidth": format_rate(link["rate_bit"])}
+             for link in plan.get("links", []) for a, b in [link["hosts"]]]
+    if links:  # one entry per pair: a spec's link holds both ways
+        out["links"] = links
+    return out
 
 
 def write_cluster(plan: dict[str, Any], user: str, key_file: str, known_hosts: str) -> pathlib.Path:

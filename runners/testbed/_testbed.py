@@ -5,7 +5,9 @@ Topology: a bridge ``br0`` in its own namespace ``<prefix>-br``; each host names
 ``root``) so a driver run without ``ip netns exec`` reaches every host. Keeping the bridge out of the root
 namespace leaves one interface there, and deleting the bridge namespace removes every port at once.
 Shaping: ``tbf`` on each host's ``eth0`` (egress) and on its bridge port (ingress), so traffic between
-hosts a and b runs at ``min(rate_a, rate_b)`` -- the rule ``ClusterSpec.bandwidth_gbit`` uses.
+hosts a and b runs at ``min(rate_a, rate_b)`` -- the rule ``ClusterSpec.bandwidth_gbit`` uses. A host with slow
+links has ``htb`` on its ``eth0`` instead (:func:`htb_commands`): one class per slow peer at the link's rate, the
+rest in a default class, all under one class at the host's rate; each end shapes what it sends over the link.
 """
 from __future__ import annotations
 
@@ -15,29 +17,81 @@ import logging
 import os
 import pathlib
 import pwd
+import re
 import shutil
-from typing import Any
+from typing import Any, Sequence
 
 from runners.testbed import _sshd, _sys
 from runners.testbed._errors import NameTaken, NoTestbed, TestbedFailed
 from runners.testbed._plan import SSH_PORT
 from runners.testbed._spec import write_cluster
 from runners.testbed._state import State, state_path
+from space import parse_bandwidth_gbit
 
 log = logging.getLogger(__name__)
-TBF_LATENCY = "50ms"
+LATENCY_MS = 50
+TBF_LATENCY = f"{LATENCY_MS}ms"
 BURST_MIN_BYTES = 128 * 1024
+HTB_PEER_CLASS = 0x100  # the htb class of slow peer j is 1:<0x100 + j>; 1:1 is the host's, 1:2 the default
+HTB_MIN_RATE_BIT = 1000
 KEY_FILE = "id_ed25519"
 KNOWN_HOSTS = "known_hosts"
+_HTB_CLASS = re.compile(r"^class htb 1:([0-9a-f]+) .*\bceil (\S+)")
+
+
+def burst_bytes(rate_bit: int) -> int:
+    """max(128 KiB, 2 ms at the rate). Above the largest GSO packet (64 KiB), so ``tbf`` splits no packets;
+    with 4-25 KB bursts a TF server spent ~1 CPU-s per 40 MiB all-reduce at 200mbit instead of ~0.2."""
+    return max(BURST_MIN_BYTES, rate_bit // 8 * 2 // 1000)
+
+
+def queue_bytes(rate_bit: int) -> int:
+    """What ``tbf`` with ``latency 50ms`` queues: 50 ms at the rate plus the burst."""
+    return rate_bit // 8 * LATENCY_MS // 1000 + burst_bytes(rate_bit)
 
 
 def tbf_args(rate_bit: int) -> list[str]:
-    """``tbf`` parameters: the rate in bits/s, a burst of max(128 KiB, 2 ms at the rate), 50 ms of queue.
+    """``tbf`` parameters: the rate in bits/s, a burst of :func:`burst_bytes`, 50 ms of queue."""
+    return ["tbf", "rate", f"{rate_bit}bit", "burst", str(burst_bytes(rate_bit)), "latency", TBF_LATENCY]
 
-    A burst above the largest GSO packet (64 KiB) keeps ``tbf`` from splitting packets; with 4-25 KB bursts
-    a TF server spent ~1 CPU-s per 40 MiB all-reduce at 200mbit instead of ~0.2."""
-    burst_bytes = max(BURST_MIN_BYTES, rate_bit // 8 * 2 // 1000)
-    return ["tbf", "rate", f"{rate_bit}bit", "burst", str(burst_bytes), "latency", TBF_LATENCY]
+
+def htb_commands(rate_bit: int, peers: Sequence[tuple[int, str, int]]) -> list[list[str]]:
+    """``tc`` arguments (after ``tc -n NETNS``) that shape a host's ``eth0`` with slow links to ``peers``.
+
+    ``peers``: ``(index, address, link rate)``. Class 1:1 runs at the host's rate; under it the default class
+    1:2 (ceil: the host's rate) and one class per peer (ceil: the link's rate), picked by a ``u32`` filter on
+    the peer's address. The children's guaranteed rates share out the host's rate in proportion to their ceils,
+    so whatever mix is sent, the total stays at the host's rate. Each class bursts as ``tbf`` would at its ceil
+    and queues in a ``bfifo`` as long as tbf's queue (:func:`queue_bytes`). The quantum is set to 128 KiB:
+    htb's default, rate / 10 in bytes, passes its 200000-byte cap above 16 Mbit/s and warns."""
+    dev = ["dev", "eth0"]
+    total = rate_bit + sum(rate for _, _, rate in peers)
+
+    def klass(parent: str, classid: str, rate: int, ceil: int) -> list[str]:
+        burst = str(burst_bytes(ceil))
+        return ["class", "add", *dev, "parent", parent, "classid", classid, "htb", "rate", f"{rate}bit",
+                "ceil", f"{ceil}bit", "burst", burst, "cburst", burst, "quantum", str(BURST_MIN_BYTES)]
+
+    out = [["qdisc", "add", *dev, "root", "handle", "1:", "htb", "default", "2"],
+           klass("1:", "1:1", rate_bit, rate_bit)]
+    leaves = [("1:2", rate_bit, None)] + [(f"1:{HTB_PEER_CLASS + j:x}", rate, address) for j, address, rate in peers]
+    for classid, ceil, address in leaves:
+        out.append(klass("1:1", classid, max(HTB_MIN_RATE_BIT, ceil * rate_bit // total), ceil))
+        out.append(["qdisc", "add", *dev, "parent", classid, "bfifo", "limit", str(queue_bytes(ceil))])
+        if address is not None:
+            out.append(["filter", "add", *dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
+                        "match", "ip", "dst", f"{address}/32", "flowid", classid])
+    return out
+
+
+def slow_peers(plan: dict[str, Any], index: int) -> list[tuple[int, str, int]]:
+    """``(peer index, peer address, link rate)`` of host ``index``'s slow links in ``plan``."""
+    out = []
+    for link in plan.get("links", []):
+        if index in link["hosts"]:
+            peer = link["hosts"][1] if link["hosts"][0] == index else link["hosts"][0]
+            out.append((peer, plan["hosts"][peer]["address"], link["rate_bit"]))
+    return out
 
 
 # ---- up ------------------------------------------------------------------------------------------
@@ -112,7 +166,11 @@ def _build(state: State, plan: dict[str, Any], sshd: str) -> None:
         ip(["ip", "-n", br, "link", "set", h["port"], "master", bridge, "up"])
         ip(["ip", "-n", ns, "addr", "add", f"{h['address']}/{prefixlen}", "dev", "eth0"])
         ip(["ip", "-n", ns, "link", "set", "eth0", "up"])
-        ip(["tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", *tbf_args(h["rate_bit"])])
+        if peers := slow_peers(plan, h["index"]):
+            for args in htb_commands(h["rate_bit"], peers):
+                ip(["tc", "-n", ns, *args])
+        else:
+            ip(["tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", *tbf_args(h["rate_bit"])])
         ip(["tc", "-n", br, "qdisc", "add", "dev", h["port"], "root", *tbf_args(h["rate_bit"])])
 
     directory = pathlib.Path(plan["dir"])
@@ -217,33 +275,49 @@ def _pid_from_file(path: str | None) -> int | None:
 # ---- status --------------------------------------------------------------------------------------
 
 def status(directory: str | os.PathLike) -> dict[str, Any]:
-    """What is recorded and whether it is alive: namespaces, addresses, the rates ``tc`` reports, sshd PIDs."""
+    """What is recorded and whether it is alive: namespaces, addresses, the rates ``tc`` reports, sshd PIDs,
+    and each slow link's rate as ``tc`` reports it on either end (``[a to b, b to a]``)."""
     state = State.load(directory)
     if state is None:
         raise NoTestbed(f"no testbed recorded in {directory}", hint="`autotune testbed up --hosts N --bandwidth 1gbit`")
     plan = state.plan
     namespaces = _sys.netns_list()
-    hosts = []
+    hosts, shaping = [], {}
     for h in plan["hosts"]:
         proc = state.find("process", host=h["name"]) or {}
         up_ns = h["netns"] in namespaces
+        shaping[h["index"]] = _tc_shaping(h["netns"]) if up_ns else (None, {})
         hosts.append({
             "name": h["name"], "netns": h["netns"], "netns_up": up_ns, "address": h["address"],
-            "rate_bit": h["rate_bit"], "tc_rate_bit": _tc_rate(h["netns"]) if up_ns else None,
+            "rate_bit": h["rate_bit"], "tc_rate_bit": shaping[h["index"]][0],
             "sshd_pid": proc.get("pid"), "sshd_alive": _sys.alive(proc.get("pid"), proc.get("start_time")),
             "processes": len(_sys.netns_pids(h["netns"])) if up_ns else 0})
+    links = [{"hosts": [plan["hosts"][a]["name"], plan["hosts"][b]["name"]], "rate_bit": link["rate_bit"],
+              "tc_rate_bit": [shaping[a][1].get(b), shaping[b][1].get(a)]}
+             for link in plan.get("links", []) for a, b in [link["hosts"]]]
     return {"dir": plan["dir"], "prefix": plan["prefix"], "complete": state.data.get("complete", False),
             "cluster": str(pathlib.Path(plan["dir"]) / "cluster.yml"), "root_link": plan["root"]["link"],
             "root_address": plan["root"]["address"], "root_link_up": plan["root"]["link"] in _sys.root_links(),
-            "hosts": hosts}
+            "hosts": hosts, "links": links}
 
 
-def _tc_rate(netns: str) -> int | None:
+def _tc_shaping(netns: str) -> tuple[int | None, dict[int, int]]:
+    """The rate ``tc`` reports on the host's ``eth0`` (tbf's, or htb's class 1:1) and its slow links' rates
+    by peer index (each peer class's ceil)."""
     proc = _sys.run(["tc", "-n", netns, "-j", "qdisc", "show", "dev", "eth0"], check=False)
     try:
-        for q in json.loads(proc.stdout or "[]"):
-            if q.get("kind") == "tbf":
-                return int(q["options"]["rate"]) * 8  # tc -j reports bytes per second
+        root = next((q for q in json.loads(proc.stdout or "[]") if q.get("kind") in ("tbf", "htb")), {})
+        if root.get("kind") == "tbf":
+            return int(root["options"]["rate"]) * 8, {}  # tc -j reports bytes per second
     except (ValueError, KeyError, TypeError):
-        pass
-    return None
+        return None, {}
+    if root.get("kind") != "htb":
+        return None, {}
+    ceils = {}  # tc 6.1 prints htb classes as text even with -j
+    for line in _sys.run(["tc", "-n", netns, "class", "show", "dev", "eth0"], check=False).stdout.splitlines():
+        if (m := _HTB_CLASS.match(line)) is not None:
+            try:
+                ceils[int(m[1], 16)] = round(parse_bandwidth_gbit(m[2]) * 1e9)
+            except ValueError:
+                continue
+    return ceils.get(1), {minor - HTB_PEER_CLASS: c for minor, c in ceils.items() if minor >= HTB_PEER_CLASS}

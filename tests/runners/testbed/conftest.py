@@ -17,13 +17,19 @@ def netns_ok() -> None:
 
 
 @pytest.fixture(scope="module")
-def testbed(netns_ok, tmp_path_factory):
+def testbed_links() -> list[str]:
+    """The slow links (``--link``) of the module's ``testbed``: none, unless the module overrides this fixture."""
+    return []
+
+
+@pytest.fixture(scope="module")
+def testbed(netns_ok, tmp_path_factory, testbed_links):
     """Three hosts: h0 and h1 at 200mbit, h2 at 100mbit; removed by ``down`` even when a test fails."""
     import runners.testbed as tb
 
     directory = tmp_path_factory.mktemp("testbed") / "state"
-    plan = tb.make_plan(3, "200mbit", ["2=100mbit"], prefix=unique_prefix("tb"), subnet=unique_subnet(0),
-                        directory=str(directory), python=sys.executable)
+    plan = tb.make_plan(3, "200mbit", ["2=100mbit"], testbed_links, prefix=unique_prefix("tb"),
+                        subnet=unique_subnet(0), directory=str(directory), python=sys.executable)
     try:
         tb.up(plan)
         yield plan

@@ -1,4 +1,6 @@
-"""A real 3-host testbed: status, SSH with pinned keys, shaped throughput, refusals of taken names."""
+"""A real 3-host testbed: status, SSH with pinned keys, shaped throughput, a slow link, refusals of taken names.
+
+The testbed here also has a 50mbit link between h1 (200mbit) and h2 (100mbit); h0's traffic does not cross it."""
 from __future__ import annotations
 
 import ipaddress
@@ -14,6 +16,12 @@ from autotune.cli import main
 from _testbed_helpers import HERE, ssh_client, unique_prefix
 
 pytestmark = [pytest.mark.netns, pytest.mark.ssh]
+SLOW_LINK = 50_000_000
+
+
+@pytest.fixture(scope="module")
+def testbed_links() -> list[str]:
+    return [f"1-2={SLOW_LINK}bit"]
 
 
 def test_status_reports_hosts(testbed):
@@ -23,6 +31,7 @@ def test_status_reports_hosts(testbed):
     assert all(ipaddress.ip_address(h["address"]) in tb.BENCHMARK_NET for h in info["hosts"])
     assert [h["tc_rate_bit"] for h in info["hosts"]] == [200_000_000, 200_000_000, 100_000_000]
     assert all(h["netns_up"] and h["sshd_alive"] for h in info["hosts"])
+    assert info["links"] == [{"hosts": ["h1", "h2"], "rate_bit": SLOW_LINK, "tc_rate_bit": [SLOW_LINK, SLOW_LINK]}]
 
 
 def test_status_cli_table(testbed, capsys):
@@ -31,6 +40,7 @@ def test_status_cli_table(testbed, capsys):
     for h in testbed["hosts"]:
         assert f"{h['name']:<6}{h['netns']:<14}{h['address']:<16}" in out
     assert "100mbit" in out and "alive" in out and "DEAD" not in out
+    assert "link h1-h2: 50mbit both ways (tc: 50mbit h1->h2, 50mbit h2->h1)" in out
 
 
 def test_status_cli_json(testbed, capsys):
@@ -73,27 +83,38 @@ def test_ssh_refuses_password_login(testbed):
         transport.close()
 
 
-def _throughput(testbed, src: int, dst: int, port: int, seconds: float = 3.0) -> float:
-    """Bits/s received on host ``dst`` from host ``src`` (a bounded socket sender/receiver pair)."""
-    s, d = testbed["hosts"][src], testbed["hosts"][dst]
-    probe = str(HERE / "_probe.py")
-    limit = int(d["rate_bit"] / 8 * seconds * 2)
-    receiver = subprocess.Popen(["ip", "netns", "exec", d["netns"], sys.executable, probe, "recv", d["address"],
-                                 str(port), str(limit), str(seconds + 10)], stdout=subprocess.PIPE, text=True)
+def _throughputs(testbed, pairs: list[tuple[int, int]], port: int, seconds: float = 3.0) -> list[float]:
+    """Bits/s received on host ``dst`` from host ``src`` for each ``(src, dst)``, all sent at once (a bounded
+    socket sender/receiver pair each, on ports ``port``, ``port + 1``, ...)."""
+    hosts, probe = testbed["hosts"], str(HERE / "_probe.py")
+    ends = [(hosts[src], hosts[dst], str(port + k), str(int(hosts[dst]["rate_bit"] / 8 * seconds * 2)))
+            for k, (src, dst) in enumerate(pairs)]
+    receivers, senders = [], []
     try:
-        for _ in range(50):  # wait (at most 5 s) until the receiver listens
-            if subprocess.run(["ip", "netns", "exec", d["netns"], "ss", "-Hltn", f"sport = :{port}"],
-                              capture_output=True, text=True, timeout=5).stdout.strip():
-                break
-            subprocess.run(["sleep", "0.1"])
-        subprocess.run(["ip", "netns", "exec", s["netns"], sys.executable, probe, "send", d["address"], str(port),
-                        str(limit), str(seconds)], check=True, timeout=seconds + 15)
-        out, _ = receiver.communicate(timeout=15)
+        for _, d, p, limit in ends:
+            receivers.append(subprocess.Popen(["ip", "netns", "exec", d["netns"], sys.executable, probe, "recv",
+                                               d["address"], p, limit, str(seconds + 10)],
+                                              stdout=subprocess.PIPE, text=True))
+        for _, d, p, _ in ends:
+            for _ in range(50):  # wait (at most 5 s) until the receiver listens
+                if subprocess.run(["ip", "netns", "exec", d["netns"], "ss", "-Hltn", f"sport = :{p}"],
+                                  capture_output=True, text=True, timeout=5).stdout.strip():
+                    break
+                subprocess.run(["sleep", "0.1"])
+        senders = [subprocess.Popen(["ip", "netns", "exec", s["netns"], sys.executable, probe, "send", d["address"],
+                                     p, limit, str(seconds)]) for s, d, p, limit in ends]
+        assert [s.wait(timeout=seconds + 15) for s in senders] == [0] * len(ends)
+        outs = [r.communicate(timeout=15)[0] for r in receivers]
     finally:
-        if receiver.poll() is None:
-            receiver.kill()
-            receiver.wait(timeout=5)
-    return json.loads(out)["bits_per_s"]
+        for proc in receivers + senders:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=5)
+    return [json.loads(out)["bits_per_s"] for out in outs]
+
+
+def _throughput(testbed, src: int, dst: int, port: int, seconds: float = 3.0) -> float:
+    return _throughputs(testbed, [(src, dst)], port, seconds)[0]
 
 
 @pytest.mark.slow
@@ -108,6 +129,21 @@ def test_throughput_is_the_slower_hosts_rate(testbed):
     bits = _throughput(testbed, 0, 2, 5202)
     print(f"h0 (200mbit) -> h2 (100mbit): {bits / 1e6:.1f} Mbit/s")
     assert abs(bits - 100e6) <= 0.10 * 100e6
+
+
+@pytest.mark.slow
+def test_a_slow_link_runs_at_its_rate_and_its_hosts_keep_theirs(testbed):
+    """h1-h2 runs near 50mbit both ways while h1 sends to h0 near its 200mbit; sending over both at once, h1
+    stays within its 200mbit (the link's htb class is one of the host's)."""
+    slow, back, other = (_throughput(testbed, src, dst, 5203 + k, seconds=2.0)
+                         for k, (src, dst) in enumerate([(1, 2), (2, 1), (1, 0)]))
+    both = _throughputs(testbed, [(1, 0), (1, 2)], 5206, seconds=2.0)
+    print(f"h1 -> h2 {slow / 1e6:.1f}, h2 -> h1 {back / 1e6:.1f} Mbit/s over the 50 Mbit/s link; "
+          f"h1 -> h0 {other / 1e6:.1f} Mbit/s at 200 Mbit/s; at once: h1 -> h0 {both[0] / 1e6:.1f} + "
+          f"h1 -> h2 {both[1] / 1e6:.1f} Mbit/s")
+    assert slow < 0.6 * other and back < 0.6 * other
+    assert 0.5 * SLOW_LINK < min(slow, back) and max(slow, back, both[1]) < 1.1 * SLOW_LINK
+    assert sum(both) < 1.1 * 200e6
 
 
 def test_up_refuses_taken_state_dir(testbed, capsys):

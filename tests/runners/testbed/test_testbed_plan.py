@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 
 import pytest
 
 import runners.testbed as tb
 from autotune.cli import main
 from runners.testbed import _spec, _sys
-from runners.testbed._plan import format_rate, parse_per_host
-from runners.testbed._testbed import tbf_args
+from runners.testbed._plan import format_rate, parse_links, parse_per_host
+from runners.testbed._testbed import htb_commands, queue_bytes, slow_peers, tbf_args
 from space.cluster import ClusterSpec
 
 
@@ -25,6 +26,15 @@ def test_plan_addresses_stay_in_benchmark_range():
 def test_plan_per_host_rates():
     plan = tb.make_plan(3, "1gbit", ["2=100mbit", "h0=0.5"], directory="/tmp/x")
     assert [h["rate_bit"] for h in plan["hosts"]] == [500_000_000, 1_000_000_000, 100_000_000]
+
+
+def test_plan_links_by_index_either_order():
+    plan = tb.make_plan(3, "1gbit", ["2=100mbit"], ["h2-h0=50mbit", "1-2=100mbit"], directory="/tmp/x")
+    assert plan["links"] == [{"hosts": [0, 2], "rate_bit": 50_000_000}, {"hosts": [1, 2], "rate_bit": 100_000_000}]
+    assert tb.make_plan(3, "1gbit", directory="/tmp/x")["links"] == []
+    assert slow_peers(plan, 2) == [(0, plan["hosts"][0]["address"], 50_000_000),
+                                   (1, plan["hosts"][1]["address"], 100_000_000)]
+    assert slow_peers(plan, 1) == [(2, plan["hosts"][2]["address"], 100_000_000)]
 
 
 def test_default_dir_uses_prefix():
@@ -44,11 +54,23 @@ def test_default_dir_uses_prefix():
     ({"per_host": ["5=1gbit"]}, "names host 5"),
     ({"per_host": ["x"]}, "must be INDEX=RATE"),
     ({"threads": -1}, "`--threads` must be >= 0"),
+    ({"links": ["0-2"]}, "`--link` must be I-J=RATE"),
+    ({"links": ["0=50mbit"]}, "`--link` must be I-J=RATE"),
+    ({"links": ["0-1-2=50mbit"]}, "`--link` must be I-J=RATE"),
+    ({"links": ["a-b=50mbit"]}, "`--link` must be I-J=RATE"),
+    ({"links": ["1-1=50mbit"]}, "joins host 1 to itself"),
+    ({"links": ["0-3=50mbit"]}, "names host 3, but hosts are 0..2"),
+    ({"links": ["0-2=50mbit", "h2-h0=40mbit"]}, "repeats the link between h0 and h2"),
+    ({"links": ["0-2=fast"]}, "bad `--link 0-2=fast`"),
+    ({"links": ["0-2=1.5gbit"]}, "faster than h0's own rate (1gbit)"),
+    ({"per_host": ["2=100mbit"], "links": ["0-2=200mbit"]}, "faster than h2's own rate (100mbit)"),
 ], ids=["outside-range", "next-range", "tiny-subnet", "not-a-subnet", "bad-prefix", "long-prefix", "no-hosts",
-        "bad-rate", "rate-too-low", "host-out-of-range", "per-host-syntax", "negative-threads"])
+        "bad-rate", "rate-too-low", "host-out-of-range", "per-host-syntax", "negative-threads", "link-no-rate",
+        "link-one-host", "link-three-hosts", "link-not-indices", "link-to-itself", "link-out-of-range",
+        "link-twice", "link-bad-rate", "link-faster-than-hosts", "link-faster-than-slower-host"])
 def test_plan_refuses(kwargs, message):
     args = {"hosts": 3, "bandwidth": "1gbit", **kwargs}
-    with pytest.raises(tb.TestbedRefused, match=message.replace("`", ".").replace("(", ".")):
+    with pytest.raises(tb.TestbedRefused, match=re.escape(message)):
         tb.make_plan(args.pop("hosts"), args.pop("bandwidth"), **args)
 
 
@@ -65,6 +87,47 @@ def test_format_rate(bits, text):
 def test_tbf_args_rate_in_bits_and_burst_floor():
     assert tbf_args(200_000_000) == ["tbf", "rate", "200000000bit", "burst", "131072", "latency", "50ms"]
     assert tbf_args(10_000_000_000)[4] == "2500000"
+
+
+def test_parse_links_empty():
+    assert parse_links([], [10**9, 10**9]) == []
+
+
+def test_htb_caps_the_host_and_gives_each_slow_peer_its_rate():
+    """Guaranteed rates add up to the host's rate (so any mix is capped by it); ceils: the host's, each link's."""
+    cmds = htb_commands(200_000_000, [(2, "198.18.0.13", 50_000_000)])
+    assert cmds[0] == ["qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "2"]
+    classes = {c[c.index("classid") + 1]: c for c in cmds if c[0] == "class"}
+    opt = lambda c, key: c[c.index(key) + 1]  # noqa: E731
+    assert {k: (opt(c, "parent"), opt(c, "rate"), opt(c, "ceil")) for k, c in classes.items()} == {
+        "1:1": ("1:", "200000000bit", "200000000bit"),
+        "1:2": ("1:1", "160000000bit", "200000000bit"),
+        "1:102": ("1:1", "40000000bit", "50000000bit")}
+    assert opt(classes["1:102"], "burst") == tbf_args(50_000_000)[4]
+    assert ["filter", "add", "dev", "eth0", "parent", "1:", "protocol", "ip", "prio", "1", "u32", "match", "ip",
+            "dst", "198.18.0.13/32", "flowid", "1:102"] in cmds
+    fifos = {c[c.index("parent") + 1]: int(c[-1]) for c in cmds if "bfifo" in c}
+    assert fifos == {"1:2": queue_bytes(200_000_000), "1:102": queue_bytes(50_000_000)}
+    assert queue_bytes(200_000_000) == 200_000_000 // 8 // 20 + 131072  # tbf's: 50 ms at the rate + the burst
+
+
+def test_htb_guarantees_never_exceed_the_host_rate():
+    peers = [(j, f"198.18.0.{11 + j}", 90_000_000) for j in range(1, 4)]  # three links adding up to more
+    cmds = htb_commands(100_000_000, peers)
+    leaves = [int(c[c.index("rate") + 1].removesuffix("bit")) for c in cmds
+              if c[0] == "class" and c[c.index("parent") + 1] == "1:1"]
+    assert len(leaves) == 4 and sum(leaves) <= 100_000_000
+
+
+def test_cluster_spec_carries_slow_links():
+    plan = tb.make_plan(3, "200mbit", ["2=100mbit"], ["2-0=50mbit"], directory="/tmp/tb")
+    d = _spec.cluster_dict(plan, "root", "/tmp/tb/id", "/tmp/tb/kh")
+    h0, h1, h2 = (h["address"] for h in plan["hosts"])
+    assert d["links"] == [{"from": h0, "to": h2, "bandwidth": "50mbit"}]
+    spec = ClusterSpec.from_dict(d)
+    assert spec.bandwidth_gbit(h0, h2) == spec.bandwidth_gbit(h2, h0) == pytest.approx(0.05)
+    assert spec.bandwidth_gbit(h1, h2) == pytest.approx(0.1) and spec.bandwidth_gbit(h0, h1) == pytest.approx(0.2)
+    assert "links" not in _spec.cluster_dict(tb.make_plan(2, "1gbit", directory="/tmp/tb"), "root", "i", "k")
 
 
 def test_cluster_spec_is_valid_and_pins_keys():
@@ -129,6 +192,17 @@ def test_cli_refuses_when_tools_missing(monkeypatch, capsys):
 def test_cli_refuses_subnet_outside_range(capsys):
     assert main(["testbed", "up", "--hosts", "2", "--bandwidth", "1gbit", "--subnet", "192.168.5.0/24"]) == 2
     assert "198.18.0.0/15" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_link_faster_than_its_hosts(capsys):
+    argv = ["testbed", "up", "--hosts", "3", "--bandwidth", "1gbit", "--per-host", "2=100mbit", "--dir", "/nonexist/x"]
+    assert main([*argv, "--link", "0-2=200mbit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: `--link 0-2=200mbit` is faster than h2's own rate (100mbit)")
+    assert "at most 100mbit" in err
+    assert len(err.splitlines()) == 1
+    assert main([*argv, "--link", "0-2=50mbit", "--link", "2-0=20mbit"]) == 2
+    assert "repeats the link between h0 and h2" in capsys.readouterr().err
 
 
 def test_cli_status_without_testbed(tmp_path, capsys):
