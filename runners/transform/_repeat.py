@@ -149,8 +149,11 @@ def _chain(tf, new: dict, previous) -> None:
 
     def gate(device: str):
         if device not in gates:
-            with tf.compat.v1.device(device), tf.control_dependencies([previous]):
+            with tf.compat.v1.device(device):
                 gates[device] = tf.no_op(name="after_previous_step")
+            # not tf.control_dependencies: that marks ``previous`` with an attribute, and ``previous`` has already
+            # run in a session, which TensorFlow warns about on every new copy
+            gates[device]._add_control_inputs([previous])  # noqa: SLF001
         return gates[device]
 
     def visit(root) -> None:

@@ -97,3 +97,21 @@ def test_a_remainder_runs_one_step_per_call(cluster, spec, traced):
         job.set_steps_per_call(3)
         assert len(job.run(8)) == 8
         assert calls == [3, 3, 1, 1]
+
+
+def test_copies_leave_the_ops_already_run_unchanged(cluster, spec, traced):
+    """Copies are added after the first step has run; TensorFlow warns about (and means to refuse) changes to ops a
+    session has run, so the copies order themselves after the step without touching its ops."""
+    from runners.transform import TrainingJob
+
+    t, inv = traced("mlp")
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
+        job.run(1)
+        graph = job.graph.graph
+        before = {name: graph.get_operation_by_name(name).node_def.SerializeToString(deterministic=True)
+                  for name in job.graph.steps.names}
+        job.set_steps_per_call(3)
+        assert len(job.run(3)) == 3
+        after = {name: graph.get_operation_by_name(name).node_def.SerializeToString(deterministic=True)
+                 for name in before}
+        assert [n for n in before if before[n] != after[n]] == []
