@@ -2,7 +2,8 @@
 
 Importing ``runners`` does not import TensorFlow or paramiko; they are imported when used.
 """
-from runners.cluster import RunningCluster, run_with_timeout, start_cluster
+from runners._watched import run_with_timeout
+from runners.cluster import RunningCluster, start_cluster
 from runners.launch import Launcher, LocalLauncher, ServerProcess
 
 __all__ = ["Launcher", "LocalLauncher", "RunningCluster", "SSHLauncher", "ServerProcess", "run_with_timeout",

@@ -83,7 +83,7 @@ class Prober:
         """Median seconds of each fetch (run one at a time, interleaved over ``repeats``, default the prober's)."""
         import tensorflow as tf
 
-        from runners.cluster import run_with_timeout
+        from runners._watched import run_with_timeout
 
         with graph.as_default():
             init = tf.compat.v1.global_variables_initializer()

@@ -30,7 +30,7 @@ class TrainingJob:
                  update: bool = True, start=None) -> None:
         import tensorflow as tf
 
-        from runners.cluster import run_with_timeout
+        from runners._watched import run_with_timeout
 
         self._run_with_timeout = run_with_timeout
         self.cluster = cluster

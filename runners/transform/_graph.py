@@ -1,10 +1,10 @@
 """Build ONE distributed training graph for a Strategy (in-graph replication, driven by one client).
 
-The traced step (``space.model.trace_step``) is imported once per tower with ``import_graph_def``: its batch
-placeholders are fed by the tower's ``dataset_fn(r, N)`` pipeline (built eagerly, ``_input``), its variable handles
-are mapped to the variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads
-of a partitioned variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``)
-becomes a ``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied.
+The traced step (``space.model.trace_step``) is imported once per tower (``_tower``): its batch placeholders are fed
+by the tower's ``dataset_fn(r, N)`` pipeline (built eagerly, ``_input``), its variable handles are mapped to the
+variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads of a partitioned
+variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``) becomes a
+``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied.
 
 Naming: everything of tower r is under ``tower{r}/``; stored units are ``<var>`` or ``<var>/part_k`` under
 ``ps/``, ``ar/t{r}/``, ``proxy/<node>/``; state under ``state/``. All resources live in one container per trial.
@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat
+from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _tower
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
@@ -216,13 +216,13 @@ class _Builder:
             return entry["copies"][r][0]
         return entry["proxies"].get(self.tower_addr[r], entry["ps"][0])
 
-    def _moved(self, a: str, b: str, nbytes: float) -> None:
+    def moved(self, a: str, b: str, nbytes: float) -> None:
         """``nbytes`` cross between the nodes of addresses ``a`` and ``b`` each step: the total, and each end's."""
         self.bytes += nbytes
         for addr in (a, b):
             self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + nbytes
 
-    def _remote(self, v, r: int) -> bool:
+    def remote(self, v, r: int) -> bool:
         return self.tf.DeviceSpec.from_string(v.device).task != self.tf.DeviceSpec.from_string(self.tower_dev[r]).task
 
     # ---- towers --------------------------------------------------------------------------------------
@@ -242,8 +242,8 @@ class _Builder:
                     with tf.compat.v1.device(dev):
                         refresh.append(loc.assign(canon_read, read_value=False))
                     locals_.append(loc)
-                    if self._remote(canon, r):
-                        self._moved(self.tower_addr[0], self.tower_addr[r], 2 * value.nbytes)
+                    if self.remote(canon, r):
+                        self.moved(self.tower_addr[0], self.tower_addr[r], 2 * value.nbytes)
             self.state_local.append(locals_)
             self.state_refresh.append(refresh)
 
@@ -258,114 +258,6 @@ class _Builder:
             batches.append(batch)
             self.feeds.append(phs)
         return batches
-
-    def import_tower(self, r: int, batch: list, an: TracedAnalysis):
-        tf = self.tf
-        dev = self.tower_dev[r]
-        input_map = dict(zip(an.batch_inputs, batch))
-        for p in self.plans:
-            ph = an.placeholders.get(("var", p.index))
-            if ph is None:
-                continue
-            if not p.partitioned:
-                v = self.unit_var_for_tower(p.units[0], r)
-                input_map[ph + ":0"] = v.handle
-                if not an.gathers[p.index] and self._remote(v, r):
-                    self._moved(node_address(p.units[0].device), self.tower_addr[r], p.units[0].num_elements * 4)
-                continue
-            if an.others[p.index]:
-                input_map[ph + ":0"] = self._assembled(p, r)
-                continue
-            if an.gathers[p.index] and p.axis == 0:  # its gathers are rewired below; the read is left dead
-                dummy = tf.compat.v1.placeholder(tf.as_dtype(self.values[p.index].dtype), p.shape,
-                                                 name=f"unused_read{r}")
-                for name in an.reads[p.index]:
-                    input_map[name + ":0"] = dummy
-                continue
-            value = self._shards_read(p, r)
-            for name in an.reads[p.index]:
-                input_map[name + ":0"] = value
-        for name, value in an.constants.items():
-            with tf.compat.v1.device(dev):
-                input_map[name + ":0"] = tf.constant(value)
-        for j, locals_ in enumerate(self.state_local):
-            ph = an.placeholders.get(("state", j))
-            if ph is None:
-                continue
-            if locals_:
-                with tf.compat.v1.device(dev), tf.control_dependencies([self.state_refresh[j][r]]):
-                    input_map[ph + ":0"] = tf.identity(locals_[r].handle)
-            else:
-                input_map[ph + ":0"] = self.state_canon[j].handle
-
-        def device_fn(op):  # ops on a variable handle go where the variable is (the placer colocates them)
-            return "" if any(t.dtype == tf.resource for t in op.inputs) else dev
-
-        read_ops = [x for p in self.plans if not p.partitioned and not an.gathers.get(p.index)
-                    for x in an.reads.get(p.index, [])]
-        gathers = [x for i in an.gathers for x in an.gathers[i]]
-        names = an.outputs + an.effects + read_ops + gathers
-        with tf.compat.v1.device(device_fn):
-            got = tf.graph_util.import_graph_def(an.graph_def, input_map=input_map, return_elements=names,
-                                                 name=f"tower{r}")
-        k = len(an.outputs)
-        outputs, effects = got[:k], got[k:k + len(an.effects)]
-        by_name = dict(zip(names[k:], got[k:]))
-        for p in self.plans:
-            if not p.partitioned and not an.gathers.get(p.index):
-                self.reads.setdefault(p.units[0].name, []).extend(by_name[x] for x in an.reads.get(p.index, []))
-            if an.gathers.get(p.index) and (not p.partitioned or p.axis == 0):
-                for gname in an.gathers[p.index]:
-                    self._rewire_gather(by_name[gname], p, r)
-        loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
-        return loss, list(grads), effects
-
-    def _shards_read(self, p: VarPlan, r: int):
-        """Partitioned ``p``'s value on tower ``r``: each unit read where tower r reads it (its copy, its node's proxy
-        or the PS), concatenated on the tower; the reads gate the units' updates and count as moved bytes."""
-        reads = []
-        for u in p.units:
-            v = self.unit_var_for_tower(u, r)
-            rd = self.read(v)
-            self.reads.setdefault(u.name, []).append(rd.op)
-            reads.append(rd)
-            if self._remote(v, r):
-                self._moved(node_address(u.device), self.tower_addr[r], u.num_elements * 4)
-        with self.tf.compat.v1.device(self.tower_dev[r]):
-            return _partition.concat_read(reads, p)
-
-    def _assembled(self, p: VarPlan, r: int):
-        """The handle of a tower-local copy of partitioned ``p``, assembled from its shards before the step reads
-        it: for an op that takes the variable itself rather than its value (a nested ``tf.function`` call), which
-        no rewrite of reads can reach. It only reads the copy; the gradient comes out of the step as usual."""
-        tf = self.tf
-        dev = self.tower_dev[r]
-        local = self.var(f"assembled/t{r}/{p.name}", self.values[p.index], dev)
-        value = self._shards_read(p, r)
-        with tf.compat.v1.device(dev):
-            fill = local.assign(value, read_value=False)
-            with tf.control_dependencies([fill]):
-                return tf.identity(local.handle)
-
-    def _rewire_gather(self, gather_op, p: VarPlan, r: int) -> None:
-        """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives."""
-        tf = self.tf
-        old = gather_op.outputs[0]
-        vs = [self.unit_var_for_tower(u, r) for u in p.units]
-        with tf.compat.v1.device(self.tower_dev[r]):
-            rows = _partition.gather_rows([v.handle for v in vs], [v.device for v in vs], gather_op.inputs[1], p,
-                                          old.dtype, list(p.shape[1:]))
-            rows = tf.ensure_shape(rows, gather_op.inputs[1].shape.concatenate(p.shape[1:]))
-        for u, v in zip(p.units, vs):
-            self.reads.setdefault(u.name, []).append(rows.op)
-            if self._remote(v, r):
-                n_rows = self.traced.gather_rows[p.index] or 0
-                self._moved(node_address(u.device), self.tower_addr[r],
-                            n_rows * (int(np.prod(p.shape[1:])) * 4 + 4) * u.size / p.shape[0])
-        for consumer in list(old.consumers()):
-            for i, t in enumerate(consumer.inputs):
-                if t is old:
-                    consumer._update_input(i, rows)  # noqa: SLF001 - graph surgery after import
 
     # ---- synchronization -----------------------------------------------------------------------------
     def _after_reads(self, u: Unit, grad):
@@ -414,8 +306,8 @@ class _Builder:
                     continue
                 v, slots = self.store[u.name]["ps"]
                 for r, g in enumerate(grads):
-                    if self._remote(v, r):
-                        self._moved(node_address(u.device), self.tower_addr[r], self._grad_bytes(g, p, u))
+                    if self.remote(v, r):
+                        self.moved(node_address(u.device), self.tower_addr[r], self._grad_bytes(g, p, u))
                 if u.sync:
                     with tf.compat.v1.device(v.device):
                         apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n)))
@@ -485,7 +377,7 @@ class _Builder:
                 if only is None or addr == only:
                     with tf.compat.v1.device(proxy.device):
                         ops.append(proxy.assign(fresh, read_value=False))
-                    self._moved(node_address(u.device), addr, u.num_elements * 4)
+                    self.moved(node_address(u.device), addr, u.num_elements * 4)
         return ops
 
     def slot_values(self) -> dict:
@@ -553,7 +445,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
-            loss, gr, eff = b.import_tower(r, batches[r], an)
+            loss, gr, eff = _tower.import_tower(b, r, batches[r], an)
             losses.append(loss)
             grads.append(gr)
             effects.append(eff)
