@@ -345,10 +345,8 @@ class Prober:
         on three emulated nodes, the recommender's lockstep step took 8.9 ms with its Adam updates and 5.0 without
         (the probe: 0.5 ms per update), dlrm's 15.6 and 7.4 (0.9); mlp, cnn and transformer agreed within 1 ms.
         """
-        import contextlib
-
         from runners.profile import round_means, settle_steps_per_call, take_turns, turn_chunks
-        from runners.transform import TrainingJob
+        from runners.transform import TrainingJob, closed_together
         from space.strategy import Strategy
 
         spec = self.cluster.spec
@@ -359,14 +357,13 @@ class Prober:
         runs = [("alone", one, True, True), ("nosync", strategies["all_reduce"], False, True),
                 ("noupdate", strategies["all_reduce"], False, False)]
         runs += [(k, s, True, True) for k, s in strategies.items()]
-        with contextlib.ExitStack() as stack:
-            jobs = []
+        with closed_together() as jobs:
             for name, strategy, sync, update in runs:
                 self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
-                job = stack.enter_context(TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s,
-                                                      synchronize=sync, update=update))
-                settle_steps_per_call(job, job.run(warmup), steps * passes)
+                job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s, synchronize=sync,
+                                  update=update)
                 jobs.append(job)
+                settle_steps_per_call(job, job.run(warmup), steps * passes)
             times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
                 f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
         medians = {name: statistics.median(t) for (name, *_), t in zip(runs, times)}

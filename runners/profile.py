@@ -132,14 +132,13 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does;
     a sample is one call's seconds over its steps.
     """
-    import contextlib
-
-    from runners.transform import TrainingJob
+    from runners.transform import TrainingJob, closed_together
 
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
-    with contextlib.ExitStack() as stack:
-        jobs = [stack.enter_context(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s)) for s in strategies]
+    with closed_together() as jobs:
+        for s in strategies:
+            jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s))
         for job in jobs:
             settle_steps_per_call(job, job.run(warmup) if warmup else [], steps, steps_per_call)
         losses: list[list[float]] = [[] for _ in jobs]

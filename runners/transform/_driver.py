@@ -1,11 +1,12 @@
 """Drive one trial on a running cluster: open a session on the built graph, run steps, read values, clean up."""
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 import threading
 import time
-from typing import Callable
+from typing import Callable, Iterator
 
 from runners.transform._graph import TrainGraph, build_train_graph
 from space.errors import RunError
@@ -237,3 +238,22 @@ class TrainingJob:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+@contextlib.contextmanager
+def closed_together() -> Iterator[list]:
+    """A list to put running jobs in; on the way out every job in it is closed, all at once.
+
+    Closing a session while others are open on the same servers takes TensorFlow from 0.1 to 50 s each (one
+    alone: 0.1 s); five dlrm jobs closed one after the other took 25-84 s, closed at once 14-17 s. The ten
+    anchor jobs of a local dlrm calibration took about 2 minutes one after the other, 1.5 at once.
+    """
+    jobs: list = []
+    try:
+        yield jobs
+    finally:
+        threads = [threading.Thread(target=job.close, name="autotune-close", daemon=True) for job in jobs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()

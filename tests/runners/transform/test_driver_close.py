@@ -70,3 +70,30 @@ def test_close_leaves_a_session_alone_once_a_server_died():
     job.cluster = types.SimpleNamespace(closed=False, dead_servers=lambda: ["task 1"])
     job.close()
     assert job.session is None and session.closed == 0 and "lost a server" in job.close_error
+
+
+class _SlowClose:
+    """A job whose close waits until every job of its group is closing: closed one after the other, the first
+    would wait forever (the barrier's timeout)."""
+
+    def __init__(self, barrier):
+        self.barrier, self.closed = barrier, False
+
+    def close(self):
+        self.barrier.wait(timeout=10)
+        self.closed = True
+
+
+def test_jobs_closed_together_close_at_once_even_on_an_error():
+    import threading
+
+    import pytest
+
+    from runners.transform import closed_together
+
+    barrier = threading.Barrier(3)
+    with pytest.raises(KeyError):
+        with closed_together() as jobs:
+            jobs += [_SlowClose(barrier) for _ in range(3)]
+            raise KeyError("a failure while the jobs run")
+    assert [j.closed for j in jobs] == [True] * 3
