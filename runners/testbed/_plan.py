@@ -47,6 +47,13 @@ def rate_bits(value: str, where: str) -> int:
     return bits
 
 
+def _host_index(i: int, hosts: int, where: str) -> int:
+    if not 0 <= i < hosts:
+        raise TestbedRefused(f"{where} names host {i}, but hosts are 0..{hosts - 1}",
+                             hint="host indices start at 0 (h0 is the chief)")
+    return i
+
+
 def parse_per_host(items: Sequence[str], hosts: int) -> dict[int, int]:
     """``["2=100mbit", "h0=1gbit"]`` → ``{2: 100_000_000, 0: 1_000_000_000}`` (host indices from 0)."""
     out: dict[int, int] = {}
@@ -55,10 +62,7 @@ def parse_per_host(items: Sequence[str], hosts: int) -> dict[int, int]:
         index = index.strip().removeprefix("h")
         if not sep or not index.isdigit():
             raise TestbedRefused(f"`--per-host` must be INDEX=RATE, but got {item!r}", hint="e.g. --per-host 2=100mbit")
-        i = int(index)
-        if not 0 <= i < hosts:
-            raise TestbedRefused(f"`--per-host {item}` names host {i}, but hosts are 0..{hosts - 1}",
-                                 hint="host indices start at 0 (h0 is the chief)")
+        i = _host_index(int(index), hosts, f"`--per-host {item}`")
         out[i] = rate_bits(rate, f"`--per-host {item}`")
     return out
 
@@ -74,11 +78,7 @@ def parse_links(items: Sequence[str], rates: Sequence[int]) -> list[dict[str, An
         ends = [e.strip().removeprefix("h") for e in pair.split("-")]
         if not sep or len(ends) != 2 or not all(e.isdigit() for e in ends):
             raise TestbedRefused(f"`--link` must be I-J=RATE, but got {item!r}", hint="e.g. --link 0-2=50mbit")
-        i, j = int(ends[0]), int(ends[1])
-        for k in (i, j):
-            if not 0 <= k < len(rates):
-                raise TestbedRefused(f"`--link {item}` names host {k}, but hosts are 0..{len(rates) - 1}",
-                                     hint="host indices start at 0 (h0 is the chief)")
+        i, j = (_host_index(int(e), len(rates), f"`--link {item}`") for e in ends)
         if i == j:
             raise TestbedRefused(f"`--link {item}` joins host {i} to itself",
                                  hint="name two hosts, e.g. --link 0-2=50mbit")
