@@ -85,6 +85,7 @@ class _StepThread:
             except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
                 box["error"] = e
             done.set()
+            del fn, box, done  # waiting for the next call, hold nothing of this one (its session above all)
 
     def submit(self, fn) -> tuple[dict, threading.Event]:
         box: dict[str, Any] = {}

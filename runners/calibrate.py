@@ -34,6 +34,8 @@ folds constants and ``tf.fill``, never variable reads.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import itertools
 import statistics
 import time
@@ -321,8 +323,8 @@ class Prober:
             k = settle_steps_per_call(job, job.run(warmup), steps)
             return statistics.median(job.run(steps * k)[::k]), k
 
-    def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2,
-                    rounds_per_pass: int = 5) -> tuple[float, float, float, dict, dict, dict]:
+    def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2, rounds_per_pass: int = 5,
+                    left_open: list | None = None) -> tuple[float, float, float, dict, dict, dict]:
         """Median steps of the model, ``steps * passes`` samples each: on one replica alone (the compute of a replica
         with the machine to itself); on every replica with nothing synchronized (every tower trains its own copy:
         the compute a synchronous step waits for, when replicas share CPUs, and a step's fixed cost of spanning the
@@ -344,9 +346,14 @@ class Prober:
         The updates are timed in the step because the one-node probe (:meth:`update`) misses what they cost there:
         on three emulated nodes, the recommender's lockstep step took 8.9 ms with its Adam updates and 5.0 without
         (the probe: 0.5 ms per update), dlrm's 15.6 and 7.4 (0.9); mlp, cnn and transformer agreed within 1 ms.
+
+        With ``left_open``, the jobs go into it open, for the caller to close once it has stopped the cluster: the
+        servers free everything when they stop, and closing a session while the others are open takes TensorFlow
+        up to tens of seconds each (``runners.transform.closed_together``).
         """
-        from runners.profile import round_means, settle_steps_per_call, take_turns, turn_chunks
-        from runners.transform import TrainingJob, closed_together
+        from runners.profile import (CHOOSE_MIN_STEPS, PROFILE_MAX_STEPS_PER_CALL, round_means, settle_steps_per_call,
+                                     take_turns, turn_chunks)
+        from runners.transform import TrainingJob, closed_together, job_graph
         from space.strategy import Strategy
 
         spec = self.cluster.spec
@@ -357,13 +364,22 @@ class Prober:
         runs = [("alone", one, True, True), ("nosync", strategies["all_reduce"], False, True),
                 ("noupdate", strategies["all_reduce"], False, False)]
         runs += [(k, s, True, True) for k, s in strategies.items()]
-        with closed_together() as jobs:
-            for name, strategy, sync, update in runs:
-                self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
-                job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s, synchronize=sync,
-                                  update=update)
-                jobs.append(job)
-                settle_steps_per_call(job, job.run(warmup), steps * passes)
+        # each job's graph is built (in Python) while the servers build the last job's executors and run its first
+        # calls; the copies of its step are those its first calls choose from (at most PROFILE_MAX_STEPS_PER_CALL)
+        copies = PROFILE_MAX_STEPS_PER_CALL if steps * passes >= CHOOSE_MIN_STEPS else 1
+        ahead = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="autotune-build")
+        graphs = [ahead.submit(job_graph, traced, strategy, self.cluster, synchronize=sync, update=update,
+                               copies=copies) for _, strategy, sync, update in runs]
+        with contextlib.nullcontext(left_open) if left_open is not None else closed_together() as jobs:
+            try:
+                for (name, strategy, sync, update), graph in zip(runs, graphs):
+                    self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
+                    job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s,
+                                      synchronize=sync, update=update, graph=graph.result())
+                    jobs.append(job)
+                    settle_steps_per_call(job, job.run(warmup), steps * passes)
+            finally:
+                ahead.shutdown(cancel_futures=True)
             times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
                 f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
         medians = {name: statistics.median(t) for (name, *_), t in zip(runs, times)}
@@ -386,9 +402,10 @@ def _has_matrices(inventory) -> bool:
 
 
 def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, traced=None, inventory=None,
-            steps: int = 10, warmup: int = 3, timeout_s: float = 120.0,
+            steps: int = 10, warmup: int = 3, timeout_s: float = 120.0, left_open: list | None = None,
             progress: Callable[[str], None] = lambda _m: None) -> Measurements:
-    """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time."""
+    """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time (its jobs left
+    open in ``left_open`` where given: :meth:`Prober.model_steps`)."""
     if len(set(sizes)) < 2:
         raise ValueError(f"at least two different message sizes are needed, but got {sizes}.")
     p = Prober(cluster, repeats=repeats, timeout_s=timeout_s, progress=progress)
@@ -438,7 +455,7 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
     if traced is not None:
         if len(cluster.spec.replicas) >= 2:
             (m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s, m.anchor_rounds_s,
-             m.steps_per_call) = p.model_steps(traced, inventory, steps, warmup)
+             m.steps_per_call) = p.model_steps(traced, inventory, steps, warmup, left_open=left_open)
         else:
             progress(f"model step: {warmup} warm-up + {steps} calls on one replica alone")
             m.step_single_s, k = p.single_step(traced, inventory, steps, warmup)
@@ -460,9 +477,15 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
         traced = trace_step(model_path)
         inventory = inventory_from_trace(traced)
     progress(f"starting {len(spec.nodes)} server(s) of {spec.source}")
-    with start_cluster(spec, timeout_s=start_timeout_s, accept_unknown_hosts=accept_unknown_hosts) as cluster:
-        m = measure(cluster, sizes=sizes, repeats=repeats, rpc_tensors=rpc_tensors, traced=traced,
-                    inventory=inventory, steps=steps, warmup=warmup, timeout_s=timeout_s, progress=progress)
+    jobs: list = []  # the model's jobs, closed once their servers have stopped (which frees all they hold)
+    try:
+        with start_cluster(spec, timeout_s=start_timeout_s, accept_unknown_hosts=accept_unknown_hosts) as cluster:
+            m = measure(cluster, sizes=sizes, repeats=repeats, rpc_tensors=rpc_tensors, traced=traced,
+                        inventory=inventory, steps=steps, warmup=warmup, timeout_s=timeout_s, left_open=jobs,
+                        progress=progress)
+    finally:
+        for job in jobs:
+            job.close()
     if not m.links and len(spec.nodes) >= 2:
         raise RunError("no link was measured")
     return m, inventory

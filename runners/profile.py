@@ -76,15 +76,15 @@ def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: 
     before it is timed for ``samples`` calls, and return it: ``steps_per_call`` where given; else chosen
     (``TrainingJob.choose_steps_per_call``, at most ``PROFILE_MAX_STEPS_PER_CALL``) where
     ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
-    Above 1, runs the first call of that many steps, which builds its executors on the servers. What ``profile``
-    and ``calibrate`` time is so one step as training runs it."""
+    Above 1, runs the first call of that many steps where none ran yet, which builds its executors on the servers.
+    What ``profile`` and ``calibrate`` time is so one step as training runs it."""
     if steps_per_call is not None:
         k = job.set_steps_per_call(steps_per_call)
     elif samples >= CHOOSE_MIN_STEPS and warm:
         k = job.choose_steps_per_call(statistics.median(warm[1:] or warm), most=PROFILE_MAX_STEPS_PER_CALL)
     else:
         k = job.set_steps_per_call(1)
-    if k > 1:
+    if k > 1 and k not in job.built_calls:
         job.run(k)
     return k
 

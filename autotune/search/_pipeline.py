@@ -115,7 +115,7 @@ def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
 
 
 # the quick calibration a search runs where it finds none: fewer sizes, runs and steps than `autotune calibrate`
-QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors=100, steps=10, warmup=2)
+QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors=100, steps=5, warmup=2)
 
 
 def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress):

@@ -24,11 +24,13 @@ class TrainingJob:
     # the share of a step that the call's own cost may take when the steps per call are chosen for it
     CALL_SHARE = 0.02
     MAX_STEPS_PER_CALL = 64
-    PROBE_STEPS_PER_CALL = 4  # choose_steps_per_call times calls of this many steps
+    PROBE_STEPS_PER_CALL = 4  # choose_steps_per_call times calls of this many steps (of its cap, where that is low)
+    PROBE_AT_CAP = 8  # a cap up to this is probed at the cap itself (see choose_steps_per_call)
     PROBE_CALLS = 5  # the first of them builds the executors and is not counted
 
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
-                 update: bool = True, start=None) -> None:
+                 update: bool = True, start=None, graph: TrainGraph | None = None) -> None:
+        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now)."""
         import tensorflow as tf
 
         from runners._watched import run_with_timeout
@@ -37,16 +39,14 @@ class TrainingJob:
         self.cluster = cluster
         self.step_timeout_s = step_timeout_s
         t0 = time.perf_counter()
-        key_base = cluster.next_instance_key_base()
-        self.graph: TrainGraph = build_train_graph(traced, strategy, cluster.task_device, key_base,
-                                                   synchronize=synchronize, update=update, start=start,
-                                                   key_limit=key_base + cluster.instance_keys_per_trial,
-                                                   replica_units=cluster.spec.replica_units(strategy.replicas))
+        self.graph: TrainGraph = graph or job_graph(traced, strategy, cluster, synchronize=synchronize,
+                                                    update=update, start=start)
         self.steps_per_call = 1
         self.probe_steps = 0
         self._probe = None
         self.session = tf.compat.v1.Session(cluster.target, graph=self.graph.graph, config=cluster.session_config())
         self.steps_done = [0] * self.graph.num_towers
+        self.built_calls: set[int] = set()  # the call lengths whose executors the servers have built
         self.max_lead = 0
         self.close_error = ""
         try:
@@ -109,19 +109,22 @@ class TrainingJob:
         ``probe_steps`` says how many ran) and reads the call's own cost o off the two, a call of k steps taking
         o + k c. A call of no-ops (:meth:`call_overhead_s`) is its floor: it misses what a real step's call adds
         (fetches, the servers' threads waking up), 2-3 times as much on loopback. ``most`` caps it (default
-        ``MAX_STEPS_PER_CALL``).
+        ``MAX_STEPS_PER_CALL``). A cap of at most ``PROBE_AT_CAP`` is probed at the cap itself: a step of a few
+        milliseconds wants the cap, which then keeps the probe's copies and executors instead of building both
+        again (each build of a call length costs seconds on the servers, and a calibration builds ten jobs).
         """
         self.probe_steps = 0
         if self.graph.mode != "lockstep":
             return self.set_steps_per_call(1)
-        k0 = self.set_steps_per_call(self.PROBE_STEPS_PER_CALL)
+        cap = most or self.MAX_STEPS_PER_CALL
+        k0 = self.set_steps_per_call(cap if 2 <= cap <= self.PROBE_AT_CAP else self.PROBE_STEPS_PER_CALL)
         calls = self.run(self.PROBE_CALLS * k0, on_step=on_step)[::k0][1:]  # the first call builds the executors
         self.probe_steps = self.PROBE_CALLS * k0
         per_step = statistics.median(calls)
         overhead = max((step_s - per_step) * k0 / (k0 - 1), self.call_overhead_s())
         compute = max(per_step - overhead / k0, 1e-6)
         k = math.ceil(overhead / (self.CALL_SHARE * compute))
-        return self.set_steps_per_call(max(1, min(k, most or self.MAX_STEPS_PER_CALL)))
+        return self.set_steps_per_call(max(1, min(k, cap)))
 
     def run(self, steps: int, *, delays: dict[int, float] | None = None,
             on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
@@ -146,6 +149,7 @@ class TrainingJob:
             t0 = time.perf_counter()
             _, losses = self._run(fetches, feed_dict=g.feed(copies=m))
             dt = (time.perf_counter() - t0) / m
+            self.built_calls.add(m)
             self.steps_done = [c + m for c in self.steps_done]
             times += [dt] * m
             for loss in losses:
@@ -225,6 +229,7 @@ class TrainingJob:
         if self.cluster.closed or self.cluster.dead_servers():
             # nothing to free on a dead server, and a call given up on may still hold the session
             self.close_error = "the cluster was stopped or lost a server: nothing freed"
+            _abandon(session)
             return
         for what, call in (("freeing the trial's variables", lambda: self._run_with_timeout(
                 session, self.graph.destroy_op, 30.0)), ("closing the session", session.close)):
@@ -238,6 +243,27 @@ class TrainingJob:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def job_graph(traced, strategy, cluster, *, synchronize: bool = True, update: bool = True, start=None,
+              copies: int = 1) -> TrainGraph:
+    """The graph a :class:`TrainingJob` of these arguments runs, with ``copies`` copies of its step where it is
+    lockstep (:meth:`TrainGraph.repeat`). Python alone, no server: a caller with several jobs to start builds the
+    next one's graph while the servers build the executors of the last."""
+    key_base = cluster.next_instance_key_base()
+    graph = build_train_graph(traced, strategy, cluster.task_device, key_base, synchronize=synchronize, update=update,
+                              start=start, key_limit=key_base + cluster.instance_keys_per_trial,
+                              replica_units=cluster.spec.replica_units(strategy.replicas))
+    if copies > 1 and graph.mode == "lockstep":
+        graph.repeat(copies)
+    return graph
+
+
+def _abandon(session) -> None:
+    """Let ``session`` go without telling its master, which is gone or does not answer. Dropped as it is, the session
+    would close itself: a CloseSession call to the master that waits out gRPC's retries, 48 s for each of five jobs
+    whose loopback cluster had stopped. ``Session`` has no public way to skip that call; the flag it checks does."""
+    session._closed = True
 
 
 @contextlib.contextmanager

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import types
 
+import pytest
+
 
 _LIVE = types.SimpleNamespace(closed=False, dead_servers=lambda: [])
 
@@ -97,3 +99,30 @@ def test_jobs_closed_together_close_at_once_even_on_an_error():
             jobs += [_SlowClose(barrier) for _ in range(3)]
             raise KeyError("a failure while the jobs run")
     assert [j.closed for j in jobs] == [True] * 3
+
+
+@pytest.mark.slow
+def test_a_job_whose_cluster_stopped_lets_its_session_go_without_asking_it(spec, traced, monkeypatch):
+    """Dropped as it is, a session whose servers are gone closes itself with a call to its master that waits out
+    gRPC's retries (48 s for each of five jobs on loopback); a job closed after its cluster stopped skips that call."""
+    import gc
+    import weakref
+
+    from tensorflow.python.client import session as tf_session_module
+
+    from runners.cluster import start_cluster
+    from runners.transform import TrainingJob
+    from space.builders import build_strategy
+
+    calls: list = []
+    real = tf_session_module.tf_session.TF_CloseSession
+    monkeypatch.setattr(tf_session_module.tf_session, "TF_CloseSession", lambda s: calls.append(s) or real(s))
+    t, inv = traced("mlp")
+    with start_cluster(spec, timeout_s=90) as cluster:
+        job = TrainingJob(t, build_strategy("ps", inv, spec), cluster, step_timeout_s=60)
+        job.run(2)
+        session = weakref.ref(job.session)
+    job.close()
+    gc.collect()
+    assert session() is None, "the session outlived its job: nothing was tested"
+    assert job.session is None and calls == [] and "stopped" in job.close_error

@@ -78,6 +78,45 @@ def test_chosen_steps_per_call_hide_the_call_cost(cluster, spec, traced):
         assert job.steps_done == [6 + job.probe_steps] * 2
 
 
+def test_a_low_cap_is_probed_at_the_cap(cluster, spec, traced):
+    """Profile and calibrate allow at most 8 steps per call: the probe calls run 8 steps each, and where the choice
+    is 8 no call of another length is built (each length's executors take the servers seconds to build)."""
+    from runners.profile import PROFILE_MAX_STEPS_PER_CALL, settle_steps_per_call
+    from runners.transform import TrainingJob
+
+    cap = PROFILE_MAX_STEPS_PER_CALL
+    t, inv = traced("mlp")
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
+        k = settle_steps_per_call(job, job.run(3), samples=20)
+        assert job.probe_steps == job.PROBE_CALLS * cap and job.steps_per_call == k
+        assert job.built_calls == ({1, cap} if k == cap else {1, cap, k})
+        assert job.steps_done == [3 + job.probe_steps + (0 if k == cap else k)] * 2
+
+
+def test_a_graph_built_ahead_in_another_thread_trains_as_one_built_in_place(cluster, spec, traced):
+    """Calibrate builds each job's graph, with its copies, in a thread while the last job runs."""
+    import concurrent.futures
+
+    from runners.transform import TrainingJob, job_graph
+
+    t, inv = traced("recommender")
+    strategy = build_strategy("ps", inv, spec)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        graph = pool.submit(job_graph, t, strategy, cluster, copies=3).result()
+    assert len(graph.steps.train_ops) == 3
+    runs = []
+    for ahead in (graph, None):
+        with TrainingJob(t, strategy, cluster, step_timeout_s=60, graph=ahead) as job:
+            job.set_steps_per_call(3)
+            losses: list[float] = []
+            job.run(STEPS, on_step=lambda _s, _dt, loss: losses.append(loss))
+            runs.append((losses, job.values()[0]))
+    (losses_ahead, values_ahead), (losses_here, values_here) = runs
+    assert losses_ahead == losses_here and len(losses_here) == STEPS
+    for name, value in values_here.items():
+        np.testing.assert_array_equal(values_ahead[name], value, err_msg=name)
+
+
 def test_a_remainder_runs_one_step_per_call(cluster, spec, traced):
     """A call of another length than the chosen one would build its own executors on every server (tens of
     seconds for a large step graph): the steps that do not fill a call run one per call."""
