@@ -34,7 +34,6 @@ folds constants and ``tf.fill``, never variable reads.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import itertools
 import statistics
@@ -351,9 +350,8 @@ class Prober:
         servers free everything when they stop, and closing a session while the others are open takes TensorFlow
         up to tens of seconds each (``runners.transform.closed_together``).
         """
-        from runners.profile import (CHOOSE_MIN_STEPS, PROFILE_MAX_STEPS_PER_CALL, round_means, settle_steps_per_call,
-                                     take_turns, turn_chunks)
-        from runners.transform import TrainingJob, closed_together, job_graph
+        from runners.profile import copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks
+        from runners.transform import TrainingJob, closed_together, graphs_ahead
         from space.strategy import Strategy
 
         spec = self.cluster.spec
@@ -364,22 +362,15 @@ class Prober:
         runs = [("alone", one, True, True), ("nosync", strategies["all_reduce"], False, True),
                 ("noupdate", strategies["all_reduce"], False, False)]
         runs += [(k, s, True, True) for k, s in strategies.items()]
-        # each job's graph is built (in Python) while the servers build the last job's executors and run its first
-        # calls; the copies of its step are those its first calls choose from (at most PROFILE_MAX_STEPS_PER_CALL)
-        copies = PROFILE_MAX_STEPS_PER_CALL if steps * passes >= CHOOSE_MIN_STEPS else 1
-        ahead = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="autotune-build")
-        graphs = [ahead.submit(job_graph, traced, strategy, self.cluster, synchronize=sync, update=update,
-                               copies=copies) for _, strategy, sync, update in runs]
-        with contextlib.nullcontext(left_open) if left_open is not None else closed_together() as jobs:
-            try:
-                for (name, strategy, sync, update), graph in zip(runs, graphs):
-                    self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
-                    job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s,
-                                      synchronize=sync, update=update, graph=graph.result())
-                    jobs.append(job)
-                    settle_steps_per_call(job, job.run(warmup), steps * passes)
-            finally:
-                ahead.shutdown(cancel_futures=True)
+        with (contextlib.nullcontext(left_open) if left_open is not None else closed_together() as jobs,
+              graphs_ahead(traced, self.cluster, [r[1:] for r in runs],
+                           copies=copies_ahead(steps * passes)) as graphs):
+            for (name, strategy, sync, update), graph in zip(runs, graphs):
+                self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
+                job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s, synchronize=sync,
+                                  update=update, graph=graph.result())
+                jobs.append(job)
+                settle_steps_per_call(job, job.run(warmup), steps * passes)
             times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
                 f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
         medians = {name: statistics.median(t) for (name, *_), t in zip(runs, times)}

@@ -89,6 +89,14 @@ def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: 
     return k
 
 
+def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
+    """The copies of the step to build with a job's graph (``runners.transform.job_graph``) before
+    :func:`settle_steps_per_call` sets its steps per call for ``samples`` calls: the most it can choose."""
+    if steps_per_call is not None:
+        return steps_per_call
+    return PROFILE_MAX_STEPS_PER_CALL if samples >= CHOOSE_MIN_STEPS else 1
+
+
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
@@ -132,15 +140,16 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does;
     a sample is one call's seconds over its steps.
     """
-    from runners.transform import TrainingJob, closed_together
+    from runners.transform import TrainingJob, closed_together, graphs_ahead
 
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
-    with closed_together() as jobs:
-        for s in strategies:
-            jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s))
-        for job in jobs:
-            settle_steps_per_call(job, job.run(warmup) if warmup else [], steps, steps_per_call)
+    with (closed_together() as jobs,
+          graphs_ahead(traced, cluster, [(s, True, True) for s in strategies],
+                       copies=copies_ahead(steps, steps_per_call)) as graphs):
+        for s, graph in zip(strategies, graphs):
+            jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s, graph=graph.result()))
+            settle_steps_per_call(jobs[-1], jobs[-1].run(warmup) if warmup else [], steps, steps_per_call)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]

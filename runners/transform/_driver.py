@@ -259,6 +259,22 @@ def job_graph(traced, strategy, cluster, *, synchronize: bool = True, update: bo
     return graph
 
 
+@contextlib.contextmanager
+def graphs_ahead(traced, cluster, runs, *, copies: int = 1) -> Iterator[list]:
+    """Futures of the :func:`job_graph` of each ``(strategy, synchronize, update)`` of ``runs``, built in order in
+    one thread: a caller that starts the jobs in that order builds the next one's graph (Python, in the driver)
+    while the servers build the last one's executors and run its first calls. What is left unbuilt on the way out
+    is not built."""
+    import concurrent.futures
+
+    ahead = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="autotune-build")
+    try:
+        yield [ahead.submit(job_graph, traced, strategy, cluster, synchronize=sync, update=update, copies=copies)
+               for strategy, sync, update in runs]
+    finally:
+        ahead.shutdown(cancel_futures=True)
+
+
 def _abandon(session) -> None:
     """Let ``session`` go without telling its master, which is gone or does not answer. Dropped as it is, the session
     would close itself: a CloseSession call to the master that waits out gRPC's retries, 48 s for each of five jobs
