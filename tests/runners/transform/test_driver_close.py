@@ -89,8 +89,6 @@ class _SlowClose:
 def test_jobs_closed_together_close_at_once_even_on_an_error():
     import threading
 
-    import pytest
-
     from runners.transform import closed_together
 
     barrier = threading.Barrier(3)
