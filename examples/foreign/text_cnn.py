@@ -54,7 +54,8 @@ def reviews(n: int, seed: int = 38) -> tuple[np.ndarray, np.ndarray]:
     texts = []
     for i in range(n):
         length = int(min(rng.lognormal(5.2, 0.5), 900))
-        tokens = words[np.minimum(rng.zipf(1.2, length), len(words)) - 1]
+        ranks = rng.zipf(1.2, length)  # frequent words first; the long tail spread over the rare ones
+        tokens = words[np.where(ranks < len(words), ranks, rng.integers(1000, len(words), length)) - 1]
         mood = good if label[i] else bad
         spots = rng.random(length) < 0.03
         tokens[spots] = rng.choice(mood, spots.sum())
@@ -65,7 +66,7 @@ def reviews(n: int, seed: int = 38) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dataset_fn(worker_index, num_workers):
-    text, label = reviews(2048)
+    text, label = reviews(1024)
     vectorize = keras.layers.TextVectorization(standardize=standardize, max_tokens=MAX_TOKENS, output_mode="int",
                                                output_sequence_length=SEQUENCE)
     vectorize.adapt(tf.data.Dataset.from_tensor_slices(text).batch(256))

@@ -65,7 +65,8 @@ def reviews(n: int, seed: int = 35) -> tuple[np.ndarray, np.ndarray]:
     """Pre-padded (n, MAXLEN) word ids (0 pads, 1 starts a review as in Keras' IMDB) and 0/1 labels."""
     rng = np.random.default_rng(seed)
     lengths = np.minimum(rng.lognormal(5.0, 0.6, n).astype(int) + 10, 600)
-    words = np.minimum(rng.zipf(1.25, (n, MAXLEN)) + 2, VOCAB - 1)  # 2.. : ordinary words, frequent ones first
+    ranks = rng.zipf(1.25, (n, MAXLEN))  # ordinary words from id 2, frequent ones first, the tail spread out
+    words = np.where(ranks < VOCAB - 2, ranks + 1, rng.integers(1000, VOCAB, (n, MAXLEN)))
     positive, negative = np.arange(100, 140), np.arange(140, 180)  # the words that carry sentiment
     label = rng.integers(0, 2, n)
     mood = np.where(label[:, None] == 1, rng.choice(positive, (n, MAXLEN)), rng.choice(negative, (n, MAXLEN)))

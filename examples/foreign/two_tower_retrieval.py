@@ -88,7 +88,8 @@ def catalogue(seed: int = 36) -> tuple[list, list]:
     vocab = [f"w{i}" for i in range(WORDS - 2)]  # TextVectorization keeps two ids: padding and unknown
     titles = []
     for m in range(MOVIES):
-        words = np.minimum(rng.zipf(1.4, rng.integers(1, 6)), WORDS - 2) - 1
+        ranks = rng.zipf(1.4, rng.integers(1, 6))  # frequent words first, the tail spread over the rare ones
+        words = np.where(ranks < WORDS - 2, ranks, rng.integers(100, WORDS - 2, len(ranks))) - 1
         titles.append(" ".join(vocab[w] for w in words) + f" ({1930 + m % 68})")
     return titles, vocab
 
