@@ -8,6 +8,8 @@ on one started cluster, (4) print winner / best builder, winner / lower bound, p
     python benchmarks/search_quality.py --spec cluster.yml    # an existing cluster instead
     python benchmarks/search_quality.py --bandwidth 1gbit --per-host 2=100mbit   # heterogeneous hosts
     python benchmarks/search_quality.py --bandwidth 1gbit --link 0-2=100mbit     # one slow link, h0-h2
+    python benchmarks/search_quality.py --models mlp,examples/foreign/dcn.py     # a bundled name or a model file
+    python benchmarks/search_quality.py --models examples/foreign                # every model file in a directory
 
 The best builder is the fastest of a dozen noisy measurements, so it is biased low; with 2+ repeats the table
 also picks the best builder on the odd-numbered repeats and compares it with the winner on the even-numbered ones
@@ -139,6 +141,23 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
     return row
 
 
+def model_files(models: str) -> list[pathlib.Path]:
+    """The model files ``--models`` names: a bundled example's name (``mlp``), a model file, or a directory of them.
+    Raises ValueError naming what is not found, or two files that would share a name in --out."""
+    files = []
+    for m in filter(None, (x.strip() for x in models.split(","))):
+        path = pathlib.Path(m) if m.endswith(".py") or "/" in m else ROOT / "examples" / "models" / f"{m}.py"
+        found = sorted(path.glob("*.py")) if path.is_dir() else [path]
+        if not found or not all(f.is_file() for f in found):
+            raise ValueError(f"no model file {m!r} (a name in examples/models/, a .py file or a directory of them)")
+        files += [f.resolve() for f in found]
+    stems = [f.stem for f in files]
+    twins = sorted({s for s in stems if stems.count(s) > 1})
+    if twins:
+        raise ValueError(f"two models named {', '.join(twins)}: their results would share a directory in --out")
+    return files
+
+
 def _repeats_median(cmp, label: str, steps: int, parity: int) -> float:
     """Median step time of ``label`` over the repeats of the given parity (0: 1st, 3rd, ...; 1: 2nd, 4th, ...)."""
     t = cmp.step_times[label]
@@ -148,7 +167,8 @@ def _repeats_median(cmp, label: str, steps: int, parity: int) -> float:
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--spec", default=None, help="use this cluster instead of bringing a testbed up")
-    p.add_argument("--models", default="dlrm,recommender,mlp")
+    p.add_argument("--models", default="dlrm,recommender,mlp",
+                   help="comma-separated: names in examples/models/, model files, or directories of model files")
     p.add_argument("--hosts", type=int, default=3)
     p.add_argument("--bandwidth", default="200mbit")
     p.add_argument("--trials", type=int, default=500)
@@ -168,13 +188,17 @@ def main() -> int:
     p.add_argument("--out", default=str(ROOT / "runs" / "bench-search_quality"),
                    help="where the searches, the builders' strategies and results.jsonl go (runs/bench-search_quality)")
     args = p.parse_args()
+    try:
+        models = model_files(args.models)
+    except ValueError as e:
+        p.error(f"--models: {e}")
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(args.spec) if args.spec else testbed(args.hosts, args.bandwidth, out / "tb",
                                                                                    args.per_host, args.link)) as spec:
         rows = []
-        for m in args.models.split(","):
-            r = run_model(str(ROOT / "examples" / "models" / f"{m}.py"), spec, out, args)
+        for m in models:
+            r = run_model(str(m), spec, out, args)
             rows.append(r)  # each model's result is printed and kept as it finishes: a later failure loses nothing
             print(f"\n{r['model']}: every builder and the winner, interleaved ({args.repeats} repeats x "
                   f"{args.steps} steps)", flush=True)
