@@ -15,16 +15,15 @@ PASS_ON = frozenset({"Identity"})  # an op whose output is its input's handle
 
 @dataclasses.dataclass(frozen=True)
 class HandleUse:
-    """How a step uses one variable handle: passed into a called function (``called``), inside a loop somewhere
-    (``looped``), and whether anything might write the variable (``written``: any op that is neither a known read
-    nor a call, or a call that hands the handle back out)."""
+    """How a step uses one variable handle: passed into a called function (``called``), and whether anything might
+    write the variable (``written``: any op that is neither a known read nor a call, or a call other than a loop
+    that hands the handle back out)."""
 
     called: bool = False
-    looped: bool = False
     written: bool = False
 
     def __or__(self, other: HandleUse) -> HandleUse:
-        return HandleUse(self.called or other.called, self.looped or other.looped, self.written or other.written)
+        return HandleUse(self.called or other.called, self.written or other.written)
 
 
 def _ref(x: str) -> tuple[str, int]:
@@ -96,7 +95,7 @@ class HandleUses:
         if not functions or (node.op not in FUNCTIONAL and node.op not in self.library):
             return use | HandleUse(written=True), []
         arg = pos - LEADING_INPUTS.get(node.op, 0)
-        use = use | HandleUse(called=True, looped=node.op in LOOPS, written=arg < 0)
+        use = use | HandleUse(called=True, written=arg < 0)
         for name in functions:
             inner, escapes = self._argument(name, arg) if arg >= 0 else (HandleUse(), False)
             use = use | inner | HandleUse(written=escapes and node.op not in LOOPS)
