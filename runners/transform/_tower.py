@@ -21,33 +21,7 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     tf = b.tf
     dev = b.tower_dev[r]
     input_map = dict(zip(an.batch_inputs, batch))
-    copied: set[int] = set()  # plans whose every use on this tower reads a tower-local copy
-    for p in b.plans:
-        ph = an.placeholders.get(("var", p.index))
-        if ph is None:
-            continue
-        if not p.partitioned:
-            v = b.unit_var_for_tower(p.units[0], r)
-            if an.copied(p.index) and not _on_tower(b, v, r):
-                input_map[ph + ":0"] = assembled(b, p, r)
-                copied.add(p.index)
-                continue
-            input_map[ph + ":0"] = v.handle
-            if not an.gathers[p.index] and b.remote(v, r):
-                b.moved(node_address(p.units[0].device), b.tower_addr[r], p.units[0].num_elements * 4)
-            continue
-        if an.others[p.index]:
-            input_map[ph + ":0"] = assembled(b, p, r)
-            continue
-        if an.gathers[p.index] and p.axis == 0:  # its gathers are rewired below; the read is left dead
-            dummy = tf.compat.v1.placeholder(tf.as_dtype(b.values[p.index].dtype), p.shape,
-                                             name=f"unused_read{r}")
-            for name in an.reads[p.index]:
-                input_map[name + ":0"] = dummy
-            continue
-        value = shards_read(b, p, r)
-        for name in an.reads[p.index]:
-            input_map[name + ":0"] = value
+    copied = _map_variables(b, r, an, input_map)
     for name, value in an.constants.items():
         with tf.compat.v1.device(dev):
             input_map[name + ":0"] = tf.constant(value)
@@ -86,6 +60,40 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
                 rewire_gather(b, by_name[gname], p, r)
     loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
     return loss, list(grads), effects
+
+
+def _map_variables(b, r: int, an: TracedAnalysis, input_map: dict) -> set[int]:
+    """Map the step's variable handles and reads into ``input_map`` for tower ``r``; returns the plans whose every
+    use on the tower reads a tower-local copy (their reads and gathers are left as the step has them)."""
+    tf = b.tf
+    copied: set[int] = set()
+    for p in b.plans:
+        ph = an.placeholders.get(("var", p.index))
+        if ph is None:
+            continue
+        if not p.partitioned:
+            v = b.unit_var_for_tower(p.units[0], r)
+            if an.copied(p.index) and not _on_tower(b, v, r):
+                input_map[ph + ":0"] = assembled(b, p, r)
+                copied.add(p.index)
+                continue
+            input_map[ph + ":0"] = v.handle
+            if not an.gathers[p.index] and b.remote(v, r):
+                b.moved(node_address(p.units[0].device), b.tower_addr[r], p.units[0].num_elements * 4)
+            continue
+        if an.others[p.index]:
+            input_map[ph + ":0"] = assembled(b, p, r)
+            continue
+        if an.gathers[p.index] and p.axis == 0:  # its gathers are rewired below; the read is left dead
+            dummy = tf.compat.v1.placeholder(tf.as_dtype(b.values[p.index].dtype), p.shape,
+                                             name=f"unused_read{r}")
+            for name in an.reads[p.index]:
+                input_map[name + ":0"] = dummy
+            continue
+        value = shards_read(b, p, r)
+        for name in an.reads[p.index]:
+            input_map[name + ":0"] = value
+    return copied
 
 
 def _on_tower(b, v, r: int) -> bool:
