@@ -1,10 +1,11 @@
 """Recurrent models distributed: each one's step on two nodes against its step on one node and in plain TF.
 
-    python benchmarks/recurrent_steps.py [--models keras_lstm,keras_gru,while_loop_variable]
+    python benchmarks/recurrent_steps.py [--models keras_lstm,keras_gru,while_loop_variable,keras_sequential]
         [--builders ps,all_reduce,parallax] [--steps 30 --warmup 5 --rounds 3] [--most-steps-per-call K]
         [--out runs/bench-recurrent_steps]
 
-A model is a zoo name (``examples/zoo/<name>.py``) or a path. Plain: the ``tf.function`` step of
+A model is a zoo name (``examples/zoo/<name>.py``) or a path; ``keras_sequential``, a step without control flow,
+shows what two nodes cost this machine's steps anyway. Plain: the ``tf.function`` step of
 ``backend_overhead.py`` in this process. One node: the ``ps`` builder on the spec's chief alone (one replica, its
 variables on its own CPU). Two nodes: each builder on the whole spec (``--spec``, two loopback nodes by default),
 one replica a node, each replica taking the batch the one-node replica takes. Every job runs the steps per call
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
     from space.cluster import load_cluster
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--models", default="keras_lstm,keras_gru,while_loop_variable")
+    p.add_argument("--models", default="keras_lstm,keras_gru,while_loop_variable,keras_sequential")
     p.add_argument("--builders", default="ps,all_reduce,parallax")
     p.add_argument("--spec", default=str(ROOT / "examples" / "clusters" / "localhost.yml"))
     p.add_argument("--steps", type=int, default=30)
