@@ -1,8 +1,10 @@
 """What a traced training step looks like, whatever the strategy: its batch inputs, the variable handles it
-captures, each trainable variable's reads and the embedding gathers on them, its outputs and side effects, and its
-GraphDef ready to import once per tower (devices and colocation hints cleared)."""
+captures, each trainable variable's reads and the embedding gathers on them, what the functions it calls (loops,
+conditionals) do with the handles, its outputs and side effects, and its GraphDef ready to import once per tower
+(devices and colocation hints cleared)."""
 from __future__ import annotations
 
+from runners.transform._calls import FUNCTIONAL, HandleUse, HandleUses
 from space.errors import RunError
 
 
@@ -64,3 +66,12 @@ class TracedAnalysis:
             del node.input[:]
             node.input.extend(keep)  # reads of trainable variables need no ordering (nothing writes them)
         self.graph_def = gdef
+        uses = HandleUses(gdef)
+        self.uses: dict[tuple, HandleUse] = {key: uses.of(ph) for key, ph in self.placeholders.items()}
+        self.functional = FUNCTIONAL | set(uses.library)  # op types that call a function of the library
+
+    def copied(self, i: int) -> bool:
+        """Whether trainable variable ``i`` is passed to a called function that only reads it: a tower-local
+        copy, filled once a step, can stand for it there (a loop's body would read it once per iteration)."""
+        use = self.uses.get(("var", i), HandleUse())
+        return use.called and not use.written

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from runners.transform._calls import FUNCTIONAL
 from space.errors import RunError
 
 COLLECTIVES = frozenset({"CollectiveReduceV2", "CollectiveGatherV2", "CollectiveAllToAllV2",
@@ -167,8 +168,11 @@ def _chain(tf, new: dict, previous) -> None:
                 stack.append((op, True))
                 stack += [(p, False) for p in preds if id(p) not in gated]
                 continue
-            done = any(gated.get(id(p)) for p in preds)
-            if not done and (op._is_stateful or any(t.dtype == tf.resource for t in op.inputs)):  # noqa: SLF001
+            handles = any(t.dtype == tf.resource for t in op.inputs)
+            # a loop or conditional is lowered into ops that each start when their own inputs are ready: its
+            # reads of a handle would not wait for what orders the op through other inputs, only for its own edge
+            done = any(gated.get(id(p)) for p in preds) and not (handles and op.type in FUNCTIONAL)
+            if not done and (op._is_stateful or handles):  # noqa: SLF001
                 op._add_control_inputs([gate(device_of(op))])  # noqa: SLF001 - ordering after import
                 done = True
             gated[id(op)] = done

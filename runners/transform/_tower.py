@@ -2,8 +2,10 @@
 
 Variable handles become the tower's all-reduce copy, its node's proxy or the PS variable; a partitioned variable's
 reads become a concat of its shards (or a tower-local copy assembled from them, for an op that takes the variable
-itself); an embedding lookup becomes a gather of only the rows it needs, on each shard's device. ``b`` is the
-graph's builder (``_graph._Builder``): its variables, plans and byte counts.
+itself); an embedding lookup becomes a gather of only the rows it needs, on each shard's device. Loops,
+conditionals and nested calls run on the tower's device, and a variable they only read is a tower-local copy
+filled by one read a step (docs/design.md, "Control flow runs on its tower"). ``b`` is the graph's builder
+(``_graph._Builder``): its variables, plans and byte counts.
 """
 from __future__ import annotations
 
@@ -19,12 +21,62 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     tf = b.tf
     dev = b.tower_dev[r]
     input_map = dict(zip(an.batch_inputs, batch))
+    copied = _map_variables(b, r, an, input_map)
+    for name, value in an.constants.items():
+        with tf.compat.v1.device(dev):
+            input_map[name + ":0"] = tf.constant(value)
+    for j, locals_ in enumerate(b.state_local):
+        ph = an.placeholders.get(("state", j))
+        if ph is None:
+            continue
+        if locals_:
+            with tf.compat.v1.device(dev), tf.control_dependencies([b.state_refresh[j][r]]):
+                input_map[ph + ":0"] = tf.identity(locals_[r].handle)
+        else:
+            input_map[ph + ":0"] = b.state_canon[j].handle
+
+    def device_fn(op):
+        # ops on a variable handle go where the variable is (the placer colocates them), but not a loop,
+        # conditional or call, which the placer does not colocate: its body runs where the op is placed
+        return "" if op.type not in an.functional and any(t.dtype == tf.resource for t in op.inputs) else dev
+
+    read_ops = [x for p in b.plans if not p.partitioned and not an.gathers.get(p.index) and p.index not in copied
+                for x in an.reads.get(p.index, [])]
+    gathers = [x for i in an.gathers if i not in copied for x in an.gathers[i]]
+    names = an.outputs + an.effects + read_ops + gathers
+    with tf.compat.v1.device(device_fn):
+        got = tf.graph_util.import_graph_def(an.graph_def, input_map=input_map, return_elements=names,
+                                             name=f"tower{r}")
+    k = len(an.outputs)
+    outputs, effects = got[:k], got[k:k + len(an.effects)]
+    by_name = dict(zip(names[k:], got[k:]))
+    for p in b.plans:
+        if p.index in copied:
+            continue
+        if not p.partitioned and not an.gathers.get(p.index):
+            b.reads.setdefault(p.units[0].name, []).extend(by_name[x] for x in an.reads.get(p.index, []))
+        if an.gathers.get(p.index) and (not p.partitioned or p.axis == 0):
+            for gname in an.gathers[p.index]:
+                rewire_gather(b, by_name[gname], p, r)
+    loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
+    return loss, list(grads), effects
+
+
+def _map_variables(b, r: int, an: TracedAnalysis, input_map: dict) -> set[int]:
+    """Map the step's variable handles and reads into ``input_map`` for tower ``r``; returns the plans whose every
+    use on the tower reads a tower-local copy (their reads and gathers are left as the step has them)."""
+    tf = b.tf
+    copied: set[int] = set()
     for p in b.plans:
         ph = an.placeholders.get(("var", p.index))
         if ph is None:
             continue
         if not p.partitioned:
             v = b.unit_var_for_tower(p.units[0], r)
+            if an.copied(p.index) and not _on_tower(b, v, r):
+                input_map[ph + ":0"] = assembled(b, p, r)
+                copied.add(p.index)
+                continue
             input_map[ph + ":0"] = v.handle
             if not an.gathers[p.index] and b.remote(v, r):
                 b.moved(node_address(p.units[0].device), b.tower_addr[r], p.units[0].num_elements * 4)
@@ -41,40 +93,13 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
         value = shards_read(b, p, r)
         for name in an.reads[p.index]:
             input_map[name + ":0"] = value
-    for name, value in an.constants.items():
-        with tf.compat.v1.device(dev):
-            input_map[name + ":0"] = tf.constant(value)
-    for j, locals_ in enumerate(b.state_local):
-        ph = an.placeholders.get(("state", j))
-        if ph is None:
-            continue
-        if locals_:
-            with tf.compat.v1.device(dev), tf.control_dependencies([b.state_refresh[j][r]]):
-                input_map[ph + ":0"] = tf.identity(locals_[r].handle)
-        else:
-            input_map[ph + ":0"] = b.state_canon[j].handle
+    return copied
 
-    def device_fn(op):  # ops on a variable handle go where the variable is (the placer colocates them)
-        return "" if any(t.dtype == tf.resource for t in op.inputs) else dev
 
-    read_ops = [x for p in b.plans if not p.partitioned and not an.gathers.get(p.index)
-                for x in an.reads.get(p.index, [])]
-    gathers = [x for i in an.gathers for x in an.gathers[i]]
-    names = an.outputs + an.effects + read_ops + gathers
-    with tf.compat.v1.device(device_fn):
-        got = tf.graph_util.import_graph_def(an.graph_def, input_map=input_map, return_elements=names,
-                                             name=f"tower{r}")
-    k = len(an.outputs)
-    outputs, effects = got[:k], got[k:k + len(an.effects)]
-    by_name = dict(zip(names[k:], got[k:]))
-    for p in b.plans:
-        if not p.partitioned and not an.gathers.get(p.index):
-            b.reads.setdefault(p.units[0].name, []).extend(by_name[x] for x in an.reads.get(p.index, []))
-        if an.gathers.get(p.index) and (not p.partitioned or p.axis == 0):
-            for gname in an.gathers[p.index]:
-                rewire_gather(b, by_name[gname], p, r)
-    loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
-    return loss, list(grads), effects
+def _on_tower(b, v, r: int) -> bool:
+    """Whether variable ``v`` lives on tower ``r``'s own device."""
+    spec = b.tf.DeviceSpec.from_string
+    return spec(v.device) == spec(b.tower_dev[r])
 
 
 def shards_read(b, p: VarPlan, r: int):
@@ -93,9 +118,10 @@ def shards_read(b, p: VarPlan, r: int):
 
 
 def assembled(b, p: VarPlan, r: int):
-    """The handle of a tower-local copy of partitioned ``p``, assembled from its shards before the step reads
-    it: for an op that takes the variable itself rather than its value (a nested ``tf.function`` call), which
-    no rewrite of reads can reach. It only reads the copy; the gradient comes out of the step as usual."""
+    """The handle of a tower-local copy of ``p``, filled from its units before the step reads it: for an op that
+    takes the variable itself rather than its value (a loop, a conditional, a nested ``tf.function`` call), which
+    no rewrite of reads can reach. The step only reads the copy (one read of each unit crosses, however often a
+    loop reads it); the gradient comes out of the step as usual."""
     tf = b.tf
     dev = b.tower_dev[r]
     local = b.var(f"assembled/t{r}/{p.name}", b.values[p.index], dev)

@@ -10,6 +10,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 MODELS, CLUSTERS = ROOT / "examples" / "models", ROOT / "examples" / "clusters"
 TEST_MODELS = HERE / "models"
+ZOO = ROOT / "examples" / "zoo"
 from testpaths import STEPS  # noqa: E402,F401
 
 
@@ -30,7 +31,8 @@ def cluster(spec):
 
 @pytest.fixture(scope="session")
 def traced():
-    """name -> (TracedStep, Inventory), traced once per run; the CNN without Dropout (deterministic)."""
+    """name -> (TracedStep, Inventory) of an example model, a test model or a zoo model, traced once per run; the CNN
+    without Dropout (deterministic)."""
     os.environ["CNN_DETERMINISTIC"] = "1"
     from space.model import inventory_from_trace, trace_step
 
@@ -38,7 +40,8 @@ def traced():
 
     def get(name: str):
         if name not in cache:
-            path = MODELS / f"{name}.py" if (MODELS / f"{name}.py").is_file() else TEST_MODELS / f"{name}.py"
+            path = next((d / f"{name}.py" for d in (MODELS, ZOO) if (d / f"{name}.py").is_file()),
+                        TEST_MODELS / f"{name}.py")
             t = trace_step(path)
             cache[name] = (t, inventory_from_trace(t))
         return cache[name]

@@ -1,5 +1,6 @@
 """Several steps per ``Session.run`` train exactly as one step per call: same variables, state, optimizer slots
-and losses, whatever the strategy (collectives, PS, shards, compressors with state, BatchNorm, fed inputs)."""
+and losses, whatever the strategy (collectives, PS, shards, compressors with state, BatchNorm, fed inputs, loops
+reading tower-local copies)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.slow
 STEPS = 7  # not a multiple of the steps per call: the last call runs fewer
 CASES = [("mlp", "all_reduce", 3), ("cnn", "all_reduce_fp16_ef", 3), ("recommender", "ps", 4),
          ("recommender", "partitioned_ps", 2), ("mlp", "all_reduce_powersgd", 5), ("from_generator", "ps_lb", 3),
-         ("recommender", "parallax", 3), ("cnn", "ps_proxy", 2)]
+         ("recommender", "parallax", 3), ("cnn", "ps_proxy", 2), ("keras_lstm", "ps_lb", 3)]
 
 
 def _train(t, strategy, cluster, steps_per_call: int):
