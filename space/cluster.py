@@ -300,7 +300,7 @@ def _cpus(raw: Mapping, label: str, where: str) -> tuple[int, ...]:
     cpus = _int_list(raw.get("cpus", [0]), f"{label}.cpus", where) or (0,)
     if max(cpus) >= MAX_CPU_DEVICES:
         raise SpecError(f"`{label}.cpus` names CPU device {max(cpus)}, but a node's server makes at most "
-                        f"{MAX_CPU_DEVICES}", where, hint="cpus numbers the node's CPU devices from 0: [0], [0, 1], ...")
+                        f"{MAX_CPU_DEVICES}", where, hint="cpus numbers the node's CPU devices from 0: [0], [0, 1]")
     return cpus
 
 

@@ -17,17 +17,20 @@ def register(sub) -> None:
     p.add_argument("--model", required=True, metavar="M.PY", help="model file (see README: model contract)")
     _common.add_spec(p)
     p.add_argument("--strategy", required=True, metavar="S.PB", help="strategy file (.pb or .pbtxt)")
-    p.add_argument("--steps", type=_common.count(1), required=True, help="training steps in all (a resumed job counts its own)")
+    p.add_argument("--steps", type=_common.count(1), required=True,
+                   help="training steps in all (a resumed job counts its own)")
     p.add_argument("--checkpoint", default=None, metavar="DIR",
                    help="write checkpoints here: DIR/ckpt-<step>/ with variables.npz (every variable and optimizer "
                         "slot) and the single-device model's weights (model.weights.h5 for Keras models)")
-    p.add_argument("--save-every", type=_common.count(0), default=0, metavar="N", help="a checkpoint every N steps (0: at the end)")
+    p.add_argument("--save-every", type=_common.count(0), default=0, metavar="N",
+                   help="a checkpoint every N steps (0: at the end)")
     p.add_argument("--keep", type=_common.count(1), default=3, metavar="K", help="keep the last K checkpoints (3)")
     p.add_argument("--resume", action="store_true",
                    help="continue from the newest checkpoint in --checkpoint DIR: variables, slots, step, data")
     p.add_argument("--logdir", default=None, metavar="DIR",
                    help="TensorBoard scalars (default: DIR/logs of --checkpoint): loss, step time, examples/s, bytes")
-    p.add_argument("--log-every", type=_common.count(1), default=10, metavar="N", help="average the scalars over N steps (10)")
+    p.add_argument("--log-every", type=_common.count(1), default=10, metavar="N",
+                   help="average the scalars over N steps (10)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
     p.add_argument("--steps-per-call", type=_common.count(0), default=0, metavar="K",
