@@ -16,6 +16,7 @@ import sys
 import threading
 from typing import Sequence
 
+from autotune._modes import output_modes
 from autotune._quiet import quiet_runtime
 from autotune._signals import Terminated, stop_on_sigterm
 from space.errors import AutotuneError, BadInput
@@ -113,7 +114,7 @@ def _main(argv: Sequence[str] | None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     installed, previous = stop_on_sigterm()
     try:
-        with quiet_runtime(not args.debug):
+        with quiet_runtime(not args.debug), output_modes():
             _check_inputs(args)
             return int(args.func(args) or 0)
     except AutotuneError as e:
