@@ -66,3 +66,28 @@ def run(capsys):
         out, err = capsys.readouterr()
         return code, out, err
     return _run
+
+
+@pytest.fixture(scope="session")
+def neighbour():
+    """A second, unprivileged user of this machine (its ``pwd`` entry): made with ``useradd`` for the session (root
+    only) and removed after it."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to add a second user (useradd)")
+    missing = [t for t in ("useradd", "userdel", "setpriv") if not shutil.which(t, path="/usr/sbin:/usr/bin:/sbin")]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (passwd, util-linux)")
+    name = f"atn{os.getpid()}"
+    made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                          capture_output=True, text=True, timeout=30)
+    if made.returncode != 0:
+        pytest.skip(f"useradd failed: {made.stderr.strip()}")
+    try:
+        import pwd
+
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, timeout=30)

@@ -115,3 +115,16 @@ class Leftovers:
         for what, items in self._state().items():
             out += [f"{what} {item}" for item in sorted(items - self.before.get(what, set()))]
         return out
+
+
+def connects_as(user, address: str, port: int, netns: str | None = None) -> bool:
+    """Whether a TCP connection to ``address:port`` by ``user`` (a ``pwd`` entry; from network namespace ``netns``)
+    is accepted: bash's /dev/tcp, run with ``setpriv`` as that user and group (and none of root's groups)."""
+    argv = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--", "bash", "-c",
+            f"exec 3<>/dev/tcp/{address}/{port}"]
+    if netns:
+        argv = ["ip", "netns", "exec", netns, *argv]
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
+    except subprocess.TimeoutExpired:  # dropped rather than refused
+        return False

@@ -14,8 +14,9 @@ import time
 PREFIX = "autotune-servers-"
 KEEP = 20  # failed starts whose logs are kept
 MAX_AGE_S = 7 * 24 * 3600
-REMOTE_DIR = ".cache/autotune/server-logs"  # on a remote node, under the SSH user's home
-REMOTE_PRUNE = f"find {REMOTE_DIR} -maxdepth 1 -name 'autotune-*.log' -mtime +7 -delete"
+# on a remote node, as the shell there names it: its own cache dir, by the same rule as here
+REMOTE_DIR = "${AUTOTUNE_CACHE_DIR:-$HOME/.cache/autotune}/server-logs"
+REMOTE_PRUNE = "find . -maxdepth 1 -name 'autotune-*.log' -mtime +7 -delete"  # run inside it
 
 
 def default_root() -> pathlib.Path:

@@ -268,14 +268,16 @@ class SSHLauncher(Launcher):
         return int(out.strip())
 
     def log_dir(self, node: Node) -> str:
-        """The node's folder for server logs: ``remote_log_dir``, else the user's own, made private and pruned."""
+        """The node's folder for server logs: ``remote_log_dir``, else the node's own cache (as the group's
+        environment sets it), made private and pruned."""
         if self.remote_log_dir:
             return self.remote_log_dir.rstrip("/")
         if node.address not in self._log_dirs:
-            code, out, err = self.run(node, f"umask 077 && mkdir -p {REMOTE_DIR} && cd {REMOTE_DIR} && pwd && "
-                                            f"{{ {REMOTE_PRUNE.replace(REMOTE_DIR, '.')} || true; }}")
+            steps = [s for s in self._prologue(node) if s.startswith("export ")] + [
+                "umask 077", f'd="{REMOTE_DIR}"', 'mkdir -p "$d"', 'cd "$d"', "pwd", f"{{ {REMOTE_PRUNE} || true; }}"]
+            code, out, err = self.run(node, " && ".join(steps))
             if code != 0 or not out.strip().startswith("/"):
-                raise RunError(f"cannot make the folder for server logs on node {node.name} (~/{REMOTE_DIR}): "
+                raise RunError(f"cannot make the folder for server logs on node {node.name} ({REMOTE_DIR}): "
                                f"exit {code}: {(err or out).strip()[-300:]}")
             self._log_dirs[node.address] = out.strip().splitlines()[0]
         return self._log_dirs[node.address]
