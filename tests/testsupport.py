@@ -106,7 +106,9 @@ class Leftovers:
         return {"nft table": {t for t in tables if any(t.startswith(f"autotune_{d}_") for d in self.drivers)},
                 "network namespace": {n.split()[0] for n in lines(["ip", "netns", "list"])
                                       if self.netns_prefix and n.startswith(self.netns_prefix)},
-                "temporary file": set(os.listdir(tempfile.gettempdir()))}
+                # AutoGraph's generated modules are TensorFlow's, removed when the interpreter exits
+                "temporary file": {e for e in os.listdir(tempfile.gettempdir())
+                                   if not e.startswith("__autograph_generated_file")}}
 
     def left(self, timeout_s: float = 10.0) -> list[str]:
         """What is left that was not there before, as readable lines ([] when nothing)."""

@@ -1,11 +1,15 @@
 """Every bad input of ``tests/bad_inputs.py`` is handled as specified: refused in one line naming what and where,
 with exit code 2, before any work, or accepted and ended as it should; run in-process here, and as fresh processes
-(TensorFlow's start-up logging included) for a few and for those only a fresh process shows."""
+(TensorFlow's start-up logging included) for a few and for those only a fresh process shows. In-process, each
+case is also checked to leave no server, nftables table or temporary file behind."""
 from __future__ import annotations
+
+import os
 
 import pytest
 
 import bad_inputs
+from testsupport import Leftovers, servers_of
 
 CASES = {c.name: c for c in bad_inputs.CASES}
 FRESH = ["loss is NaN", "spec missing", "unknown option", "search -o is a file"]
@@ -29,9 +33,11 @@ def test_handled_as_specified(name, run, tmp_path, monkeypatch):
     for argv in case.before:
         code, _, err = run(*case.args(tmp_path, argv))
         assert code == 0, err
+    leftovers = Leftovers()
     with case.holding(tmp_path):
         code, out, err = run(*case.args(tmp_path))
     assert bad_inputs.check(case, code, err, out) == "", err[-2000:]
+    assert servers_of(os.getpid()) == {} and leftovers.left(timeout_s=0) == []
 
 
 @pytest.mark.parametrize("name", _ids(fresh=True))
