@@ -29,7 +29,7 @@ SPEC = str(ROOT / "examples" / "clusters" / "localhost.yml")
 # reading as root: without these capabilities root is refused a file of mode 000, as any user is
 NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search",
           "--"]
-HOLD_S = 4.0  # how long a case's study file is held locked by another process
+HOLD_S = 2.0  # how long a case's study file stays locked once the command opened it (past its 1 s probe)
 
 GOOD_MODEL = '''
 import tensorflow as tf, keras
@@ -53,7 +53,7 @@ class Case:
     before: tuple[tuple[str, ...], ...] = ()  # commands run first (each must succeed), e.g. a strategy to use
     executable: tuple[str, ...] = ()  # files made executable
     unreadable: tuple[str, ...] = ()  # files made mode 000 (and root's override of it dropped)
-    hold: str = ""  # a SQLite file another process holds locked for HOLD_S seconds while the command starts
+    hold: str = ""  # a SQLite file another process holds locked until HOLD_S seconds after the command opens it
     json_out: bool = False  # stdout must be one JSON document
     fresh: bool = False  # only a fresh process shows it (the process's own end, root's file access)
     slow: bool = False  # starts TensorFlow servers
@@ -78,7 +78,8 @@ class Case:
 
     @contextlib.contextmanager
     def holding(self, d: pathlib.Path):
-        """While the block runs, another process holds ``hold`` locked (for HOLD_S seconds from its start)."""
+        """While the block runs, another process holds ``hold`` locked, until HOLD_S seconds after another process
+        opened it (or a minute)."""
         if not self.hold:
             yield
             return
@@ -93,11 +94,28 @@ class Case:
             holder.wait()
 
 
-_HOLDER = """import sqlite3, sys, time
-con = sqlite3.connect(sys.argv[1], isolation_level=None)
+_HOLDER = """import os, sqlite3, sys, time
+path = os.path.realpath(sys.argv[1])
+con = sqlite3.connect(path, isolation_level=None)
 con.execute("CREATE TABLE IF NOT EXISTS held (x)")
 con.execute("BEGIN EXCLUSIVE")
 print("held", flush=True)
+
+
+def opened_elsewhere():
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if int(pid) != os.getpid() and any(os.readlink(f"/proc/{pid}/fd/{fd}") == path
+                                               for fd in os.listdir(f"/proc/{pid}/fd")):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+end = time.monotonic() + 60
+while not opened_elsewhere() and time.monotonic() < end:
+    time.sleep(0.1)
 time.sleep(float(sys.argv[2]))
 con.execute("ROLLBACK")
 """
@@ -288,7 +306,7 @@ CASES: list[Case] = [
     dataclasses.replace(_search("resume with nothing to resume", ("--resume", "--trials", "20"), "nothing to resume"),
                         code=0),
     Case("study file locked by another process", SEARCH, hold="run/study.db", code=0,
-         needle="waiting for the lock on"),
+         needle=", held by pid "),
     # checkpoints
     Case("resume from another model's checkpoint", RESUME_GOOD,
          {"m.py": GOOD_MODEL, **_checkpoint(1, {"other/kernel:0": (3, 2)})}, before=(BUILD_GOOD,),

@@ -89,7 +89,7 @@ def _holders(path: pathlib.Path) -> str:
             continue
         try:
             if any(os.readlink(fd) in names for fd in (proc / "fd").iterdir()):
-                argv = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+                argv = " ".join((proc / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split())
                 found.append(f"pid {proc.name} ({argv[:80]})")
         except OSError:
             continue

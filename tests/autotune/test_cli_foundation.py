@@ -107,3 +107,17 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
     assert proc.returncode == 143, err
     assert "terminated (SIGTERM)" in err
     assert not list(tmp_path.glob("autotune-servers-*")), "the servers' clean stop removed their log directory"
+
+
+def test_train_prints_progress_at_least_every_30_s_however_long_the_job():
+    """--steps 10**12 has its tenths 10**11 steps apart: the time alone brings a line."""
+    from autotune.commands.train import Progress
+    from runners.train import StepInfo
+
+    now, lines = [0.0], []
+    progress = Progress(10**12, every_s=30.0, clock=lambda: now[0], out=lambda line, flush: lines.append(line))
+    progress.log("step 1/1000000000000  loss 1.00000  5.0 ms")  # the job's own first line
+    for step, t in [(2, 10.0), (3, 29.9), (4, 30.0), (5, 45.0), (6, 60.5)]:
+        now[0] = t
+        progress(StepInfo(step, 0.5, 0.005, 6400.0))
+    assert [line.split()[1] for line in lines] == ["1/1000000000000", "4/1000000000000", "6/1000000000000"]
