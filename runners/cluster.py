@@ -406,7 +406,7 @@ def _wait_ready(servers: list[ServerProcess], ports: list[int], deadline: float,
             time.sleep(0.05)
 
 
-def _start_failure(s: ServerProcess, port: int) -> RunError:
+def _start_failure(s: ServerProcess, port: int) -> RunError | SpecError:
     """Why a server ended before it was ready: its port taken meanwhile (:class:`PortTaken`, started again), a
     module its python lacks (the node's ``python`` is wrong: a :class:`SpecError`), or a :class:`RunError`."""
     message = _death_message(s, port, " before it was ready")

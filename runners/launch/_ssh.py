@@ -118,8 +118,9 @@ class SSHLauncher(Launcher):
         spec: the cluster spec holding the ``ssh`` groups.
         accept_unknown_hosts: accept hosts whose key is not in known_hosts (AutoAddPolicy).
         connect_timeout_s: TCP connect, banner and authentication timeout.
-        remote_log_dir: directory on each node for the server logs (default: ``~/.cache/autotune/server-logs``
-            of the SSH user, private, where logs older than a week are pruned). They are removed on a clean stop
+        remote_log_dir: directory on each node for the server logs (default: ``server-logs`` in the node's cache
+            dir, ``$AUTOTUNE_CACHE_DIR`` or ``~/.cache/autotune`` as the node's shell and the group's
+            ``shared_envs`` set it; private, logs older than a week pruned). They are removed on a clean stop
             (of a cluster started without ``log_dir``) and kept when a start fails, for its error message.
         default_python: interpreter for nodes without ``python`` in the spec.
         heartbeat_timeout_s: a node that answers no SSH heartbeat (:class:`Heartbeat`) for this long is lost: its
