@@ -122,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.watch_parent:
         threading.Thread(target=_watch_parent, args=(os.getppid(), args.poll_s), daemon=True).start()
 
+    port = int(cluster[args.job][args.task].rsplit(":", 1)[1])
+    if _taken(port):  # seen before TensorFlow's seconds of import; the driver chooses ports again
+        print(f"error: port {port} is taken by another process", file=sys.stderr, flush=True)
+        return PORT_TAKEN_STATUS
     try:
         import tensorflow as tf  # a stop signal during the import ends the process by its default action
     except ImportError as e:
@@ -141,13 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         tf.distribute.Server(tf.train.ClusterSpec(cluster), job_name=args.job, task_index=args.task,
                              protocol="grpc", config=config, start=True)
     except Exception as e:  # noqa: BLE001 - reported to the driver through the log
-        port = int(address.rsplit(":", 1)[1])
-        if _taken(port):  # the driver chooses ports again
+        if _taken(port):  # taken meanwhile
             print(f"error: port {port} is taken by another process", file=sys.stderr, flush=True)
             return PORT_TAKEN_STATUS
         print(f"error: cannot start server {args.job}:{args.task} at {address}: {e}", file=sys.stderr, flush=True)
         return 1
-    port = int(address.rsplit(":", 1)[1])
     gpus = len(tf.config.list_logical_devices("GPU"))
     print(format_ready(args.job, args.task, port, os.getpid(), gpus), flush=True)
     signum = signal.sigwait(stop_signals)

@@ -352,6 +352,8 @@ def run_process(case: Case, timeout_s: float = 300.0) -> tuple[int, str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_", "AUTOTUNE_"))}
         env["AUTOTUNE_CACHE_DIR"] = str(d / "cache")
         env["PYTHONPATH"] = str(ROOT)
+        env["TMPDIR"] = str(d / "tmp")  # whatever a case leaves in the temporary directory goes with it
+        (d / "tmp").mkdir()
 
         def autotune(argv: list[str], prefix: list[str] = ()) -> subprocess.CompletedProcess:
             return subprocess.run([*prefix, sys.executable, "-m", "autotune", *argv], cwd=d, env=env,
@@ -373,8 +375,9 @@ def run_process(case: Case, timeout_s: float = 300.0) -> tuple[int, str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (2)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a case may take (300)")
     args = parser.parse_args(argv)
-    runner: Callable = run_process
+    runner: Callable = lambda case: run_process(case, args.timeout)  # noqa: E731
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(runner, CASES))

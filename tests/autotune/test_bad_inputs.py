@@ -12,7 +12,7 @@ import bad_inputs
 from testsupport import Leftovers, servers_of
 
 CASES = {c.name: c for c in bad_inputs.CASES}
-FRESH = ["loss is NaN", "spec missing", "unknown option", "search -o is a file"]
+FRESH = ["loss is NaN", "spec missing", "unknown option", "search -o is a file", "IPv6 node", "empty strategy file"]
 
 
 def _ids(fresh: bool) -> list:
