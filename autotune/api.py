@@ -42,6 +42,9 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         logdir: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every ``log_every`` steps.
         steps_per_call: training steps per ``Session.run`` (0: chosen after the first steps); the callbacks of a
             call's steps are called after it, and checkpoints fall between calls.
+
+    What it writes is never writable by others, whatever the umask (``autotune._modes``); a checkpoint it cannot
+    read is named on stderr and the one before it resumed.
     Raises:
         BadInput: a file, option or checkpoint is wrong (checked before any server starts).
         RunError: the job failed: a server died, a step timed out, the loss became NaN or infinite

@@ -13,19 +13,23 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 @pytest.fixture(scope="session", autouse=True)
 def temp_dir(tmp_path_factory):
-    """Temporary files of the code under test (and of the processes it starts) go under pytest's own directory:
-    a server log kept after a test killed its server, for one, is not left in /tmp."""
+    """Temporary files of the code under test (and of the processes it starts) go under pytest's own directory, and
+    so does the default cache dir: a server log kept after a test killed its server, for one, is left neither in
+    /tmp nor in the user's ~/.cache."""
     import tempfile
 
     path = tmp_path_factory.mktemp("tmp")
-    before_env, before_module = os.environ.get("TMPDIR"), tempfile.tempdir
+    saved = {k: os.environ.get(k) for k in ("TMPDIR", "AUTOTUNE_CACHE_DIR")}
+    before_module = tempfile.tempdir
     os.environ["TMPDIR"], tempfile.tempdir = str(path), str(path)
+    os.environ.setdefault("AUTOTUNE_CACHE_DIR", str(tmp_path_factory.mktemp("default-cache")))
     yield path
     tempfile.tempdir = before_module
-    if before_env is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = before_env
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(scope="session")

@@ -86,7 +86,7 @@ def test_module_entry_point_runs():
 def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
     """A scheduler's SIGTERM: the servers are stopped through the command's own clean-up (their owned log
     directory removed, which the default action, ending the process at once, leaves behind) and exit code 143."""
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}  # its servers' logs there
     cmd = [sys.executable, "-m", "autotune", "calibrate", "--spec", str(CLUSTERS / "localhost.yml"), "--model",
            str(MODELS / "mlp.py"), "--cache-dir", str(cache_dir), "--output", str(tmp_path / "cal.json")]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -94,7 +94,7 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
         deadline = time.monotonic() + 120
         logs: list = []
         while time.monotonic() < deadline and proc.poll() is None and len(logs) < 2:
-            logs = [p for d in tmp_path.glob("autotune-servers-*") for p in d.glob("*.log")
+            logs = [p for d in tmp_path.glob("server-logs/autotune-servers-*") for p in d.glob("*.log")
                     if "ready" in p.read_text(errors="replace")]
             time.sleep(0.2)
         assert len(logs) == 2, "both servers were up before the signal"
@@ -106,7 +106,7 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
             proc.wait()
     assert proc.returncode == 143, err
     assert "terminated (SIGTERM)" in err
-    assert not list(tmp_path.glob("autotune-servers-*")), "the servers' clean stop removed their log directory"
+    assert not list(tmp_path.glob("server-logs/autotune-servers-*")), "the servers' clean stop removed their logs"
 
 
 def test_train_prints_progress_at_least_every_30_s_however_long_the_job():
