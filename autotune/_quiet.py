@@ -54,3 +54,27 @@ def quiet_runtime(enabled: bool = True):
         os.close(saved)
         for name, level in levels.items():
             logging.getLogger(name).setLevel(level)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr():
+    """Within the block, whatever prints to stdout (the user's model, a library) goes to stderr instead: stdout
+    then carries only what the command writes after it, such as the JSON of ``inspect --json``."""
+    sys.stdout.flush()
+    original = sys.stdout
+    try:
+        real = original.fileno() == 1 and sys.stderr.fileno() >= 0
+    except (AttributeError, OSError, ValueError):  # a captured stream (tests): the Python objects suffice
+        real = False
+    saved = os.dup(1) if real else -1
+    if real:
+        os.dup2(sys.stderr.fileno(), 1)
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stdout = original
+        if saved >= 0:
+            os.dup2(saved, 1)
+            os.close(saved)

@@ -4,8 +4,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
+import sys
 from typing import Callable, Iterable
 
+from autotune._modes import output_modes
 from runners.train import StepInfo
 
 __all__ = ["History", "StepInfo", "train"]
@@ -40,14 +42,26 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         logdir: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every ``log_every`` steps.
         steps_per_call: training steps per ``Session.run`` (0: chosen after the first steps); the callbacks of a
             call's steps are called after it, and checkpoints fall between calls.
+
+    What it writes is never writable by others, whatever the umask (``autotune._modes``); a checkpoint it cannot
+    read is named on stderr and the one before it resumed.
     Raises:
         BadInput: a file, option or checkpoint is wrong (checked before any server starts).
         RunError: the job failed: a server died, a step timed out, the loss became NaN or infinite
             (``runners.train.NonFiniteLoss``; the last good checkpoint stays).
     """
+    with output_modes():
+        return _train(model, spec, strategy, steps, checkpoint=checkpoint, save_every=save_every, keep=keep,
+                      resume=resume, callbacks=callbacks, logdir=logdir, log_every=log_every,
+                      step_timeout_s=step_timeout_s, accept_unknown_hosts=accept_unknown_hosts, log=log,
+                      steps_per_call=steps_per_call)
+
+
+def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
+           step_timeout_s, accept_unknown_hosts, log, steps_per_call) -> History:
     from runners.cluster import start_cluster
     from runners.profile import prepare
-    from runners.train import load_checkpoint, train_strategy
+    from runners.train import check_fits, load_checkpoint, train_strategy
     from space.errors import BadInput
 
     for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
@@ -61,10 +75,12 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         if checkpoint.exists() and not checkpoint.is_dir():
             raise BadInput(f"--checkpoint {checkpoint} is a file, not a directory",
                            hint="give --checkpoint a directory (new or existing)")
-    start = load_checkpoint(checkpoint) if resume else None
+    start = load_checkpoint(checkpoint, warn=lambda m: print(m, file=sys.stderr)) if resume else None
     if logdir is None and checkpoint is not None:
         logdir = checkpoint / "logs"
     traced, strat, cluster_spec = prepare(str(model), str(spec), str(strategy))
+    if start is not None:
+        check_fits(start, traced)
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
         result = train_strategy(traced, strat, cluster, steps=steps,
                                 checkpoint_dir=str(checkpoint) if checkpoint is not None else None,

@@ -7,16 +7,19 @@ started are stopped by PID and what was measured is kept.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import logging
 import os
 import signal
 import sys
+import threading
 from typing import Sequence
 
+from autotune._modes import output_modes
 from autotune._quiet import quiet_runtime
 from autotune._signals import Terminated, stop_on_sigterm
-from space.errors import AutotuneError
+from space.errors import AutotuneError, BadInput
 
 
 def _machine_refused(error: BaseException) -> str | None:
@@ -54,9 +57,53 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# the command-line arguments that name files a command reads, and how the user wrote them
+_INPUT_FILES = {"model": "--model", "spec": "--spec", "strategy": "the strategy file",
+                "strategies": "the strategy file", "calibration": "--calibration"}
+
+
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Each file the command line names for reading can be read, before any work: one the user may not read
+    would otherwise fail deep inside, as if the work itself had failed. (A missing file, or a directory, is
+    left to the command, which says what it wanted there.)"""
+    for attr, option in _INPUT_FILES.items():
+        value = getattr(args, attr, None)
+        for path in value if isinstance(value, list) else [value]:
+            if not isinstance(path, str) or not os.path.isfile(path):
+                continue
+            try:
+                with open(path, "rb"):
+                    pass
+            except OSError as e:
+                raise BadInput(f"cannot read {option} {path}: {e.strerror or e}",
+                               hint="make the file readable by this user (chmod u+r), or run as its owner") from None
+
+
+def _end_despite_stray_threads(code: int) -> None:
+    """End the process now when threads the command did not start would keep it alive (a model file that starts
+    a non-daemon thread on import): the interpreter would wait for them forever before its exit handlers run.
+    Those handlers (stopping any cluster still open among them) run here first."""
+    stray = [t for t in threading.enumerate()
+             if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if not stray:
+        return
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit code (also used in-process by the tests)."""
+    """Run one command; returns the exit code (also used in-process by the tests). Called without ``argv`` it is
+    the program itself, which ends when the command does."""
+    code = _main(argv)
+    if argv is None:
+        _end_despite_stray_threads(code)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's C++ start-up chatter, before TF loads
     parser = build_parser()
     try:
@@ -67,7 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     installed, previous = stop_on_sigterm()
     try:
-        with quiet_runtime(not args.debug):
+        with quiet_runtime(not args.debug), output_modes():
+            _check_inputs(args)
             return int(args.func(args) or 0)
     except AutotuneError as e:
         if args.debug:

@@ -15,24 +15,29 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import shutil
-import tempfile
+import re
 import threading
 import time
 import uuid
 import weakref
 from typing import Any, Iterable
 
-from runners.launch._base import Launcher, ServerProcess, parse_ready
+from runners.launch._base import PORT_TAKEN_STATUS, Launcher, ServerProcess, parse_ready
 from runners.launch._firewall import Firewall
+from runners.launch._logs import default_root, new_log_dir, remove_log_dir
 from space.cluster import ClusterSpec, Node, parse_device
 from space.errors import RunError, SpecError
 
 JOB = "worker"
+PORT_ATTEMPTS = 3  # starts of a cluster whose chosen port another process took meanwhile
 _MAX_INSTANCE_KEY = 2**31 - 1
 _OPEN: "weakref.WeakSet[RunningCluster]" = weakref.WeakSet()
 _ATEXIT_LOCK = threading.Lock()
 _atexit_registered = False
+
+
+class PortTaken(RunError):
+    """A server could not listen on its port: another process took it after it was chosen."""
 
 
 class RunningCluster:
@@ -201,7 +206,7 @@ class RunningCluster:
                 pass
         _OPEN.discard(self)
         if self._owns_log_dir:
-            _remove_log_dir(self.log_dir, keep_logs=self._keep_logs)
+            remove_log_dir(self.log_dir, keep_logs=self._keep_logs)
 
     @property
     def closed(self) -> bool:
@@ -221,30 +226,61 @@ class RunningCluster:
 def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_hosts: bool = False,
                   log_dir: str | None = None, launcher: Launcher | None = None, stop_timeout_s: float = 10.0,
                   instance_keys_per_trial: int = 1 << 20, intra_op_threads: int = 0,
-                  inter_op_threads: int = 0) -> RunningCluster:
+                  inter_op_threads: int = 0, logs_root: str | os.PathLike | None = None) -> RunningCluster:
     """Start one server per node of ``spec`` and wait until all are ready.
 
     Args:
         spec: the cluster; task ``k`` is ``spec.nodes[k]``.
         timeout_s: how long to wait for every server to be ready (starts run in parallel).
         accept_unknown_hosts: SSH only; add unknown host keys instead of refusing them.
-        log_dir: where local server logs go. Default: a temporary directory that :meth:`close` removes along
-            with the servers' remote logs; when the start fails, the logs are kept (an empty directory is not).
+        log_dir: where local server logs go. Default: a private folder of its own under ``logs_root`` (default
+            ``<cache dir>/server-logs``, ``runners.launch._logs``) that :meth:`close` removes along with the
+            servers' remote logs; when the start fails or a server dies, the logs are kept (an empty folder is not).
         launcher: launch every node with this launcher instead of the rule in the module docstring.
         stop_timeout_s: grace between SIGTERM and SIGKILL when stopping.
         instance_keys_per_trial: size of each block returned by ``next_instance_key_base``.
         intra_op_threads, inter_op_threads: thread pools of every server, overriding the nodes' own
             ``intra_op_threads`` / ``inter_op_threads`` (0 = the node's setting, else TF's default).
 
+    A port another process took between its choice and the server's start is chosen again (``PORT_ATTEMPTS``).
+
     Raises:
         UnreachableHost: an SSH node cannot be reached, or its host key is unknown/mismatched.
-        RunError: a server exited or was not ready in time (the message names the node and its log tail).
-        SpecError: a remote node has no ``ssh_config`` and no ``launcher`` was given.
+        RunError: a server exited or was not ready in time (the message names the node and its log).
+        SpecError: a remote node has no ``ssh_config`` and no ``launcher`` was given; a node's python cannot
+            import what the server needs (TensorFlow).
     Whatever already started is stopped before the error propagates (also on KeyboardInterrupt).
     """
     _register_atexit()
     owns_log_dir = log_dir is None
-    log_dir = log_dir or tempfile.mkdtemp(prefix="autotune-servers-")
+    try:
+        log_dir = log_dir or new_log_dir(logs_root)
+    except OSError as e:
+        raise RunError(f"cannot make a folder for the servers' logs under {logs_root or default_root()}: "
+                       f"{e.strerror or e}") from None
+    try:
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                cluster = _start_once(spec, timeout_s, accept_unknown_hosts, log_dir, launcher, stop_timeout_s,
+                                      instance_keys_per_trial, intra_op_threads, inter_op_threads)
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS - 1:
+                    raise
+                continue
+            cluster._owns_log_dir = owns_log_dir
+            return cluster
+    except BaseException:
+        if owns_log_dir:
+            remove_log_dir(log_dir, keep_logs=True)  # the error message points at any log in it
+        raise
+    raise AssertionError("unreachable")
+
+
+def _start_once(spec: ClusterSpec, timeout_s: float, accept_unknown_hosts: bool, log_dir: str,
+                launcher: Launcher | None, stop_timeout_s: float, instance_keys_per_trial: int,
+                intra_op_threads: int, inter_op_threads: int) -> RunningCluster:
+    """One try of :func:`start_cluster`: ports, rules, servers; what it started is stopped when it fails (the log
+    folder is the caller's)."""
     run_id = uuid.uuid4().hex[:8]
     launchers: list[Launcher] = []
     servers: list[ServerProcess] = []
@@ -261,8 +297,10 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
             args = ["--job", JOB, "--task", str(k), "--cluster", cluster_json,
                     "--intra-op-threads", str(intra_op_threads or node.intra_op_threads),
                     "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
+            if max(node.cpus) > 0:  # the spec lists more CPU devices than the one a server makes by itself
+                args += ["--cpu-devices", str(max(node.cpus) + 1)]
             servers.append(lau.launch(node, k, args, f"autotune-{run_id}-task{k}.log"))
-        cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir, owns_log_dir=owns_log_dir,
+        cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir,
                                  stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial,
                                  firewall=firewall)
         _OPEN.add(cluster)
@@ -278,27 +316,35 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
                 firewall.remove()
             for lau in set(launchers):
                 lau.close()
-            if owns_log_dir:
-                _remove_log_dir(log_dir, keep_logs=True)  # the error message points at any log in it
         raise
 
 
 # ---- helpers -----------------------------------------------------------------------------------------
 
-def _death_message(s: ServerProcess, port: int) -> str:
+def _death_message(s: ServerProcess, port: int, when: str = "") -> str:
+    """One line: the node, how its server ended, the log's own reason where it gives one, and the log's path."""
+    who = f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid})"
     if s.lost:
-        return (f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid}) is out of reach: "
-                f"{s.lost}; log {s.log_path} on the node")
-    tail = s.log_tail(20).strip()
-    return (f"server of node {s.node.name} ({s.node.address}:{port}, task {s.task}, pid {s.pid}) exited with "
-            f"status {s.poll()}; log {s.log_path}" + (f", last lines:\n{tail}" if tail else " is empty"))
+        return f"{who} is out of reach: {s.lost}; log {s.log_path} on the node"
+    tail = s.log_tail(40)
+    reason = log_reason(tail)
+    return (f"{who} exited{when} with status {s.poll()}" + (f": {reason}" if reason else "")
+            + f"; log {s.log_path}" + ("" if tail.strip() else " is empty"))
 
 
-def _remove_log_dir(directory: str, *, keep_logs: bool) -> None:
-    """Remove a log directory ``start_cluster`` made; with ``keep_logs`` (a failed start) only if it holds no file
-    (SSH-only clusters log remotely, and an empty directory tells nobody anything)."""
-    if not (keep_logs and any(files for _, _, files in os.walk(directory))):
-        shutil.rmtree(directory, ignore_errors=True)
+_NOISE = re.compile(r"^([IW]\d{4} |WARNING: All log messages before absl|autotune-server exiting|\s*$)")
+_ERROR = re.compile(r"^(error: |[A-Za-z_][\w.]*(Error|Exception|Exit)\b|[EF]\d{4} |Segmentation fault|Killed)")
+
+
+def log_reason(tail: str) -> str:
+    """The line of a server's log that says why it ended: its own ``error:`` line or the last exception, else the
+    last line that is not TensorFlow's start-up chatter ('' for none)."""
+    lines = tail.strip().splitlines()
+    own = [line for line in lines if line.startswith("error: ")]
+    errors = [line for line in lines if _ERROR.match(line)]
+    other = [line for line in lines if not _NOISE.match(line)]
+    line = (own or errors or other or [""])[-1].strip()
+    return (line[len("error: "):] if line.startswith("error: ") else line)[:300]
 
 
 def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_hosts: bool,
@@ -349,15 +395,30 @@ def _wait_ready(servers: list[ServerProcess], ports: list[int], deadline: float,
                 _check_gpus(s.node, ready)
                 pending.remove(s)
             elif s.poll() is not None:
-                raise RunError(_death_message(s, ports[s.task]).replace("exited", "exited before it was ready", 1))
+                raise _start_failure(s, ports[s.task])
         if pending and time.monotonic() > deadline:
             s = pending[0]
-            tail = s.log_tail(10).strip()
+            reason = log_reason(s.log_tail(40))
             raise RunError(f"server of node {s.node.name} ({s.node.address}:{ports[s.task]}, task {s.task}) "
-                           f"not ready after {timeout_s:g} s; log {s.log_path}"
-                           + (f", last lines:\n{tail}" if tail else ""))
+                           f"not ready after {timeout_s:g} s" + (f" (its log's last word: {reason})" if reason else "")
+                           + f"; log {s.log_path}")
         if pending:
             time.sleep(0.05)
+
+
+def _start_failure(s: ServerProcess, port: int) -> RunError | SpecError:
+    """Why a server ended before it was ready: its port taken meanwhile (:class:`PortTaken`, started again), a
+    module its python lacks (the node's ``python`` is wrong: a :class:`SpecError`), or a :class:`RunError`."""
+    message = _death_message(s, port, " before it was ready")
+    if s.poll() == PORT_TAKEN_STATUS:
+        return PortTaken(message, node=s.node.name)
+    missing = re.search(r"No module named '([\w.]+)'", s.log_tail(40))
+    if missing:
+        python = s.node.python or "the default python"
+        return SpecError(f"node {s.node.name}'s python ({python}) cannot import {missing.group(1)}, which its server "
+                         f"needs; log {s.log_path}", hint="install autotune and its dependencies (TensorFlow among "
+                         "them) for that interpreter, or set the node's `python:` to one that has them")
+    return RunError(message, node=s.node.name)
 
 
 def _check_gpus(node: Node, ready: dict[str, str]) -> None:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-from runners.launch._base import format_ready
+from runners.launch._base import PORT_TAKEN_STATUS, format_ready
 
 def load_cluster_def(value: str) -> dict[str, list[str]]:
     """``--cluster``: inline JSON (``{"worker": ["host:port", ...]}``) or the path of a JSON file."""
@@ -54,6 +54,19 @@ def _watch_parent(ppid: int, interval_s: float) -> None:
             _exit(0, f"parent process {ppid} went away")
 
 
+def _taken(port: int) -> bool:
+    """Whether another process listens on ``port`` (on any interface, where TensorFlow's server listens)."""
+    import errno
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("", port))
+        except OSError as e:
+            return e.errno == errno.EADDRINUSE
+    return False
+
+
 def _split_gpu(tf, n: int, memory_mb: int = 2048) -> None:
     """Show the first GPU as ``n`` logical GPUs (``AUTOTUNE_LOGICAL_GPUS``): ``scripts/gpu-check`` runs two replicas
     on a machine with one GPU this way. Nothing happens without a GPU or with ``n < 2``."""
@@ -74,14 +87,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--poll-s", type=float, default=0.5, help="parent polling interval in seconds")
     p.add_argument("--intra-op-threads", type=int, default=0, help="0 = TensorFlow's default")
     p.add_argument("--inter-op-threads", type=int, default=0, help="0 = TensorFlow's default")
+    p.add_argument("--cpu-devices", type=int, default=1, help="CPU devices of the server: CPU:0 .. CPU:N-1 (1)")
     return p
 
 
-def server_config(job: str, intra_op_threads: int = 0, inter_op_threads: int = 0):
-    """The ConfigProto every server of the cluster needs (collective group leader = task 0)."""
+def server_config(job: str, intra_op_threads: int = 0, inter_op_threads: int = 0, cpu_devices: int = 1):
+    """The ConfigProto every server of the cluster needs (collective group leader = task 0), with the node's
+    thread pools and, where its spec lists more than CPU:0, that many CPU devices."""
     import tensorflow as tf
 
     config = tf.compat.v1.ConfigProto()
+    if cpu_devices > 1:
+        config.device_count["CPU"] = cpu_devices
     config.experimental.collective_group_leader = f"/job:{job}/replica:0/task:0"
     config.intra_op_parallelism_threads = intra_op_threads
     config.inter_op_parallelism_threads = inter_op_threads
@@ -105,7 +122,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.watch_parent:
         threading.Thread(target=_watch_parent, args=(os.getppid(), args.poll_s), daemon=True).start()
 
-    import tensorflow as tf  # a stop signal during the import ends the process by its default action
+    port = int(cluster[args.job][args.task].rsplit(":", 1)[1])
+    if _taken(port):  # seen before TensorFlow's seconds of import; the driver chooses ports again
+        print(f"error: port {port} is taken by another process", file=sys.stderr, flush=True)
+        return PORT_TAKEN_STATUS
+    try:
+        import tensorflow as tf  # a stop signal during the import ends the process by its default action
+    except ImportError as e:
+        print(f"error: {sys.executable} cannot import tensorflow: {type(e).__name__}: {e}", file=sys.stderr,
+              flush=True)
+        return 1
 
     _split_gpu(tf, int(os.environ.get("AUTOTUNE_LOGICAL_GPUS", "0") or 0))
 
@@ -113,15 +139,17 @@ def main(argv: list[str] | None = None) -> int:
     # the mask) and taken with sigwait: a Python handler could be starved while TF's threads get the signal.
     stop_signals = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
     signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
-    config = server_config(args.job, args.intra_op_threads, args.inter_op_threads)
+    config = server_config(args.job, args.intra_op_threads, args.inter_op_threads, args.cpu_devices)
     address = cluster[args.job][args.task]
     try:
         tf.distribute.Server(tf.train.ClusterSpec(cluster), job_name=args.job, task_index=args.task,
                              protocol="grpc", config=config, start=True)
     except Exception as e:  # noqa: BLE001 - reported to the driver through the log
+        if _taken(port):  # taken meanwhile
+            print(f"error: port {port} is taken by another process", file=sys.stderr, flush=True)
+            return PORT_TAKEN_STATUS
         print(f"error: cannot start server {args.job}:{args.task} at {address}: {e}", file=sys.stderr, flush=True)
         return 1
-    port = int(address.rsplit(":", 1)[1])
     gpus = len(tf.config.list_logical_devices("GPU"))
     print(format_ready(args.job, args.task, port, os.getpid(), gpus), flush=True)
     signum = signal.sigwait(stop_signals)

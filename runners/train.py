@@ -255,21 +255,47 @@ def checkpoints(directory: str | os.PathLike) -> list[pathlib.Path]:
     return sorted(found, key=lambda p: p.name)
 
 
-def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
-    """A checkpoint directory, or the latest checkpoint of a ``--checkpoint`` directory."""
+def load_checkpoint(path: str | os.PathLike, warn: Callable[[str], None] | None = None) -> Checkpoint:
+    """A checkpoint directory, or the newest readable checkpoint of a ``--checkpoint`` directory: one that cannot
+    be read (a ``variables.npz`` a crash or a full disk truncated) is named to ``warn`` and the one before it taken."""
     p = pathlib.Path(path)
-    if not (p / "checkpoint.json").is_file():
-        found = checkpoints(p) if p.is_dir() else []
-        if not found:
-            raise BadInput(f"no checkpoint in {p}", hint="train with --checkpoint DIR first, or drop --resume")
-        p = found[-1]
+    if (p / "checkpoint.json").is_file():
+        return _read_checkpoint(p)
+    found = checkpoints(p) if p.is_dir() else []
+    if not found:
+        raise BadInput(f"no checkpoint in {p}", hint="train with --checkpoint DIR first, or drop --resume")
+    for older, candidate in _newest_first(found):
+        try:
+            return _read_checkpoint(candidate)
+        except BadInput as e:
+            if older is None:
+                raise
+            if warn is not None:
+                warn(f"note: {e.what}; resuming from the checkpoint before it, {older}")
+    raise AssertionError("unreachable")
+
+
+def _newest_first(found: list[pathlib.Path]):
+    """(the checkpoint before it or None, checkpoint), newest first."""
+    return reversed(list(zip([None] + found[:-1], found)))
+
+
+def _read_checkpoint(p: pathlib.Path) -> Checkpoint:
+    import zipfile
+    import zlib
+
     try:
         meta = json.loads((p / "checkpoint.json").read_text())
+        step = int(meta["step"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise BadInput(f"unreadable checkpoint file {p / 'checkpoint.json'}: {type(e).__name__}: {e}",
+                       hint="resume from another checkpoint (the previous ones are kept)") from None
+    try:
         with np.load(p / "variables.npz") as z:
             arrays = {k: z[k] for k in z.files}
-    except (OSError, ValueError, KeyError) as e:
-        raise BadInput(f"unreadable checkpoint {p}: {type(e).__name__}: {e}",
-                       hint="resume from another checkpoint (the previous one is kept)") from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as e:
+        raise BadInput(f"unreadable checkpoint file {p / 'variables.npz'}: {type(e).__name__}: {e}",
+                       hint="resume from another checkpoint (the previous ones are kept)") from None
     values, state, slots = {}, {}, {}
     for key, value in arrays.items():
         kind, _, rest = key.partition("/")
@@ -280,8 +306,23 @@ def load_checkpoint(path: str | os.PathLike) -> Checkpoint:
         elif kind == "slot":
             var, _, slot = rest.rpartition("/")
             slots.setdefault(var, {})[slot] = value
-    return Checkpoint(path=p, step=int(meta["step"]), values=values, state=state, slots=slots,
-                      batches_done=list(meta.get("batches_done") or [meta["step"]]), meta=meta)
+    return Checkpoint(path=p, step=step, values=values, state=state, slots=slots,
+                      batches_done=list(meta.get("batches_done") or [step]), meta=meta)
+
+
+def check_fits(checkpoint: Checkpoint, traced) -> None:
+    """Refuse a checkpoint of another model (other variables, or other shapes) before any server starts."""
+    mine = {n: tuple(v.shape) for n, v in zip(traced.names + traced.state_names, traced.trainable + traced.state)}
+    theirs = {n: tuple(a.shape) for n, a in {**checkpoint.values, **checkpoint.state}.items()}
+    lacking = [n for n in mine if n not in theirs]
+    unknown = [n for n in theirs if n not in mine]
+    other = [n for n in mine if n in theirs and mine[n] != theirs[n]]
+    if not (lacking or unknown or other):
+        return
+    why = (f"it lacks the variable {lacking[0]!r}" if lacking else f"it holds a variable {unknown[0]!r} the model "
+           "lacks" if unknown else f"its {other[0]!r} is {list(theirs[other[0]])}, the model's {list(mine[other[0]])}")
+    raise BadInput(f"the checkpoint {checkpoint.path} is of another model than {traced.path}: {why}",
+                   hint="resume from a checkpoint this model wrote, or give --checkpoint a new directory")
 
 
 def keras_optimizer(checkpoint: Checkpoint, traced):

@@ -28,6 +28,8 @@ _TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
               "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
 MAX_NODES = 4096
+MAX_CPU_DEVICES = 64  # a node's server makes one CPU device per number up to the highest in `cpus`
+MAX_THREADS = 1024  # per thread pool of a node's server; TensorFlow crashes making billions
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
 _LINK_KEYS = {"from", "to", "bandwidth"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -289,9 +291,17 @@ def _int_list(value: Any, field: str, where: str) -> tuple[int, ...]:
 
 def _threads(d: Mapping, key: str, where: str, what: str) -> int:
     value = d.get(key, 0)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise _type_error(f"{what}.{key}", "a non-negative integer (0 = TensorFlow's default)", value, where)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_THREADS:
+        raise _type_error(f"{what}.{key}", f"an integer in 0..{MAX_THREADS} (0 = TensorFlow's default)", value, where)
     return value
+
+
+def _cpus(raw: Mapping, label: str, where: str) -> tuple[int, ...]:
+    cpus = _int_list(raw.get("cpus", [0]), f"{label}.cpus", where) or (0,)
+    if max(cpus) >= MAX_CPU_DEVICES:
+        raise SpecError(f"`{label}.cpus` names CPU device {max(cpus)}, but a node's server makes at most "
+                        f"{MAX_CPU_DEVICES}", where, hint="cpus numbers the node's CPU devices from 0: [0], [0, 1]")
+    return cpus
 
 
 def _opt_str(d: Mapping, key: str, where: str, what: str) -> str | None:
@@ -440,6 +450,9 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
     _check_keys(raw, _NODE_KEYS, label, source)
     if not isinstance(address, str) or not address:
         raise SpecError(f"`address` is required and must be a string in {label}", source)
+    if ":" in address:  # "host:port" and the device names "<address>:CPU:0" would need brackets everywhere
+        raise SpecError(f"{label} has an IPv6 address, which autotune does not support", source,
+                        hint="give the node's IPv4 address, or a host name that resolves to one")
     chief = raw.get("chief", False)
     if not isinstance(chief, bool):
         raise _type_error(f"{label}.chief", "true or false", chief, source)
@@ -451,7 +464,7 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
         bw = parse_bandwidth_gbit(raw.get("network_bandwidth", 1))
     except ValueError as e:
         raise SpecError(f"bad `network_bandwidth` in {label}: {e}", source) from None
-    cpus = _int_list(raw.get("cpus", [0]), f"{label}.cpus", source) or (0,)
+    cpus = _cpus(raw, label, source)
     return Node(address=address, hostname=_opt_str(raw, "hostname", source, label),
                 cpus=cpus, gpus=_int_list(raw.get("gpus"), f"{label}.gpus", source), chief=chief,
                 ssh_config=group, network_bandwidth_gbit=bw,

@@ -191,10 +191,17 @@ class Strategy:
     @classmethod
     def load(cls, path: str | pathlib.Path) -> "Strategy":
         p = pathlib.Path(path)
+        hint = "pass a .pb written by autotune build/search (or AutoDist), or a .pbtxt text file"
         try:
             data = p.read_bytes()
         except FileNotFoundError:
-            raise StrategyError(f"strategy file not found: {p}") from None
+            raise StrategyError(f"strategy file not found: {p}", hint=hint) from None
+        except IsADirectoryError:
+            raise StrategyError(f"the strategy file {p} is a directory", hint=hint) from None
+        except OSError as e:
+            raise StrategyError(f"cannot read the strategy file {p}: {e.strerror or e}", hint=hint) from None
+        if not data.strip():  # an empty message parses as a strategy of nothing, with no id
+            raise StrategyError(f"empty strategy file: {p}", hint=hint)
         if p.suffix in TEXT_SUFFIXES:
             return cls.from_text(data.decode("utf-8", errors="replace"), str(p))
         return cls.from_bytes(data, str(p))

@@ -1,25 +1,35 @@
-"""Bad inputs a user may give, and what each must get: one line on stderr naming what and where, the right exit
-code, no traceback and nothing printed before it.
+"""Bad inputs a user may give, and what each must get: a refusal is one line on stderr naming what and where, with
+exit code 2, no traceback and nothing printed before it; an input that is accepted (a model's stray thread, a
+locked study) must end as specified, without a traceback.
 
 ``python tests/bad_inputs.py [--jobs N]`` runs every case as a fresh ``autotune`` process (TensorFlow's start-up
-logging included, nothing set in the environment) and prints a table and the count of clean refusals;
-``tests/autotune/test_bad_inputs.py`` runs the same cases in-process.
+logging included, nothing set in the environment) and prints a table and the count of inputs handled as specified;
+``tests/autotune/test_bad_inputs.py`` runs the same cases in-process (those only a fresh process can show, in one).
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import dataclasses
+import io
+import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = str(ROOT / "examples" / "models" / "mlp.py")
 SPEC = str(ROOT / "examples" / "clusters" / "localhost.yml")
+# reading as root: without these capabilities root is refused a file of mode 000, as any user is
+NO_DAC = ["setpriv", "--inh-caps=-dac_override,-dac_read_search", "--bounding-set=-dac_override,-dac_read_search",
+          "--"]
+HOLD_S = 2.0  # how long a case's study file stays locked once the command opened it (past its 1 s probe)
 
 GOOD_MODEL = '''
 import tensorflow as tf, keras
@@ -39,10 +49,17 @@ class Case:
     argv: tuple[str, ...]  # {d} is the case's own directory, {model} / {spec} the bundled mlp / localhost
     files: dict[str, str | bytes] = dataclasses.field(default_factory=dict)  # written into {d} first
     code: int = 2
-    needle: str = ""  # must appear in the error line
+    needle: str = ""  # must appear in the error line (a refusal), or on stderr (an accepted input)
+    before: tuple[tuple[str, ...], ...] = ()  # commands run first (each must succeed), e.g. a strategy to use
+    executable: tuple[str, ...] = ()  # files made executable
+    unreadable: tuple[str, ...] = ()  # files made mode 000 (and root's override of it dropped)
+    hold: str = ""  # a SQLite file another process holds locked until HOLD_S seconds after the command opens it
+    json_out: bool = False  # stdout must be one JSON document
+    fresh: bool = False  # only a fresh process shows it (the process's own end, root's file access)
+    slow: bool = False  # starts TensorFlow servers
 
-    def args(self, d: pathlib.Path) -> list[str]:
-        return [a.format(d=d, model=MODEL, spec=SPEC) for a in self.argv]
+    def args(self, d: pathlib.Path, argv: tuple[str, ...] | None = None) -> list[str]:
+        return [a.format(d=d, model=MODEL, spec=SPEC) for a in (self.argv if argv is None else argv)]
 
     def prepare(self, d: pathlib.Path) -> None:
         for name, content in self.files.items():
@@ -51,7 +68,76 @@ class Case:
                 p.mkdir(parents=True, exist_ok=True)
                 continue
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(content if isinstance(content, bytes) else content.encode())
+            text = content if isinstance(content, bytes) else \
+                content.replace("{python}", sys.executable).replace("{d}", str(d)).encode()
+            p.write_bytes(text)
+        for name in self.executable:
+            (d / name).chmod(0o755)
+        for name in self.unreadable:
+            (d / name).chmod(0)
+
+    @contextlib.contextmanager
+    def holding(self, d: pathlib.Path):
+        """While the block runs, another process holds ``hold`` locked, until HOLD_S seconds after another process
+        opened it (or a minute)."""
+        if not self.hold:
+            yield
+            return
+        (d / self.hold).parent.mkdir(parents=True, exist_ok=True)
+        holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(d / self.hold), str(HOLD_S)],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            yield
+        finally:
+            holder.kill()
+            holder.wait()
+
+
+_HOLDER = """import os, sqlite3, sys, time
+path = os.path.realpath(sys.argv[1])
+con = sqlite3.connect(path, isolation_level=None)
+con.execute("CREATE TABLE IF NOT EXISTS held (x)")
+con.execute("BEGIN EXCLUSIVE")
+print("held", flush=True)
+
+
+def opened_elsewhere():
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if int(pid) != os.getpid() and any(os.readlink(f"/proc/{pid}/fd/{fd}") == path
+                                               for fd in os.listdir(f"/proc/{pid}/fd")):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+end = time.monotonic() + 60
+while not opened_elsewhere() and time.monotonic() < end:
+    time.sleep(0.1)
+time.sleep(float(sys.argv[2]))
+con.execute("ROLLBACK")
+"""
+
+
+def _npz(**shapes) -> bytes:
+    """An ``np.savez`` file of float32 zeros of the given shapes."""
+    import numpy as np
+
+    out = io.BytesIO()
+    np.savez(out, **{name: np.zeros(shape, "float32") for name, shape in shapes.items()})
+    return out.getvalue()
+
+
+def _checkpoint(step: int, variables: dict[str, tuple[int, ...]], truncated: bool = False) -> dict[str, bytes]:
+    """The files of checkpoint ``ckpt-<step>`` (runners.train's layout) of two replicas, every variable zero, under
+    ``ckpt/``; ``truncated``: its ``variables.npz`` cut short, as a crash or a full disk leaves it."""
+    name = f"ckpt/ckpt-{step:08d}"
+    meta = {"step": step, "batches_done": [step, step], "loss": 1.0, "weights": "model.weights.h5"}
+    arrays = _npz(**{f"trainable/{k}": v for k, v in variables.items()})
+    return {f"{name}/checkpoint.json": json.dumps(meta).encode(),
+            f"{name}/variables.npz": arrays[:len(arrays) // 2] if truncated else arrays}
 
 
 def _model(name: str, text: str, needle: str, code: int = 2) -> Case:
@@ -71,6 +157,16 @@ def _search(name: str, extra: tuple[str, ...], needle: str, files: dict | None =
 def _replace(old: str, new: str) -> str:
     assert old in GOOD_MODEL
     return GOOD_MODEL.replace(old, new)
+
+
+GOOD_VARIABLES = {"sequential/dense/kernel:0": (3, 2), "sequential/dense/bias:0": (2,)}  # of GOOD_MODEL
+BUILD_GOOD = ("build", "--builder", "ps", "--model", "{d}/m.py", "--spec", "{spec}", "-o", "{d}/s.pb", "--cache-dir",
+              "{d}/cache")  # a strategy of GOOD_MODEL on the bundled localhost spec
+RESUME_GOOD = ("train", "--model", "{d}/m.py", "--spec", "{spec}", "--strategy", "{d}/s.pb", "--steps", "2",
+               "--checkpoint", "{d}/ckpt", "--resume")
+SEARCH = ("search", "--model", "{model}", "--spec", "{spec}", "-o", "{d}/run", "--cache-dir", "{d}/cache",
+          "--simulate-only", "--quiet", "--trials", "20")
+NO_TENSORFLOW = "#!/bin/sh\nexec {python} -S \"$@\"\n"  # the interpreter without its site-packages
 
 
 CASES: list[Case] = [
@@ -178,16 +274,66 @@ CASES: list[Case] = [
             {"run/study.db": os.urandom(64)}),
     Case("export to an unknown format", ("export", "{d}/s.pb", "--to", "yaml"), needle="--to"),
     Case("calibrate sizes not sizes", ("calibrate", "--spec", "{spec}", "--sizes", "big"), needle="big"),
+    # counts checked before anything starts
+    Case("profile steps 0", ("profile", "--model", "{model}", "--spec", "{spec}", "--strategy", "{d}/s.pb",
+                             "--steps", "0"), needle="--steps"),
+    Case("profile warm-up -1", ("profile", "--model", "{model}", "--spec", "{spec}", "--strategy", "{d}/s.pb",
+                                "--warmup", "-1"), needle="--warmup"),
+    Case("train steps beyond a 64-bit count", ("train", "--model", "{model}", "--spec", "{spec}", "--strategy",
+                                               "{d}/s.pb", "--steps", "100000000000000000000"), needle="--steps"),
+    # strategy files
+    Case("strategy path is a directory", ("show", "{d}/s.pb"), {"s.pb": "<dir>"}, needle="is a directory"),
+    Case("empty strategy file", ("show", "{d}/s.pb"), {"s.pb": b""}, needle="empty strategy file"),
+    # what a model file does
+    Case("model file unreadable", ("inspect", "--model", "{d}/m.py", "--cache-dir", "{d}/cache"),
+         {"m.py": GOOD_MODEL}, unreadable=("m.py",), needle="Permission denied", fresh=True),
+    Case("model leaves a thread running", ("inspect", "--model", "{d}/m.py", "--cache-dir", "{d}/cache"),
+         {"m.py": "import threading, time\nthreading.Thread(target=time.sleep, args=(600,)).start()\n" + GOOD_MODEL},
+         code=0, fresh=True),
+    Case("model prints megabytes to inspect --json", ("inspect", "--model", "{d}/m.py", "--cache-dir", "{d}/cache",
+                                                      "--json"),
+         {"m.py": "print('x' * 4_000_000)\n" + GOOD_MODEL}, code=0, json_out=True),
+    # nodes no server can be
+    _spec("IPv6 node", "nodes:\n  - {address: '::1', chief: true}\n", "IPv6"),
+    _spec("CPU device 999", "nodes:\n  - {address: 127.0.0.1, chief: true, cpus: [999]}\n", "cpus"),
+    _spec("a billion threads", "nodes:\n  - {address: 127.0.0.1, chief: true, intra_op_threads: 1000000000}\n",
+          "intra_op_threads"),
+    Case("node python without TensorFlow", ("calibrate", "--spec", "{d}/c.yml", "--cache-dir", "{d}/cache",
+                                            "--quiet"),
+         {"c.yml": "nodes:\n  - {address: 127.0.0.1, chief: true}\n  - {address: 127.0.0.2, python: '{d}/py'}\n",
+          "py": NO_TENSORFLOW}, executable=("py",), needle="cannot import", slow=True),
+    # studies
+    dataclasses.replace(_search("resume with nothing to resume", ("--resume", "--trials", "20"), "nothing to resume"),
+                        code=0),
+    Case("study file locked by another process", SEARCH, hold="run/study.db", code=0,
+         needle=", held by pid "),
+    # checkpoints
+    Case("resume from another model's checkpoint", RESUME_GOOD,
+         {"m.py": GOOD_MODEL, **_checkpoint(1, {"other/kernel:0": (3, 2)})}, before=(BUILD_GOOD,),
+         needle="of another model"),
+    Case("only checkpoint truncated", RESUME_GOOD,
+         {"m.py": GOOD_MODEL, **_checkpoint(1, GOOD_VARIABLES, truncated=True)}, before=(BUILD_GOOD,),
+         needle="unreadable checkpoint file"),
+    Case("newest checkpoint truncated", RESUME_GOOD,
+         {"m.py": GOOD_MODEL, **_checkpoint(1, GOOD_VARIABLES), **_checkpoint(2, GOOD_VARIABLES, truncated=True)},
+         before=(BUILD_GOOD,), code=0, needle="ckpt-00000002/variables.npz", slow=True),
 ]
 
 
-def check(case: Case, code: int, err: str) -> str:
-    """'' when the refusal is clean, else what is wrong with it."""
+def check(case: Case, code: int, err: str, out: str = "") -> str:
+    """'' when the input was handled as specified, else what is wrong."""
     lines = err.splitlines()
     if code != case.code:
-        return f"exit {code}, expected {case.code}"
+        return f"exit {code}, expected {case.code}" + (f" ({lines[-1][:80]})" if lines else "")
     if "Traceback" in err:
         return "traceback"
+    if case.json_out:
+        try:
+            json.loads(out)
+        except ValueError:
+            return "stdout is not one JSON document"
+    if case.code == 0:
+        return f"{case.needle!r} not on stderr" if case.needle and case.needle not in err else ""
     if len(lines) != 1:
         return f"{len(lines)} lines on stderr"
     if not lines[0].startswith("error: "):
@@ -197,34 +343,54 @@ def check(case: Case, code: int, err: str) -> str:
     return ""
 
 
-def run_process(case: Case, timeout_s: float = 300.0) -> tuple[int, str]:
-    """Run ``case`` as a fresh process in a directory of its own; returns (exit code, stderr)."""
+def run_process(case: Case, timeout_s: float = 300.0) -> tuple[int, str, str]:
+    """Run ``case`` as fresh processes in a directory of its own; returns (exit code, stdout, stderr) of its command
+    (-1 and 'timed out' when it did not end in ``timeout_s``)."""
     with tempfile.TemporaryDirectory(prefix="autotune-bad-") as tmp:
         d = pathlib.Path(tmp)
         case.prepare(d)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_", "AUTOTUNE_"))}
         env["AUTOTUNE_CACHE_DIR"] = str(d / "cache")
         env["PYTHONPATH"] = str(ROOT)
-        p = subprocess.run([sys.executable, "-m", "autotune", *case.args(d)], cwd=d, env=env, capture_output=True,
-                           text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
-        return p.returncode, p.stderr
+        env["TMPDIR"] = str(d / "tmp")  # whatever a case leaves in the temporary directory goes with it
+        (d / "tmp").mkdir()
+
+        def autotune(argv: list[str], prefix: list[str] = ()) -> subprocess.CompletedProcess:
+            return subprocess.run([*prefix, sys.executable, "-m", "autotune", *argv], cwd=d, env=env,
+                                  capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+
+        for argv in case.before:
+            done = autotune(case.args(d, argv))
+            if done.returncode != 0:
+                return done.returncode, done.stdout, f"a command before it failed: {done.stderr}"
+        prefix = NO_DAC if case.unreadable and os.geteuid() == 0 and shutil.which("setpriv") else []
+        try:
+            with case.holding(d):
+                p = autotune(case.args(d), prefix)
+        except subprocess.TimeoutExpired:
+            return -1, "", f"timed out after {timeout_s:g} s"
+        return p.returncode, p.stdout, p.stderr
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (2)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a case may take (300)")
     args = parser.parse_args(argv)
-    runner: Callable = run_process
+    runner: Callable = lambda case: run_process(case, args.timeout)  # noqa: E731
+    started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(runner, CASES))
-    clean = 0
+    good = 0
     print(f"{'case':44s} {'exit':>4s}  verdict")
-    for case, (code, err) in zip(CASES, results):
-        problem = check(case, code, err)
-        clean += not problem
-        print(f"{case.name:44s} {code:4d}  {problem or 'clean'}")
-    print(f"\n{clean} of {len(CASES)} bad inputs refused cleanly (one line, exit {CASES[0].code}, nothing before it)")
-    return 0 if clean == len(CASES) else 1
+    for case, (code, out, err) in zip(CASES, results):
+        problem = check(case, code, err, out)
+        good += not problem
+        print(f"{case.name:44s} {code:4d}  {problem or ('clean' if case.code else 'accepted as specified')}")
+    refused = sum(c.code != 0 for c in CASES)
+    print(f"\n{good} of {len(CASES)} bad inputs handled as specified ({refused} to refuse in one line with exit 2, "
+          f"{len(CASES) - refused} to accept) in {time.monotonic() - started:.0f} s")
+    return 0 if good == len(CASES) else 1
 
 
 if __name__ == "__main__":

@@ -13,19 +13,23 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 @pytest.fixture(scope="session", autouse=True)
 def temp_dir(tmp_path_factory):
-    """Temporary files of the code under test (and of the processes it starts) go under pytest's own directory:
-    a server log kept after a test killed its server, for one, is not left in /tmp."""
+    """Temporary files of the code under test (and of the processes it starts) go under pytest's own directory, and
+    so does the default cache dir: a server log kept after a test killed its server, for one, is left neither in
+    /tmp nor in the user's ~/.cache."""
     import tempfile
 
     path = tmp_path_factory.mktemp("tmp")
-    before_env, before_module = os.environ.get("TMPDIR"), tempfile.tempdir
+    saved = {k: os.environ.get(k) for k in ("TMPDIR", "AUTOTUNE_CACHE_DIR")}
+    before_module = tempfile.tempdir
     os.environ["TMPDIR"], tempfile.tempdir = str(path), str(path)
+    os.environ.setdefault("AUTOTUNE_CACHE_DIR", str(tmp_path_factory.mktemp("default-cache")))
     yield path
     tempfile.tempdir = before_module
-    if before_env is None:
-        os.environ.pop("TMPDIR", None)
-    else:
-        os.environ["TMPDIR"] = before_env
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(scope="session")
@@ -66,3 +70,28 @@ def run(capsys):
         out, err = capsys.readouterr()
         return code, out, err
     return _run
+
+
+@pytest.fixture(scope="session")
+def neighbour():
+    """A second, unprivileged user of this machine (its ``pwd`` entry): made with ``useradd`` for the session (root
+    only) and removed after it."""
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to add a second user (useradd)")
+    missing = [t for t in ("useradd", "userdel", "setpriv") if not shutil.which(t, path="/usr/sbin:/usr/bin:/sbin")]
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (passwd, util-linux)")
+    name = f"atn{os.getpid()}"
+    made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name],
+                          capture_output=True, text=True, timeout=30)
+    if made.returncode != 0:
+        pytest.skip(f"useradd failed: {made.stderr.strip()}")
+    try:
+        import pwd
+
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, timeout=30)

@@ -64,6 +64,27 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+# the most steps a job may ask for: TensorFlow counts steps and batches in 64-bit integers
+MAX_STEPS = 2**63 - 1
+
+
+def count(low: int, high: int = MAX_STEPS):
+    """An argparse type: an integer in ``low..high``, checked when the command line is read (before any work)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high} (a 64-bit count), got {text}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"  # argparse names the type in its own messages
+    return parse
+
+
 def writable_dir(path: str | os.PathLike, option: str) -> pathlib.Path:
     """``path`` as a directory this process can write into (made if missing), checked before any work."""
     p = pathlib.Path(path)

@@ -16,9 +16,9 @@ def register(sub) -> None:
     p.add_argument("strategies", nargs="+", metavar="S.PB", help="strategy files; speedups are relative to the first")
     p.add_argument("--model", required=True, metavar="M.PY", help="model file (see README: model contract)")
     _common.add_spec(p)
-    p.add_argument("--repeats", type=int, default=3, help="interleaved rounds over all strategies (3)")
-    p.add_argument("--steps", type=int, default=20, help="timed steps per strategy and repeat (20)")
-    p.add_argument("--warmup", type=int, default=5, help="untimed steps first, each time (5)")
+    p.add_argument("--repeats", type=_common.count(1), default=3, help="interleaved rounds over all strategies (3)")
+    p.add_argument("--steps", type=_common.count(1), default=20, help="timed steps per strategy and repeat (20)")
+    p.add_argument("--warmup", type=_common.count(0), default=5, help="untimed steps first, each time (5)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
     p.add_argument("-o", "--output", default=None, metavar="DIR",

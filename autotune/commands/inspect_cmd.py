@@ -14,10 +14,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    inv = _common.inventory(args)
     if args.json:
+        from autotune._quiet import stdout_to_stderr
+
+        with stdout_to_stderr():  # the model's own prints must not spoil the JSON
+            inv = _common.inventory(args)
         _common.print_json(inv.to_dict())
         return 0
+    inv = _common.inventory(args)
     rows = [{"variable": v.name, "shape": "x".join(map(str, v.shape)) or "scalar", "dtype": v.dtype,
              "bytes": v.bytes, "gradient": "sparse" if v.sparse else "dense",
              "rows/step": v.gather_rows if v.sparse else ""} for v in inv.variables]

@@ -1,6 +1,8 @@
 """``autotune profile --model m.py --spec cluster.yml --strategy s.pb``: real step time of a strategy."""
 from __future__ import annotations
 
+import contextlib
+
 from autotune.commands import _common
 
 
@@ -10,10 +12,10 @@ def register(sub) -> None:
     p.add_argument("--model", required=True, metavar="M.PY", help="model file (see README: model contract)")
     _common.add_spec(p)
     p.add_argument("--strategy", required=True, metavar="S.PB", help="strategy file (.pb or .pbtxt)")
-    p.add_argument("--steps", type=int, default=20,
+    p.add_argument("--steps", type=_common.count(1), default=20,
                    help="timed samples, each a call of --steps-per-call steps over its steps (default 20)")
-    p.add_argument("--warmup", type=int, default=5, help="untimed one-step calls first (default 5)")
-    p.add_argument("--steps-per-call", type=int, default=0, metavar="K",
+    p.add_argument("--warmup", type=_common.count(0), default=5, help="untimed one-step calls first (default 5)")
+    p.add_argument("--steps-per-call", type=_common.count(0), default=0, metavar="K",
                    help="training steps per Session.run (0: chosen after the warm-up, as training does)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
@@ -24,8 +26,11 @@ def register(sub) -> None:
 def run(args) -> int:
     from runners.profile import profile_files
 
-    result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
-                           step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None)
+    from autotune._quiet import stdout_to_stderr
+
+    with stdout_to_stderr() if args.json else contextlib.nullcontext():  # the model's prints spoil no JSON
+        result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
+                               step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None)
     if args.json:
         _common.print_json(result.to_dict())
     else:

@@ -31,7 +31,7 @@ def register(sub) -> None:
     p.add_argument("--confirm", type=int, default=3, metavar="N",
                    help="re-measure up to N candidates measured within --confirm-within of the best (the best "
                         "builder among them), head to head, and choose the fastest there; 0 turns it off (3)")
-    p.add_argument("--confirm-steps", type=int, default=None, metavar="N",
+    p.add_argument("--confirm-steps", type=_common.count(1), default=None, metavar="N",
                    help="timed steps of each contender in the head-to-head, in 10 turns (default 3 x --steps)")
     p.add_argument("--run-noise", type=float, default=0.02, metavar="F",
                    help="how much one job's head-to-head median moves from one comparison to the next, beyond its "
@@ -63,8 +63,8 @@ def register(sub) -> None:
     p.add_argument("--no-calibrate", dest="calibrate", action="store_false",
                    help="where no calibration is stored for the cluster, use the spec's nominal values instead of "
                         "measuring a quick calibration first (about a minute)")
-    p.add_argument("--steps", type=int, default=20, help="profiled steps per candidate (20)")
-    p.add_argument("--warmup", type=int, default=5, help="warm-up steps per candidate (5)")
+    p.add_argument("--steps", type=_common.count(1), default=20, help="profiled steps per candidate (20)")
+    p.add_argument("--warmup", type=_common.count(0), default=5, help="warm-up steps per candidate (5)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=run)

@@ -4,8 +4,11 @@ newest (under this strategy or another)."""
 from __future__ import annotations
 
 import sys
+import time
 
 from autotune.commands import _common
+
+PROGRESS_EVERY_S = 30.0
 
 
 def register(sub) -> None:
@@ -14,20 +17,23 @@ def register(sub) -> None:
     p.add_argument("--model", required=True, metavar="M.PY", help="model file (see README: model contract)")
     _common.add_spec(p)
     p.add_argument("--strategy", required=True, metavar="S.PB", help="strategy file (.pb or .pbtxt)")
-    p.add_argument("--steps", type=int, required=True, help="training steps in all (a resumed job counts its own)")
+    p.add_argument("--steps", type=_common.count(1), required=True,
+                   help="training steps in all (a resumed job counts its own)")
     p.add_argument("--checkpoint", default=None, metavar="DIR",
                    help="write checkpoints here: DIR/ckpt-<step>/ with variables.npz (every variable and optimizer "
                         "slot) and the single-device model's weights (model.weights.h5 for Keras models)")
-    p.add_argument("--save-every", type=int, default=0, metavar="N", help="a checkpoint every N steps (0: at the end)")
-    p.add_argument("--keep", type=int, default=3, metavar="K", help="keep the last K checkpoints (3)")
+    p.add_argument("--save-every", type=_common.count(0), default=0, metavar="N",
+                   help="a checkpoint every N steps (0: at the end)")
+    p.add_argument("--keep", type=_common.count(1), default=3, metavar="K", help="keep the last K checkpoints (3)")
     p.add_argument("--resume", action="store_true",
                    help="continue from the newest checkpoint in --checkpoint DIR: variables, slots, step, data")
     p.add_argument("--logdir", default=None, metavar="DIR",
                    help="TensorBoard scalars (default: DIR/logs of --checkpoint): loss, step time, examples/s, bytes")
-    p.add_argument("--log-every", type=int, default=10, metavar="N", help="average the scalars over N steps (10)")
+    p.add_argument("--log-every", type=_common.count(1), default=10, metavar="N",
+                   help="average the scalars over N steps (10)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
-    p.add_argument("--steps-per-call", type=int, default=0, metavar="K",
+    p.add_argument("--steps-per-call", type=_common.count(0), default=0, metavar="K",
                    help="training steps per Session.run (0: chosen so that a call's own cost is ~2%% of it)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
@@ -35,18 +41,17 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from autotune.api import train
-    from space.errors import BadInput
 
-    if args.steps < 1:
-        raise BadInput(f"`--steps >= 1` must hold, but got {args.steps}")
     if args.checkpoint:
         _common.writable_dir(args.checkpoint, "--checkpoint")
     if args.logdir:
         _common.writable_dir(args.logdir, "--logdir")
+    progress = Progress(args.steps)
     history = train(args.model, args.spec, args.strategy, args.steps, checkpoint=args.checkpoint,
                     save_every=args.save_every, keep=args.keep, resume=args.resume, logdir=args.logdir,
-                    log_every=args.log_every, step_timeout_s=args.step_timeout,
-                    accept_unknown_hosts=args.accept_unknown_hosts, log=print, steps_per_call=args.steps_per_call)
+                    log_every=args.log_every, step_timeout_s=args.step_timeout, callbacks=[progress],
+                    accept_unknown_hosts=args.accept_unknown_hosts, log=progress.log,
+                    steps_per_call=args.steps_per_call)
     if history.start_step >= history.steps:
         print(f"nothing to do: the checkpoint has done {history.start_step} of {history.steps} steps",
               file=sys.stderr)
@@ -56,3 +61,20 @@ def run(args) -> int:
     print(f"trained to step {history.steps}{began} in {history.seconds:.2f} s; {last}"
           + (f"checkpoint {history.checkpoint}" if history.checkpoint else "no checkpoint (--checkpoint DIR)"))
     return 0
+
+
+class Progress:
+    """A progress line at least every ``every_s`` seconds: the job's own lines come at each tenth of ``--steps``,
+    which a long job may not reach for days."""
+
+    def __init__(self, steps: int, every_s: float = PROGRESS_EVERY_S, clock=time.monotonic, out=print) -> None:
+        self.steps, self.every_s, self.clock, self.out = steps, every_s, clock, out
+        self.last = clock()
+
+    def log(self, line: str) -> None:
+        self.last = self.clock()
+        self.out(line, flush=True)
+
+    def __call__(self, info) -> None:
+        if self.clock() - self.last >= self.every_s:
+            self.log(f"step {info.step}/{self.steps}  loss {info.loss:.5f}  {info.step_time_s * 1e3:.1f} ms")

@@ -212,6 +212,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
             claims.set_phase("deciding")
             claims.wait_for_others("deciding", say=say)
             to_profile = to_profile + _measured_elsewhere(setup, to_profile)
+    if interrupted:  # the runs a stop cut short of a round's end are in the study all the same
+        profiled = sum(t.user_attrs.get("stage") in ("profiled", "confirmed") for t in setup.study.trials)
     if loop is not None:
         setup.study.set_user_attr("rounds", loop.records())  # a report read from the study alone shows them
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
@@ -247,7 +249,7 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
              # the model as data: a report on the study reads it instead of importing (running) the model file
              "inventory": inventory.to_dict()}
     study = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
-                              attrs=attrs, resume=cfg.resume)
+                              attrs=attrs, resume=cfg.resume, say=say)
     scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say,
                                               self_calibrate, progress)
     return _Setup(cfg=cfg, cluster=cluster, inventory=inventory, space=space, dists=_study.distributions(space),

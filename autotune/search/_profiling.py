@@ -220,7 +220,7 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     """
     runs = 0
     try:
-        with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg) as lazy:
+        with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg, say=progress.say) as lazy:
             todo = _known(candidates, study)[:max(cfg.max_profiles, 0)]
             runs += _round(todo, "profiling", lazy, study, dists, multi, sim, progress, claims)
             while more is not None:
@@ -368,19 +368,28 @@ def _head_to_head(again, study, dists, lazy, progress, multi, sim) -> int:
 
 class _Lazy:
     """Enters the profiler (starts the cluster) on first use only: a resumed search with nothing left to
-    measure starts nothing."""
+    measure starts nothing. A start that fails for the work's reasons (:class:`RunError`: a server killed or
+    dead while the cluster started) is tried once more; a second failure ends the stage."""
 
-    def __init__(self, factory, *args) -> None:
-        self._make, self._args, self._cm, self._profiler = factory, args, None, None
+    def __init__(self, factory, *args, say=lambda _m: None) -> None:
+        self._make, self._args, self._cm, self._profiler, self._say = factory, args, None, None, say
 
     def __enter__(self) -> "_Lazy":
         return self
 
     def get(self):
         if self._profiler is None:
-            self._cm = self._make(*self._args)
-            self._profiler = self._cm.__enter__()
+            try:
+                self._enter()
+            except RunError as e:
+                self._say(f"the cluster failed to start, starting it again: {failure_line(e)}")
+                self._enter()
         return self._profiler
+
+    def _enter(self) -> None:
+        cm = self._make(*self._args)
+        self._profiler = cm.__enter__()
+        self._cm = cm
 
     def restart_after(self, error: BaseException) -> None:
         """After a failure that may have left the servers in a bad state (any :class:`RunError`: a dead server,

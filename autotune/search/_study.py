@@ -1,6 +1,7 @@
 """The persistent Optuna study of a search: storage, samplers, and the trials it keeps."""
 from __future__ import annotations
 
+import os
 import pathlib
 import time
 from typing import Any
@@ -57,6 +58,44 @@ def check_sqlite_file(url: str, resume: bool) -> None:
                        "--output / --storage; a search writes its study there itself")
 
 
+LOCK_PROBE_S = 1.0  # a study file locked longer than this is worth a note before SQLite's silent wait
+
+
+def note_lock(url: str, say) -> None:
+    """Say who holds a SQLite study file locked, before waiting for it (SQLite waits without a word)."""
+    import sqlite3
+
+    if not url.startswith("sqlite:///") or not pathlib.Path(url[len("sqlite:///"):]).is_file():
+        return
+    path = pathlib.Path(url[len("sqlite:///"):])
+    try:
+        con = sqlite3.connect(str(path), timeout=LOCK_PROBE_S, isolation_level=None)
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("ROLLBACK")
+        finally:
+            con.close()
+    except sqlite3.OperationalError as e:
+        if "locked" in str(e):
+            say(f"note: waiting for the lock on {path}, held by {_holders(path)}")
+
+
+def _holders(path: pathlib.Path) -> str:
+    """The processes that have the file (or its journal) open, as far as this user can see them."""
+    names = {str(path.resolve()), f"{path.resolve()}-journal", f"{path.resolve()}-wal"}
+    found = []
+    for proc in pathlib.Path("/proc").glob("[0-9]*"):
+        if proc.name == str(os.getpid()):
+            continue
+        try:
+            if any(os.readlink(fd) in names for fd in (proc / "fd").iterdir()):
+                argv = " ".join((proc / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split())
+                found.append(f"pid {proc.name} ({argv[:80]})")
+        except OSError:
+            continue
+    return ", ".join(found) or "another process"
+
+
 RECORDS = ("simulated", "profiled", "confirmed", "failed")  # a search's results (not its searchers' claims)
 
 
@@ -79,9 +118,11 @@ def _create(url: str, name: str, directions: list[str], attempts: int = 8) -> op
     raise AssertionError("unreachable")
 
 
-def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, Any], resume: bool) -> optuna.Study:
+def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, Any], resume: bool,
+               say=lambda _m: None) -> optuna.Study:
     """Create the persistent study, or load it when it exists and belongs to the same model and cluster."""
     check_sqlite_file(url, resume)
+    note_lock(url, say)
     try:
         study = _create(url, name, directions)
     except optuna.exceptions.OptunaError as e:
@@ -94,9 +135,12 @@ def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, A
         if key in old and old[key] != attrs[key]:
             raise BadInput(f"study {name!r} belongs to another {key.split('_')[0]} ({key} {old[key]} != {attrs[key]})",
                            url, hint="use another --study-name or --output")
-    if old and not resume and any(t.user_attrs.get("stage") in RECORDS for t in study.trials):
+    kept = any(t.user_attrs.get("stage") in RECORDS for t in study.trials)
+    if old and not resume and kept:
         raise BadInput(f"study {name!r} already has trials", url,
                        hint="pass --resume to continue it, or another --study-name / --output")
+    if resume and not kept:
+        say(f"note: nothing to resume: study {name!r} in {url} holds no trials yet, so the search starts afresh")
     for key, value in attrs.items():
         study.set_user_attr(key, value)
     return study

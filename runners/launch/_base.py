@@ -15,6 +15,7 @@ from space.cluster import Node
 
 SERVER_MODULE = "runners.server_main"
 READY_PREFIX = "autotune-server ready:"
+PORT_TAKEN_STATUS = 98  # a server's exit status when another process holds its port (EADDRINUSE)
 
 
 def format_ready(job: str, task: int, port: int, pid: int, gpus: int = 0) -> str:

@@ -81,7 +81,7 @@ class LocalLauncher(Launcher):
             return s.getsockname()[1]
 
     def launch(self, node: Node, task: int, server_args: list[str], log_name: str) -> ServerProcess:
-        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         log_path = self.log_dir / log_name
         read_end, write_end = os.pipe()
         env = os.environ | self.env
@@ -89,7 +89,7 @@ class LocalLauncher(Launcher):
         argv = self.command_prefix + [node.python or self.python, "-u", "-m", SERVER_MODULE, *server_args,
                                       "--watch-fd", str(read_end), "--watch-parent"]
         try:
-            with open(log_path, "wb") as log:
+            with open(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as log:
                 popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                          pass_fds=(read_end,), cwd=node.workdir, env=env,
                                          start_new_session=True)

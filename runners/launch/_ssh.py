@@ -16,6 +16,7 @@ import time
 import paramiko
 
 from runners.launch._base import SERVER_MODULE, Launcher, ServerProcess
+from runners.launch._logs import REMOTE_DIR, REMOTE_PRUNE
 from space.cluster import ClusterSpec, Node, SSHGroup
 from space.errors import RunError, SpecError, UnreachableHost
 
@@ -117,15 +118,17 @@ class SSHLauncher(Launcher):
         spec: the cluster spec holding the ``ssh`` groups.
         accept_unknown_hosts: accept hosts whose key is not in known_hosts (AutoAddPolicy).
         connect_timeout_s: TCP connect, banner and authentication timeout.
-        remote_log_dir: directory on each node for the server logs. They are removed on a clean stop (of a
-            cluster started without ``log_dir``) and kept when a start fails, for its error message.
+        remote_log_dir: directory on each node for the server logs (default: ``server-logs`` in the node's cache
+            dir, ``$AUTOTUNE_CACHE_DIR`` or ``~/.cache/autotune`` as the node's shell and the group's
+            ``shared_envs`` set it; private, logs older than a week pruned). They are removed on a clean stop
+            (of a cluster started without ``log_dir``) and kept when a start fails, for its error message.
         default_python: interpreter for nodes without ``python`` in the spec.
         heartbeat_timeout_s: a node that answers no SSH heartbeat (:class:`Heartbeat`) for this long is lost: its
             server counts as dead.
     """
 
     def __init__(self, spec: ClusterSpec, *, accept_unknown_hosts: bool = False, connect_timeout_s: float = 10.0,
-                 remote_log_dir: str = "/tmp", default_python: str = "python3",
+                 remote_log_dir: str | None = None, default_python: str = "python3",
                  heartbeat_timeout_s: float = 8.0) -> None:
         self.spec = spec
         self.accept_unknown_hosts = accept_unknown_hosts
@@ -135,6 +138,7 @@ class SSHLauncher(Launcher):
         self.heartbeat_timeout_s = heartbeat_timeout_s
         self._clients: dict[tuple[str, int, str], paramiko.SSHClient] = {}
         self._heartbeats: dict[tuple[str, int, str], Heartbeat] = {}
+        self._log_dirs: dict[str, str] = {}
 
     # ---- connections ---------------------------------------------------------------------------------
     def _group(self, node: Node) -> SSHGroup:
@@ -264,11 +268,26 @@ class SSHLauncher(Launcher):
                            f"{(err or out).strip()[-300:]}")
         return int(out.strip())
 
+    def log_dir(self, node: Node) -> str:
+        """The node's folder for server logs: ``remote_log_dir``, else the node's own cache (as the group's
+        environment sets it), made private and pruned."""
+        if self.remote_log_dir:
+            return self.remote_log_dir.rstrip("/")
+        if node.address not in self._log_dirs:
+            steps = [s for s in self._prologue(node) if s.startswith("export ")] + [
+                "umask 077", f'd="{REMOTE_DIR}"', 'mkdir -p "$d"', 'cd "$d"', "pwd", f"{{ {REMOTE_PRUNE} || true; }}"]
+            code, out, err = self.run(node, " && ".join(steps))
+            if code != 0 or not out.strip().startswith("/"):
+                raise RunError(f"cannot make the folder for server logs on node {node.name} ({REMOTE_DIR}): "
+                               f"exit {code}: {(err or out).strip()[-300:]}")
+            self._log_dirs[node.address] = out.strip().splitlines()[0]
+        return self._log_dirs[node.address]
+
     def launch(self, node: Node, task: int, server_args: list[str], log_name: str) -> ServerProcess:
-        log_path = f"{self.remote_log_dir.rstrip('/')}/{log_name}"
+        log_path = f"{self.log_dir(node)}/{log_name}"
         argv = ["-u", "-m", SERVER_MODULE, *server_args, "--watch-fd", "0", "--watch-parent"]
         command = " && ".join(self._prologue(node) + [
-            f"echo {_PID_PREFIX}$$",
+            f"echo {_PID_PREFIX}$$", "umask 077",  # the log is the user's alone
             f"exec {self._python(node)} {shlex.join(argv)} 2> {shlex.quote(log_path)}"])
         channel = self.client(node).get_transport().open_session(timeout=self.connect_timeout_s)
         channel.exec_command(command)

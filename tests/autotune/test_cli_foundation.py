@@ -86,7 +86,7 @@ def test_module_entry_point_runs():
 def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
     """A scheduler's SIGTERM: the servers are stopped through the command's own clean-up (their owned log
     directory removed, which the default action, ending the process at once, leaves behind) and exit code 143."""
-    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "AUTOTUNE_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}  # its servers' logs there
     cmd = [sys.executable, "-m", "autotune", "calibrate", "--spec", str(CLUSTERS / "localhost.yml"), "--model",
            str(MODELS / "mlp.py"), "--cache-dir", str(cache_dir), "--output", str(tmp_path / "cal.json")]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -94,7 +94,7 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
         deadline = time.monotonic() + 120
         logs: list = []
         while time.monotonic() < deadline and proc.poll() is None and len(logs) < 2:
-            logs = [p for d in tmp_path.glob("autotune-servers-*") for p in d.glob("*.log")
+            logs = [p for d in tmp_path.glob("server-logs/autotune-servers-*") for p in d.glob("*.log")
                     if "ready" in p.read_text(errors="replace")]
             time.sleep(0.2)
         assert len(logs) == 2, "both servers were up before the signal"
@@ -106,4 +106,18 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, cache_dir):
             proc.wait()
     assert proc.returncode == 143, err
     assert "terminated (SIGTERM)" in err
-    assert not list(tmp_path.glob("autotune-servers-*")), "the servers' clean stop removed their log directory"
+    assert not list(tmp_path.glob("server-logs/autotune-servers-*")), "the servers' clean stop removed their logs"
+
+
+def test_train_prints_progress_at_least_every_30_s_however_long_the_job():
+    """--steps 10**12 has its tenths 10**11 steps apart: the time alone brings a line."""
+    from autotune.commands.train import Progress
+    from runners.train import StepInfo
+
+    now, lines = [0.0], []
+    progress = Progress(10**12, every_s=30.0, clock=lambda: now[0], out=lambda line, flush: lines.append(line))
+    progress.log("step 1/1000000000000  loss 1.00000  5.0 ms")  # the job's own first line
+    for step, t in [(2, 10.0), (3, 29.9), (4, 30.0), (5, 45.0), (6, 60.5)]:
+        now[0] = t
+        progress(StepInfo(step, 0.5, 0.005, 6400.0))
+    assert [line.split()[1] for line in lines] == ["1/1000000000000", "4/1000000000000", "6/1000000000000"]

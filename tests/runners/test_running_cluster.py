@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -46,7 +47,7 @@ def _server_children() -> list[int]:
 
 @pytest.fixture(scope="module")
 def cluster():
-    with start_cluster(_spec("127.0.0.1", "127.0.0.2"), timeout_s=120) as c:
+    with start_cluster(_spec("127.0.0.1", "127.0.0.2", cpus=[0, 1, 2]), timeout_s=120) as c:
         yield c
 
 
@@ -193,22 +194,97 @@ def test_failed_start_names_the_node_and_stops_what_started(case, tmp_path):
     assert set(_server_children()) - before == set()
 
 
-def test_failed_start_keeps_its_log_dir_with_the_logs(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where start_cluster makes its log dir
-    spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True, "python": "/bin/false"}]})
-    with pytest.raises(RunError, match="exited before it was ready") as e:
-        start_cluster(spec, timeout_s=60)
-    (log_dir,) = tmp_path.iterdir()
+def test_failed_start_keeps_its_logs_privately_under_the_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))  # the logs of failed starts go under the cache dir
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # and nothing into the temporary dir
+    (tmp_path / "tmp").mkdir()
+    old = os.umask(0)
+    try:
+        spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True, "python": "/bin/false"}]})
+        with pytest.raises(RunError, match="exited before it was ready") as e:
+            start_cluster(spec, timeout_s=60)
+    finally:
+        os.umask(old)
+    (log_dir,) = (tmp_path / "server-logs").iterdir()
     (log,) = log_dir.iterdir()
-    assert log_dir.name.startswith("autotune-servers-") and f"; log {log} is empty" in str(e.value)
+    assert log_dir.name.startswith(f"autotune-servers-{os.getpid()}-") and f"; log {log} is empty" in str(e.value)
+    assert [oct(p.stat().st_mode & 0o777) for p in (log_dir.parent, log_dir, log)] == ["0o700", "0o700", "0o600"]
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_the_logs_failed_starts_kept_are_pruned(tmp_path):
+    from runners.launch._logs import KEEP, MAX_AGE_S, prune
+
+    now = 1e9
+    dead = 2**22 + 1  # beyond the kernel's largest PID: its process is gone
+    for k in range(KEEP + 3):
+        d = tmp_path / f"autotune-servers-{dead}-{k:02d}"
+        d.mkdir()
+        os.utime(d, (now - 60 * (KEEP + 3 - k), now - 60 * (KEEP + 3 - k)))
+    live = tmp_path / f"autotune-servers-{os.getpid()}-old"  # its driver still runs: its cluster may too
+    live.mkdir()
+    os.utime(live, (now - 2 * MAX_AGE_S, now - 2 * MAX_AGE_S))
+    gone = prune(tmp_path, now=now)
+    assert sorted(p.name for p in gone) == [f"autotune-servers-{dead}-{k:02d}" for k in range(3)]
+    assert live.is_dir() and len(list(tmp_path.iterdir())) == KEEP + 1
 
 
 def test_remote_node_without_ssh_config_is_a_spec_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
     spec = ClusterSpec.from_dict({"nodes": [{"address": "10.9.9.9", "chief": True}]})
     with pytest.raises(SpecError, match="has no `ssh_config`"):
         start_cluster(spec)
-    assert list(tmp_path.iterdir()) == []  # no empty log dir left behind
+    assert list((tmp_path / "server-logs").iterdir()) == []  # no empty log dir left behind
+
+
+def test_a_python_without_tensorflow_is_named_in_one_line(tmp_path):
+    python = tmp_path / "python"  # the interpreter without its site-packages: no TensorFlow, nor its dependencies
+    python.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
+    python.chmod(0o755)
+    spec = ClusterSpec.from_dict({"nodes": [{"address": "127.0.0.1", "chief": True},
+                                            {"address": "127.0.0.5", "python": str(python)}]})
+    before = set(_server_children())
+    with pytest.raises(SpecError) as e:
+        start_cluster(spec, timeout_s=60, log_dir=str(tmp_path))
+    line = str(e.value)
+    missing = re.search(rf"^node 127\.0\.0\.5's python \({python}\) cannot import ([\w.]+), .*; log (\S+);", line)
+    assert "\n" not in line and missing, line
+    assert f"No module named '{missing.group(1)}'" in pathlib.Path(missing.group(2)).read_text()
+    assert set(_server_children()) - before == set()
+
+
+def test_a_port_taken_before_its_server_listens_is_chosen_again(tmp_path, monkeypatch):
+    import socket
+
+    from runners.launch._local import LocalLauncher
+
+    taken = socket.socket()  # another process's listener, on the port the first choice will name
+    taken.bind(("", 0))
+    taken.listen()
+    chosen = []
+    real = LocalLauncher.free_port
+
+    def free_port(self, node):
+        port = taken.getsockname()[1] if not chosen else real(self, node)
+        chosen.append(port)
+        return port
+
+    monkeypatch.setattr(LocalLauncher, "free_port", free_port)
+    try:
+        with start_cluster(_spec("127.0.0.3"), timeout_s=120, log_dir=str(tmp_path)) as c:
+            assert c.ports != [taken.getsockname()[1]] and len(chosen) == 2
+            c.check_alive()
+    finally:
+        taken.close()
+
+
+def test_a_node_listing_cpus_gets_those_cpu_devices(cluster):
+    import tensorflow as tf
+
+    with tf.compat.v1.Session(cluster.target, graph=tf.Graph()) as sess:
+        devices = sorted(d.name for d in sess.list_devices() if "CPU" in d.name)
+    assert devices == [f"/job:worker/replica:0/task:0/device:CPU:{i}" for i in range(3)] + \
+        ["/job:worker/replica:0/task:1/device:CPU:0"]
 
 
 _DRIVER = """

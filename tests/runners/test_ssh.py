@@ -82,7 +82,8 @@ def _spec(sshd, *, known_hosts=None, port=None, local_chief=True, python=sys.exe
     nodes.append({"address": SSH_ADDRESS, "ssh_config": "test", "python": str(python), "workdir": str(ROOT),
                   "chief": not local_chief})
     group = {"username": "root", "port": port or sshd_port, "key_file": str(key),
-             "known_hosts": str(known_hosts or hosts), "shared_envs": {"TF_CPP_MIN_LOG_LEVEL": "2"}}
+             "known_hosts": str(known_hosts or hosts),  # the node's cache, where its server logs go: the test's
+             "shared_envs": {"TF_CPP_MIN_LOG_LEVEL": "2", "AUTOTUNE_CACHE_DIR": str(sshd[3] / "node-cache")}}
     return ClusterSpec.from_dict({"nodes": nodes, "ssh": {"test": group}})
 
 
@@ -211,45 +212,50 @@ def test_changed_host_key_is_refused_even_with_the_flag(sshd, tmp_path):
 
 
 def test_unreachable_host_is_named(sshd, tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where start_cluster makes its log dir
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))  # where start_cluster makes its log dir
     closed = _free_port()
     with pytest.raises(UnreachableHost, match=rf"cannot reach node {SSH_ADDRESS} \(root@{SSH_ADDRESS}:{closed}\)"):
         start_cluster(_spec(sshd, port=closed))
-    assert list(tmp_path.iterdir()) == []  # its log dir stayed empty, so it is not kept
+    assert list((tmp_path / "server-logs").iterdir()) == []  # its log dir stayed empty, so it is not kept
 
 
 def test_clean_close_removes_the_remote_log(sshd, tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    c = start_cluster(_spec(sshd, local_chief=False), timeout_s=120)
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    old = os.umask(0)
+    try:
+        c = start_cluster(_spec(sshd, local_chief=False), timeout_s=120)
+    finally:
+        os.umask(old)
     try:
         (server,) = c.servers
-        assert server.log_path.startswith("/tmp/autotune-") and os.path.isfile(server.log_path)  # the default
-        assert list(tmp_path.iterdir()) == [pathlib.Path(c.log_dir)]
+        remote = sshd[3] / "node-cache" / "server-logs"  # the node's cache dir, as its environment names it
+        assert pathlib.Path(server.log_path).parent == remote and os.path.isfile(server.log_path)
+        assert [oct(p.stat().st_mode & 0o777) for p in (remote, pathlib.Path(server.log_path))] == ["0o700", "0o600"]
+        assert list((tmp_path / "server-logs").iterdir()) == [pathlib.Path(c.log_dir)]
     finally:
         c.close()
     left = os.path.exists(server.log_path)
     if left:
         os.remove(server.log_path)
     assert not left
-    assert list(tmp_path.iterdir()) == []
+    assert list((tmp_path / "server-logs").iterdir()) == [] and list((tmp_path / "tmp").iterdir()) == []
 
 
 def test_failed_start_keeps_the_remote_log_and_drops_the_empty_local_dir(sshd, tmp_path, monkeypatch):
     python = tmp_path / "python"  # probes the free port like python, then fails as the server
     python.write_text(f'#!/bin/sh\n[ "$1" = -c ] && exec {sys.executable} "$@"\necho no-server-here >&2\nexit 3\n')
     python.chmod(0o755)
-    temp = tmp_path / "tmp"
-    temp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(temp))
-    with pytest.raises(RunError, match=r"exited before it was ready with status 3; log \S+, last lines:\n"
-                                       r"no-server-here") as e:
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(RunError, match=r"exited before it was ready with status 3: no-server-here; log \S+") as e:
         start_cluster(_spec(sshd, local_chief=False, python=python), timeout_s=60)
-    log = re.search(r"; log (\S+),", str(e.value)).group(1)
+    log = re.search(r"; log (\S+)", str(e.value)).group(1)
     try:
         assert pathlib.Path(log).read_text() == "no-server-here\n"  # kept: the message points at it
     finally:
         os.remove(log)
-    assert list(temp.iterdir()) == []
+    assert list((tmp_path / "cache" / "server-logs").iterdir()) == []
 
 
 _DRIVER = """

@@ -1,7 +1,7 @@
 """Servers reachable only by their cluster, proven in network namespaces: on the testbed, two hosts are the cluster
 and the third is a stranger on the same bridge; for a loopback cluster, a stranger namespace reaches this machine
-through a veth pair. A stranger's connection to a server's port fails, a member's works, and a clean stop leaves
-no rule behind."""
+through a veth pair. A stranger's connection to a server's port fails, a member's works, another user of a node
+or of the driver's machine is refused, and a clean stop leaves no rule behind."""
 from __future__ import annotations
 
 import subprocess
@@ -12,6 +12,7 @@ import yaml
 
 from _testbed_helpers import unique_prefix
 from runners.testbed import _sys
+from testsupport import connects_as
 
 pytestmark = [pytest.mark.netns, pytest.mark.ssh, pytest.mark.slow]
 
@@ -38,7 +39,7 @@ def nft(netns_ok):
         pytest.skip("needs nftables (apt-get install nftables)")
 
 
-def test_a_testbed_cluster_admits_its_members_only(testbed, nft, tmp_path):
+def test_a_testbed_cluster_admits_its_members_and_their_users_only(testbed, nft, neighbour, tmp_path):
     from runners.cluster import start_cluster
     from space.cluster import ClusterSpec
 
@@ -51,6 +52,8 @@ def test_a_testbed_cluster_admits_its_members_only(testbed, nft, tmp_path):
         assert _connects(h1["netns"], h0["address"], port), "a member is refused"
         assert _connects(None, h0["address"], port), "the driver is refused"
         assert not _connects(h2["netns"], h0["address"], port), "a stranger reached a server"
+        for netns, where in ((h0["netns"], "the node's own"), (h1["netns"], "a member's"), (None, "the driver's")):
+            assert not connects_as(neighbour, h0["address"], port, netns), f"another user of {where} machine got in"
         assert "autotune_" in _tables(h0["netns"]) and "autotune_" in _tables(h1["netns"])
     assert "autotune_" not in _tables(h0["netns"]) + _tables(h1["netns"])
 
