@@ -1,12 +1,16 @@
 """FLOPs of a traced step with control flow: loops times their trip count, the costlier branch of a conditional,
-functions within loops; a loop of unknown length counted once and said so.
+functions within loops; a loop of unknown length counted once and said so, in the inventory and by `inspect`.
 
 Expectations are the matmuls, counted by hand: a step's forward matmuls and, for each, the two of its gradient
 (the weights' and the input's); every other op adds its outputs, a few percent here.
 """
 from __future__ import annotations
 
+import json
+
 import pytest
+
+from space.model import load_inventory
 
 B, D = 32, 64  # batch rows, width of the square weight every loop body multiplies by
 MATMUL = 2 * B * D * D
@@ -191,3 +195,54 @@ def test_a_loop_ended_by_data_before_maximum_iterations_is_counted_to_them_as_an
 def test_a_loop_over_an_unknown_batch_dimension_is_a_lower_bound():
     count = step_count(range_of_batch_rows, batch_shape=(None, D))
     assert count.lower_bound and "unknown length" in count.note
+
+
+UNKNOWN_LOOP_MODEL = '''
+import tensorflow as tf, keras
+def build_model():
+    return keras.Sequential([keras.Input((4,)), keras.layers.Dense(4)])
+def loss_fn(model, batch):
+    y = tf.while_loop(lambda y: tf.reduce_max(y) < 10.0, lambda y: (tf.abs(model(y)) + 2.0 * y + 1.0,), (batch,))[0]
+    return tf.reduce_mean(y ** 2)
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(tf.ones([8, 4])).batch(4)
+'''
+
+RNN_MODEL = '''
+import tensorflow as tf, keras
+def build_model():
+    inputs = keras.Input((20, 8))
+    return keras.Model(inputs, keras.layers.Dense(1)(keras.layers.GRU(32)(inputs)))
+def loss_fn(model, batch):
+    return tf.reduce_mean(model(batch) ** 2)
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(tf.ones([32, 20, 8])).batch(16)
+'''
+
+
+def test_inspect_says_when_the_flops_are_a_lower_bound(run, tmp_path):
+    model = tmp_path / "unknown_loop.py"
+    model.write_text(UNKNOWN_LOOP_MODEL)
+    code, out, err = run("inspect", "--model", str(model), "--cache-dir", str(tmp_path / "cache"))
+    assert code == 0, err
+    assert "MFLOP per step (at least: 2 loops of unknown length counted once)" in out
+    code, out, _ = run("inspect", "--model", str(model), "--cache-dir", str(tmp_path / "cache"), "--json")
+    data = json.loads(out)
+    assert data["flops_lower_bound"] is True and data["flops_note"].startswith("at least")
+
+
+def test_a_stale_cached_inventory_is_traced_again(tmp_path):
+    """An inventory cached before loops were counted (an older version) must not hide their FLOPs."""
+    from space.inventory import INVENTORY_VERSION
+
+    model = tmp_path / "rnn.py"
+    model.write_text(RNN_MODEL)
+    fresh = load_inventory(model, cache_dir=tmp_path / "cache")
+    expected = 3 * 20 * 2 * 16 * (8 + 32) * 3 * 32  # the GRU's matmuls, 20 timesteps, forward and backward
+    assert expected <= fresh.flops_per_step <= 1.25 * expected and not fresh.flops_lower_bound
+    entry = next((tmp_path / "cache").glob("inventory-*.json"))
+    old = json.loads(entry.read_text())
+    old.update(version=INVENTORY_VERSION - 1, flops_per_step=1.0)
+    old.pop("flops_note"), old.pop("flops_lower_bound")
+    entry.write_text(json.dumps(old))
+    assert load_inventory(model, cache_dir=tmp_path / "cache").flops_per_step == fresh.flops_per_step
