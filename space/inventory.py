@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from space.errors import ModelError
 
-INVENTORY_VERSION = 3
+INVENTORY_VERSION = 4
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +83,8 @@ class Inventory:
     flops_per_step: float = 0.0  # forward + backward of one replica's batch
     batch_size: int = 0
     optimizer: dict[str, Any] = dataclasses.field(default_factory=dict)
+    flops_lower_bound: bool = False  # a loop of unknown length was counted once: the step computes more
+    flops_note: str = ""  # where control flow made ``flops_per_step`` an estimate, for a person
     version: int = INVENTORY_VERSION
 
     def __post_init__(self) -> None:
@@ -136,7 +138,8 @@ class Inventory:
         return cls(model_path=d["model_path"], model_hash=d["model_hash"],
                    variables=tuple(var(x) for x in d["variables"]), state=tuple(var(x) for x in d["state"]),
                    flops_per_step=float(d["flops_per_step"]), batch_size=int(d["batch_size"]),
-                   optimizer=dict(d.get("optimizer") or {}), version=int(d.get("version", INVENTORY_VERSION)))
+                   optimizer=dict(d.get("optimizer") or {}), flops_lower_bound=bool(d.get("flops_lower_bound")),
+                   flops_note=str(d.get("flops_note") or ""), version=int(d.get("version", INVENTORY_VERSION)))
 
     @classmethod
     def from_json(cls, text: str) -> "Inventory":

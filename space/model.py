@@ -412,7 +412,7 @@ def _same_structure(a, b) -> bool:
 
 
 def inventory_from_trace(traced: TracedStep) -> Inventory:
-    from space._flops import gradient_ready, graph_flops
+    from space._flops import count_flops, gradient_ready
 
     def info(v, name, trainable, sparse=False, rows=None, ready=None):
         return VariableInfo(name=name, shape=tuple(int(d) for d in v.shape), dtype=v.dtype.name,
@@ -425,13 +425,14 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
     graph = traced.concrete_function.graph
     loss, grads = traced.concrete_function.structured_outputs
     ready = gradient_ready(loss, grads)
+    flops = count_flops(graph)
     return Inventory(
         model_path=traced.path, model_hash=file_hash(traced.path),
         variables=tuple(info(v, n, True, s, r, t) for v, n, s, r, t in
                         zip(traced.trainable, traced.names, traced.sparse, traced.gather_rows, ready)),
         state=tuple(info(v, n, False) for v, n in zip(traced.state, traced.state_names)),
-        flops_per_step=graph_flops(graph), batch_size=batch_size,
-        optimizer=traced.optimizer)
+        flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
+        batch_size=batch_size, optimizer=traced.optimizer)
 
 
 def default_cache_dir() -> pathlib.Path:

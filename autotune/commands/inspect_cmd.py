@@ -29,6 +29,7 @@ def run(args) -> int:
     if inv.state:
         print("\nnon-trainable state: " + ", ".join(f"{v.name} {list(v.shape)}" for v in inv.state))
     print(f"\n{len(inv.variables)} trainable variables, {inv.total_bytes / 1e6:.3f} MB; "
-          f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step; "
+          f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step"
+          f"{f' ({inv.flops_note})' if inv.flops_note else ''}; "
           f"optimizer {inv.optimizer_name}")
     return 0
