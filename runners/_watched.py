@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from space.errors import RunError
 
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningCluster | None = None,
                      feed_dict=None, options=None, probe_timeout_s: float = 5.0, watchdog: bool = False,
-                     grace_s: float = 5.0, poll_s: float = 0.2):
+                     grace_s: float = 5.0, poll_s: float = 0.2, build_s: float = 0.0,
+                     on_wait: Callable[[float], None] | None = None, wait_every_s: float = 15.0):
     """``session.run(fetches)`` cut after ``timeout_s``; failures become :class:`RunError` naming a node.
 
     ``RunOptions.timeout_in_ms`` cancels a step that hangs on the servers. With ``cluster`` given, the call runs
@@ -30,6 +31,11 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
     answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
     graphs) propagate unchanged.
+
+    ``build_s``: the call is the first of its kind on these servers, which build its executors before any step runs
+    (outside TensorFlow's step timeout): seconds for a small step, minutes for many copies of a large one on a
+    starved machine. The watchdog then allows ``build_s`` more, and ``on_wait(seconds so far)`` is told every
+    ``wait_every_s`` that the call is still building rather than stuck.
     """
     import tensorflow as tf
 
@@ -42,7 +48,8 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     try:
         if cluster is None and not watchdog:
             return session.run(fetches, feed_dict=feed_dict, options=opts)
-        return _run_watched(session, fetches, feed_dict, opts, timeout_s + grace_s, cluster, poll_s)
+        return _run_watched(session, fetches, feed_dict, opts, timeout_s + grace_s + build_s, cluster, poll_s,
+                            on_wait if build_s > 0 else None, wait_every_s)
     except tf.errors.DeadlineExceededError as e:
         raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", e, probe_timeout_s)) from e
     except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError) as e:
@@ -50,9 +57,10 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     except _ServerDied:
         raise RunError(_diagnose(cluster, "step failed", None, probe_timeout_s)) from None
     except _Abandoned:
-        message = _diagnose(cluster, f"step did not return within {timeout_s + grace_s:g} s (blocked outside "
-                                     "the step, e.g. creating a session while a server is down)", None,
-                            probe_timeout_s)
+        within = f"{timeout_s + grace_s + build_s:g} s" + (f", {build_s:g} s of them to build its executors"
+                                                           if build_s > 0 else "")
+        message = _diagnose(cluster, f"step did not return within {within} (blocked outside the step, e.g. "
+                                     "creating a session while a server is down)", None, probe_timeout_s)
         if cluster is not None:
             cluster.close()
             message += "; the cluster was stopped"
@@ -98,15 +106,20 @@ _STEP_THREAD = threading.local()  # each calling thread's helper (towers of an a
 
 
 def _run_watched(session, fetches, feed_dict, opts, limit_s: float, cluster: RunningCluster | None,
-                 poll_s: float):
+                 poll_s: float, on_wait: Callable[[float], None] | None = None, wait_every_s: float = 15.0):
     helper = getattr(_STEP_THREAD, "helper", None)
     if helper is None:
         helper = _STEP_THREAD.helper = _StepThread()
     box, done = helper.submit(lambda: session.run(fetches, feed_dict=feed_dict, options=opts))
-    end = time.monotonic() + limit_s
+    start = time.monotonic()
+    end, told = start + limit_s, start
     while not done.wait(poll_s):
         died = cluster is not None and bool(cluster.dead_servers())
-        if died or time.monotonic() > end:
+        now = time.monotonic()
+        if on_wait is not None and now - told >= wait_every_s:
+            told = now
+            on_wait(now - start)
+        if died or now > end:
             _STEP_THREAD.helper = None  # its thread stays blocked in the call; the next call gets a new one
             raise _ServerDied() if died else _Abandoned()
     if "error" in box:

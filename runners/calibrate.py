@@ -318,7 +318,7 @@ class Prober:
         spec = self.cluster.spec
         nodes = build_strategy("all_reduce", inventory, spec).nodes
         with TrainingJob(traced, Strategy.build(nodes, spec.replicas[:1]), self.cluster,
-                         step_timeout_s=self.timeout_s) as job:
+                         step_timeout_s=self.timeout_s, on_build=self.say) as job:
             k = settle_steps_per_call(job, job.run(warmup), steps)
             return statistics.median(job.run(steps * k)[::k]), k
 
@@ -368,7 +368,7 @@ class Prober:
             for (name, strategy, sync, update), graph in zip(runs, graphs):
                 self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
                 job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s, synchronize=sync,
-                                  update=update, graph=graph.result())
+                                  update=update, graph=graph.result(), on_build=self.say)
                 jobs.append(job)
                 settle_steps_per_call(job, job.run(warmup), steps * passes)
             times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(

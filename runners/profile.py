@@ -98,7 +98,8 @@ def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
 
 
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
-                     step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> ProfileResult:
+                     step_timeout_s: float = 120.0, steps_per_call: int | None = None,
+                     on_build: Callable[[str], None] | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
     steps each: each sample is a call's seconds over its steps.
 
@@ -110,6 +111,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
             a few calls of its own), so that the call's own cost is no more than a small share of a sample, as in
             training, when ``steps >= CHOOSE_MIN_STEPS`` (else 1); 1 times every call of one step (threads mode
             always does).
+        on_build: told every few seconds while the servers build a call's executors (``TrainingJob``).
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
@@ -118,7 +120,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
     if steps < 1 or warmup < 0 or (steps_per_call is not None and steps_per_call < 1):
         raise BadInput(f"`steps >= 1, warmup >= 0 and steps_per_call >= 1` must hold, but got ({steps=}, {warmup=}, "
                        f"{steps_per_call=})")
-    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s) as job:
+    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build) as job:
         losses: list[float] = []
         k = settle_steps_per_call(job, job.run(warmup) if warmup else [], steps, steps_per_call)
         times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
@@ -128,7 +130,8 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
-                     step_timeout_s: float = 120.0, steps_per_call: int | None = None) -> list[ProfileResult]:
+                     step_timeout_s: float = 120.0, steps_per_call: int | None = None,
+                     on_build: Callable[[str], None] | None = None) -> list[ProfileResult]:
     """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
     ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
 
@@ -148,7 +151,8 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
           graphs_ahead(traced, cluster, [(s, True, True) for s in strategies],
                        copies=copies_ahead(steps, steps_per_call)) as graphs):
         for s, graph in zip(strategies, graphs):
-            jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s, graph=graph.result()))
+            jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s, graph=graph.result(),
+                                    on_build=on_build))
             settle_steps_per_call(jobs[-1], jobs[-1].run(warmup) if warmup else [], steps, steps_per_call)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
@@ -226,10 +230,10 @@ def prepare(model_path: str, spec_path: str, strategy_path: str):
 
 def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps: int = 20, warmup: int = 5,
                   step_timeout_s: float = 120.0, start_timeout_s: float = 60.0,
-                  steps_per_call: int | None = None) -> ProfileResult:
+                  steps_per_call: int | None = None, on_build: Callable[[str], None] | None = None) -> ProfileResult:
     from runners.cluster import start_cluster
 
     traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
     with start_cluster(spec, timeout_s=start_timeout_s) as cluster:
         return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s,
-                                steps_per_call=steps_per_call)
+                                steps_per_call=steps_per_call, on_build=on_build)

@@ -83,7 +83,8 @@ class Checkpoint:
 def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str | None = None, save_every: int = 0,
                    keep: int = 3, resume_from: Checkpoint | None = None, step_timeout_s: float = 120.0,
                    log: Callable[[str], None] | None = None, callbacks: Iterable[Callable[[StepInfo], None]] = (),
-                   logdir: str | None = None, log_every: int = 10, steps_per_call: int = 0) -> TrainResult:
+                   logdir: str | None = None, log_every: int = 10, steps_per_call: int = 0,
+                   on_build: Callable[[str], None] | None = None) -> TrainResult:
     """Train until ``steps`` steps in all are done (from ``resume_from``'s step, else 0) on a running cluster.
 
     With ``checkpoint_dir``, a checkpoint every ``save_every`` steps (0: at the end only) and at the end. A NaN or
@@ -107,7 +108,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     saved: list[str] = []
     callbacks = list(callbacks)
     t0 = time.perf_counter()
-    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s,
+    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build or log,
                      start=resume_from.start() if resume_from is not None else None) as job:
         batch = job.graph.global_batch
         metrics = _Metrics(logdir, log_every, job.graph.bytes_per_step, job.graph.bytes_by_node) if logdir else None

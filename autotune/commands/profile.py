@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 
 from autotune.commands import _common
 
@@ -30,7 +31,8 @@ def run(args) -> int:
 
     with stdout_to_stderr() if args.json else contextlib.nullcontext():  # the model's prints spoil no JSON
         result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
-                               step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None)
+                               step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None,
+                               on_build=lambda m: print(f"note: {m}", file=sys.stderr, flush=True))
     if args.json:
         _common.print_json(result.to_dict())
     else:

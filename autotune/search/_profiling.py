@@ -11,12 +11,14 @@ that comparison.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import time
 
 import numpy as np
 
 from autotune.search import _study
+from autotune.search._families import rule_out
 from space.errors import RunError, failure_line
 
 log = logging.getLogger(__name__)
@@ -64,8 +66,8 @@ def pooled(a: Measurement, b: Measurement) -> Measurement:
 class ClusterProfiler:
     """Starts the cluster's servers once and profiles strategies on them (fresh collective keys per trial)."""
 
-    def __init__(self, inventory, cluster, cfg) -> None:
-        self.inventory, self.cluster, self.cfg = inventory, cluster, cfg
+    def __init__(self, inventory, cluster, cfg, on_build=None) -> None:
+        self.inventory, self.cluster, self.cfg, self.on_build = inventory, cluster, cfg, on_build
         self._running = None
         self._session = None
 
@@ -80,7 +82,8 @@ class ClusterProfiler:
     def profile(self, strategy) -> Measurement:
         from runners.profile import profile_strategy
 
-        r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup)
+        r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup,
+                             on_build=self.on_build)
         return _from_result(r)
 
     def profile_together(self, strategies) -> list[Measurement]:
@@ -89,7 +92,7 @@ class ClusterProfiler:
         # the contenders are within one run's noise of each other: more steps, in more turns, than a first run
         # (SearchConfig resolves confirm_steps; take_turns caps the turns at the steps)
         rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.confirm_steps,
-                              warmup=self.cfg.warmup, rounds=CONFIRM_ROUNDS)
+                              warmup=self.cfg.warmup, rounds=CONFIRM_ROUNDS, on_build=self.on_build)
         return [_from_result(r) for r in rs]
 
     def __exit__(self, *exc) -> None:
@@ -184,7 +187,8 @@ def _record(study, dists, c, multi, sim, stage: str, claims=None) -> None:
              "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
              "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
              "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-             "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash}
+             "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash,
+             "family": c.family, "lossy": c.lossy}
     values = value if isinstance(value, list) else [value]
     if claims is None or not claims.finish(c.strategy_hash, c.params, dists, values, attrs):
         _study.record(study, dists, c.params, value, attrs)
@@ -220,20 +224,22 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     """
     runs = 0
     try:
-        with _Lazy(factory or ClusterProfiler, inventory, cluster, cfg, say=progress.say) as lazy:
+        with _Lazy(factory or functools.partial(ClusterProfiler, on_build=progress.say), inventory, cluster, cfg,
+                   say=progress.say) as lazy:
             todo = _known(candidates, study)[:max(cfg.max_profiles, 0)]
-            runs += _round(todo, "profiling", lazy, study, dists, multi, sim, progress, claims)
+            runs += _round(todo, "profiling", lazy, study, dists, multi, sim, progress, claims, candidates)
             while more is not None:
                 # the budget counts every candidate this search has a measurement of, wherever it came from (a
                 # resumed study, another searcher): a resumed search goes on where it stopped, not afresh
-                spent = sum(c.measured is not None or bool(c.error) for c in candidates)
+                spent = sum(c.measured is not None or bool(c.error) for c in candidates)  # a ruled-out one is free
                 new = [c for c in more(candidates, cfg.max_profiles - confirm_reserve(cfg) - spent)
                        if all(c is not x for x in candidates)]
                 if not new:
                     break
                 candidates.extend(new)
                 todo = _known(new, study)[:max(cfg.max_profiles - runs, 0)]
-                runs += _round(todo, "profiling (refitted)", lazy, study, dists, multi, sim, progress, claims)
+                runs += _round(todo, "profiling (refitted)", lazy, study, dists, multi, sim, progress, claims,
+                               candidates)
             if claims is not None:
                 claims.set_phase("profiled")
                 claims.wait_for_others("profiled", say=progress.say)
@@ -257,12 +263,17 @@ def _known(candidates, study) -> list:
     return todo
 
 
-def _round(todo, desc, lazy, study, dists, multi, sim, progress, claims) -> int:
-    """Measure ``todo`` (one round), waiting for those another searcher claimed. Returns the runs done here."""
+def _round(todo, desc, lazy, study, dists, multi, sim, progress, claims, everything=()) -> int:
+    """Measure ``todo`` (one round), waiting for those another searcher claimed; a candidate whose lower bound
+    cannot beat the best step of ``everything`` measured so far is ruled out instead. Returns the runs done here."""
     progress.close()
     progress.start(len(todo), desc)
     runs, waiting = 0, []
     for c in todo:
+        best = min((x.measured.median_s for x in everything if x.measured is not None), default=None)
+        if rule_out(c, best):
+            progress.say(f"{c.label} not profiled: {c.skipped}")
+            continue
         if claims is not None and not claims.claim(c.strategy_hash):
             waiting.append(c)  # another searcher is profiling it
             continue

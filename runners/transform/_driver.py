@@ -28,9 +28,16 @@ class TrainingJob:
     PROBE_AT_CAP = 8  # a cap up to this is probed at the cap itself (see choose_steps_per_call)
     PROBE_CALLS = 5  # the first of them builds the executors and is not counted
 
+    # a call of a kind the servers have not run yet builds its executors first, outside TensorFlow's step timeout: the
+    # watchdog allows this much more for it (64 copies of the recommender's PS step took 51 s to build on the 3-host
+    # testbed with the machine's load at 9 on 2 cores, 4 s idle)
+    BUILD_TIMEOUT_S = 900.0
+
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
-                 update: bool = True, start=None, graph: TrainGraph | None = None) -> None:
-        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now)."""
+                 update: bool = True, start=None, graph: TrainGraph | None = None,
+                 build_timeout_s: float | None = None, on_build: Callable[[str], None] | None = None) -> None:
+        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now).
+        ``on_build(message)`` hears every 15 s that a call is still building its executors on the servers."""
         import tensorflow as tf
 
         from runners._watched import run_with_timeout
@@ -38,6 +45,9 @@ class TrainingJob:
         self._run_with_timeout = run_with_timeout
         self.cluster = cluster
         self.step_timeout_s = step_timeout_s
+        self.build_timeout_s = self.BUILD_TIMEOUT_S if build_timeout_s is None else build_timeout_s
+        self.on_build = on_build
+        self._built: set = set()  # the kinds of call (what they fetch) whose executors the servers have built
         t0 = time.perf_counter()
         self.graph: TrainGraph = graph or job_graph(traced, strategy, cluster, synchronize=synchronize,
                                                     update=update, start=start)
@@ -50,15 +60,24 @@ class TrainingJob:
         self.max_lead = 0
         self.close_error = ""
         try:
-            self._run(self.graph.init_ops, feed_dict=self.graph.init_feed)
+            self._run(self.graph.init_ops, feed_dict=self.graph.init_feed, kind="init")
         except BaseException:
             self.close()
             raise
         self.setup_s = time.perf_counter() - t0
 
-    def _run(self, fetches, feed_dict=None):
-        return self._run_with_timeout(self.session, fetches, self.step_timeout_s, cluster=self.cluster,
-                                      feed_dict=feed_dict)
+    def _run(self, fetches, feed_dict=None, *, kind):
+        """One watched call; ``kind`` names what it fetches: the first call of a kind gets the build's allowance."""
+        first = kind not in self._built
+        on_wait = None
+        if first and self.on_build is not None:
+            on_wait = lambda s: self.on_build(f"the servers are still building a new call's executors ({kind}): "  # noqa: E731
+                                              f"{s:.0f} s so far")
+        out = self._run_with_timeout(self.session, fetches, self.step_timeout_s, cluster=self.cluster,
+                                     feed_dict=feed_dict, build_s=self.build_timeout_s if first else 0.0,
+                                     on_wait=on_wait)
+        self._built.add(kind)
+        return out
 
     # ---- stepping --------------------------------------------------------------------------------------
     def set_steps_per_call(self, k: int) -> int:
@@ -91,8 +110,8 @@ class TrainingJob:
                     with tf.compat.v1.device(task):
                         ops.append(tf.no_op())
                 self._probe = _control.group_by_device(ops, "call_probe")
-        self._run(self._probe)
-        return statistics.median(self._timed(lambda: self._run(self._probe)) for _ in range(samples))
+        self._run(self._probe, kind="probe")
+        return statistics.median(self._timed(lambda: self._run(self._probe, kind="probe")) for _ in range(samples))
 
     @staticmethod
     def _timed(fn) -> float:
@@ -147,7 +166,7 @@ class TrainingJob:
             m = self.steps_per_call if steps - s >= self.steps_per_call else 1
             fetches = [g.train_op, [g.loss]] if m == 1 else [g.steps.train_ops[m - 1], g.steps.losses[:m]]
             t0 = time.perf_counter()
-            _, losses = self._run(fetches, feed_dict=g.feed(copies=m))
+            _, losses = self._run(fetches, feed_dict=g.feed(copies=m), kind=f"{m} step(s) a call")
             dt = (time.perf_counter() - t0) / m
             self.built_calls.add(m)
             self.steps_done = [c + m for c in self.steps_done]
@@ -178,7 +197,7 @@ class TrainingJob:
                         time.sleep(delays[r])
                     t0 = time.perf_counter()
                     _, loss = self._run([self.graph.tower_train_ops[r], self.graph.tower_losses[r]],
-                                        feed_dict=self.graph.feed([r]))
+                                        feed_dict=self.graph.feed([r]), kind=f"tower {r}'s step")
                     times[r].append(time.perf_counter() - t0)
                     if r == 0 and on_step:
                         on_step(len(times[0]) - 1, times[0][-1], float(loss))
@@ -206,12 +225,13 @@ class TrainingJob:
     # ---- values ----------------------------------------------------------------------------------------
     def values(self) -> tuple[dict, dict]:
         """(trainable variables, state) by strategy name, as numpy arrays; partitioned ones reassembled."""
-        v, s = self._run([self.graph.var_values, self.graph.state_values])
+        v, s = self._run([self.graph.var_values, self.graph.state_values], kind="values")
         return v, s
 
     def snapshot(self) -> tuple[dict, dict, dict]:
         """(trainable variables, state, optimizer slots) as numpy arrays, whole: what a checkpoint holds."""
-        return tuple(self._run([self.graph.var_values, self.graph.state_values, self.graph.slot_values]))
+        return tuple(self._run([self.graph.var_values, self.graph.state_values, self.graph.slot_values],
+                               kind="snapshot"))
 
     def close(self) -> None:
         """Free this trial's variables and iterators on the servers, and close the session (idempotent).

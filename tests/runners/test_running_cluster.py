@@ -333,3 +333,28 @@ def test_stopped_server_is_cut_by_the_watchdog():
     finally:
         c.close()
     assert wait_gone(pids, 1.0) == []
+
+
+def test_a_first_call_is_given_time_to_build_and_says_it_is_building():
+    """A server starved of CPU (stopped here) while the first call of a kind builds its executors: the call is
+    allowed the build's time, and told of every few seconds, not cut as stuck after the step timeout."""
+    import threading
+
+    import tensorflow as tf
+
+    c = start_cluster(_spec("127.0.0.8", "127.0.0.9"), timeout_s=120, stop_timeout_s=2)
+    try:
+        g = tf.Graph()
+        with g.as_default(), tf.compat.v1.device(c.task_device("127.0.0.9:CPU:0")):
+            out = tf.constant(1.0) + 1.0
+        sess = tf.compat.v1.Session(c.target, graph=g)
+        os.kill(c.pids[1], signal.SIGSTOP)
+        threading.Timer(4.0, os.kill, (c.pids[1], signal.SIGCONT)).start()
+        waits: list[float] = []
+        assert run_with_timeout(sess, out, 1, cluster=c, grace_s=1, build_s=30, on_wait=waits.append,
+                                wait_every_s=1) == 2.0
+        assert len(waits) >= 2 and waits == sorted(waits)
+        sess.close()
+    finally:
+        os.kill(c.pids[1], signal.SIGCONT)
+        c.close()
