@@ -11,7 +11,7 @@ from space.inventory import Inventory
 from space.strategy import Strategy
 from simulator._anchor_costs import (ANCHOR_MISFIT, ANCHOR_PAIRS, PIECE_PAIRS, RESOLVED_SE, anchor_costs, anchor_fit,
                                      anchor_misfits, borrowed_piece_cost, pair_difference, resolved)
-from simulator._bound import distance, lower_bound
+from simulator._bound import distance, floor_s, lower_bound
 from simulator._calibration import (COST_MODEL_VERSION, Calibration, CalibrationError, StaleCalibration,
                                     calibration_path, link_key)
 from simulator._fidelity import (apply_residual, features, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape,
@@ -22,7 +22,8 @@ from simulator._choices import Choices
 from simulator._scorer import Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
-           "calibration_path", "link_key", "lower_bound", "distance", "Bound", "Distance", "kendall_tau", "mape",
+           "calibration_path", "link_key", "lower_bound", "floor_s", "distance", "Bound", "Distance", "kendall_tau",
+           "mape",
            "top1_regret", "topk_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta",
            "COUNT_UNIT_S", "COST_MODEL_VERSION",
            # calibrate's measurements -> a Calibration

@@ -52,6 +52,13 @@ def lower_bound(inventory: Inventory, cluster: ClusterSpec, calibration: Calibra
                  extra_servers=k)
 
 
+def floor_s(prediction: Prediction, bound: Bound) -> float:
+    """No step of the strategy ``prediction`` is of can be faster than this: the model's compute floor, or the time
+    its busiest resource (a NIC direction, a link, the CPUs the nodes share) is busy in the model, whatever
+    overlaps it."""
+    return max(bound.compute_s, prediction.busiest_resource_s)
+
+
 def gradient_bytes(var) -> float:
     """Bytes of one replica's gradient: rows touched (not the table) for a sparse variable."""
     rows = var.rows_touched

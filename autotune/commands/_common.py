@@ -30,12 +30,15 @@ def add_space_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sparse-ps-only", action="store_true", help="keep sparse-gradient variables on PS")
     p.add_argument("--allow-async", action="store_true",
                    help="also asynchronous PS and bounded staleness (changes training dynamics)")
+    p.add_argument("--lossless", action="store_true",
+                   help="exact synchronizers only: no gradient compression (fp16, error feedback, PowerSGD)")
 
 
 def space_options(args: argparse.Namespace) -> dict:
-    """``reduced`` / ``sparse_ps_only`` / ``allow_async`` of :func:`add_space_options`, as keyword arguments."""
+    """``reduced`` / ``sparse_ps_only`` / ``allow_async`` / ``lossless`` of :func:`add_space_options`, as keyword
+    arguments."""
     return {"reduced": {"auto": None, "yes": True, "no": False}[args.reduced],
-            "sparse_ps_only": args.sparse_ps_only, "allow_async": args.allow_async}
+            "sparse_ps_only": args.sparse_ps_only, "allow_async": args.allow_async, "lossless": args.lossless}
 
 
 def inventory(args: argparse.Namespace) -> Inventory:

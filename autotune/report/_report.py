@@ -116,6 +116,13 @@ def write_report(run: Run, out: str | pathlib.Path, inventory=None) -> Report:
         df.to_csv(out / "rounds.csv", index=False)
         (out / "rounds.md").write_text(_tables.to_markdown(df))
         files += [out / "rounds.csv", out / "rounds.md"]
+    families = run.meta.get("families") or []
+    if families:  # which synchronizer families the search measured, and why not the others
+        df = pd.DataFrame([{k: r.get(k) for k in ("family", "status", "representative", "predicted_ms", "best",
+                                                   "measured_ms", "why")} for r in families])
+        df.to_csv(out / "families.csv", index=False)
+        (out / "families.md").write_text(_tables.to_markdown(df))
+        files += [out / "families.csv", out / "families.md"]
     files.append(figures.step_time_figure(run.candidates, out / FIGURES[0], run.lower_bound_s))
     files.append(figures.fidelity_figure(run.candidates, out / FIGURES[1]))
     if len(run.measured) < 2:

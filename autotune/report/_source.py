@@ -18,7 +18,7 @@ from space.errors import BadInput
 
 TRIAL_COLUMNS = ["trial", "state", "builders", "predicted_s", "measured_s", "wire_mb", "finished_at"]
 CANDIDATE_COLUMNS = ["label", "trial", "is_builder", "winner", "predicted_s", "measured_s", "p10_s", "p90_s",
-                     "examples_per_s", "error"]
+                     "examples_per_s", "error", "family", "lossy"]
 
 
 @dataclasses.dataclass
@@ -119,7 +119,8 @@ def _candidates_from_rows(rows: list[dict], trials: pd.DataFrame) -> pd.DataFram
         rec = {"label": label, "trial": trial, "is_builder": m is None, "winner": winner,
                "predicted_s": _ms_cell(r.get("predicted_ms")), "measured_s": _ms_cell(r.get("measured_ms")),
                "p10_s": _ms_cell(p10), "p90_s": _ms_cell(p90), "examples_per_s": float("nan"),
-               "error": r.get("error") if r.get("error") not in (None, "-") else ""}
+               "error": r.get("error") if r.get("error") not in (None, "-") else "",
+               "family": r.get("family", ""), "lossy": r.get("lossy") == "lossy"}
         if trial is not None and trial in indexed.index:
             row = indexed.loc[trial]
             rec["predicted_s"] = float(row["predicted_s"])
@@ -186,7 +187,8 @@ def load_from_study(storage: str, name: str) -> Run:
                         "measured_s": measured,
                         "p10_s": pa.get("p10_s", float("nan")), "p90_s": pa.get("p90_s", float("nan")),
                         "examples_per_s": pa.get("examples_per_s", float("nan")),
-                        "error": "" if p else errors.get(num, "")})
+                        "error": "" if p else errors.get(num, ""), "family": a.get("family", ""),
+                        "lossy": bool(a.get("lossy"))})
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
     candidates = _finish_candidates(records)
     attrs = dict(study.user_attrs)

@@ -46,7 +46,8 @@ def candidates_table(run: Run) -> pd.DataFrame:
     c = run.candidates
     df = pd.DataFrame({"strategy": c["label"] + c["winner"].map({True: " *", False: ""}),
                        "kind": c["is_builder"].map({True: "builder", False: "search"}),
-                       "trial": c["trial"],
+                       "trial": c["trial"], "family": c["family"].fillna(""),
+                       "lossy": c["lossy"].map({True: "lossy", False: "-"}).fillna("-"),
                        "predicted_ms": (c["predicted_s"] * 1e3).round(3),
                        "measured_ms": (c["measured_s"] * 1e3).round(3),
                        "p10_ms": (c["p10_s"] * 1e3).round(3), "p90_ms": (c["p90_s"] * 1e3).round(3)})

@@ -176,9 +176,10 @@ class ClosedLoop:
             last.stop = "the profiling budget is spent" if left <= 0 else "no rounds after the first (--round-size 0)"
             return []
         residual, s = self.refit(measured)
-        done = {c.strategy_hash for c in candidates if c.measured is not None or c.error}
+        done = {c.strategy_hash for c in candidates if c.measured is not None or c.error or c.skipped}
         best = min(c.measured.median_s for c in measured)
-        pool = [c for c in self.pool if c.strategy_hash not in done]
+        # a lower bound at or above the best step rules a candidate out, whatever the model's uncertainty
+        pool = [c for c in self.pool if c.strategy_hash not in done and not c.lower_bound_s >= best]
         if not pool:
             last.stop = "every candidate of the pool is measured"
             return []

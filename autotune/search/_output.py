@@ -6,6 +6,7 @@ import datetime
 import json
 import shlex
 
+from autotune.search._families import lines as family_lines
 from autotune.search._loop import round_lines
 from space import __version__
 from space import format_table
@@ -30,6 +31,7 @@ def summary_rows(result) -> list[dict]:
         m = c.measured.median_s if c.measured else None
         ref = m if m is not None else c.predicted_s
         rows.append({"strategy": c.label + (" *" if c is result.winner else ""),
+                     "family": c.family, "lossy": "lossy" if c.lossy else "-",
                      "predicted_ms": _ms(c.predicted_s), "measured_ms": _ms(m),
                      "p10-p90_ms": f"{_ms(c.measured.p10_s)}-{_ms(c.measured.p90_s)}" if c.measured else "-",
                      "head_to_head_ms": _ms(c.measured.head_to_head_s) if c.measured else "-",
@@ -42,15 +44,23 @@ def summary_rows(result) -> list[dict]:
 
 
 def winner_line(result) -> str:
-    """The winner, how far from the lower bound, and the best builder: what a search without a cluster concludes."""
+    """The winner (marked when it compresses gradients), how far from the lower bound, and the best builder: the
+    best measured one where builders were measured, else the best predicted (a search without a cluster)."""
     w, bound = result.winner, result.lower_bound_s
     times = f"measured {_ms(w.measured.median_s)} ms, predicted {_ms(w.predicted_s)} ms" if w.measured \
         else f"predicted {_ms(w.predicted_s)} ms"
-    line = f"winner: {w.label}, {times}" + (f" ({w.predicted_s / bound:.2f} x the lower bound)" if bound else "")
+    ref = w.measured.median_s if w.measured else w.predicted_s
+    line = f"winner: {w.label}" + (" (lossy: it compresses gradients; --lossless keeps the search exact)"
+                                   if w.lossy else "")
+    line += f", {times}" + (f" ({ref / bound:.2f} x the lower bound)" if bound else "")
+    measured = [c for c in result.candidates if c.builders and c.measured]
     built = [c for c in result.candidates if c.builders]
-    if built:
+    if measured:
+        b = min(measured, key=lambda c: c.measured.median_s)
+        line += f"; best builder measured: {b.label}{' (lossy)' if b.lossy else ''}, {_ms(b.measured.median_s)} ms"
+    elif built:
         b = min(built, key=lambda c: c.predicted_s)
-        line += f"; best builder: {b.label}, predicted {_ms(b.predicted_s)} ms"
+        line += f"; best builder predicted: {b.label}{' (lossy)' if b.lossy else ''}, {_ms(b.predicted_s)} ms"
     return line
 
 
@@ -88,7 +98,8 @@ def write_outputs(result, cfg, sim, say) -> None:
     train = (f"autotune train --model {shlex.quote(str(cfg.model))} --spec {shlex.quote(str(cfg.spec))} "
              f"--strategy {shlex.quote(str(out / 'best.pb'))} --steps 1000 "
              f"--checkpoint {shlex.quote(str(out / 'ckpt'))}")
-    summary = {"winner": w.label, "winner_predicted_s": w.predicted_s,
+    summary = {"winner": w.label, "winner_family": w.family, "winner_lossy": w.lossy,
+               "winner_predicted_s": w.predicted_s,
                "winner_measured_s": w.measured.median_s if w.measured else None,
                "lower_bound_s": result.lower_bound_s, "simulated_trials": result.simulated, "pruned": result.pruned,
                "profiling_runs": result.profiled, "calibrated": result.calibrated, "wall_s": round(result.wall_s, 2),
@@ -97,7 +108,7 @@ def write_outputs(result, cfg, sim, say) -> None:
                "space": {k: v for k, v in sim.space.describe().items() if k in ("mode", "param_names")},
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
-               "rounds": result.rounds}
+               "rounds": result.rounds, "families": result.families}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures
@@ -113,7 +124,7 @@ def write_outputs(result, cfg, sim, say) -> None:
           f"{result.profiled} profiling runs, {result.wall_s:.0f} s"
           + ("" if result.calibrated else "; uncalibrated cost model")
           + (" (interrupted)" if result.interrupted else ""))
-    for line in round_lines(result.rounds):
+    for line in round_lines(result.rounds) + family_lines(result.families):
         print(line)
     print(winner_line(result))
     print(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")

@@ -13,7 +13,9 @@ import optuna
 
 from autotune.search import _study
 from autotune.search._claims import Claims
+from autotune.search import _families
 from autotune.search._journal import Journal
+from autotune.search._loop import POOL, ClosedLoop
 from autotune.search._output import write_outputs
 from autotune.search._profiling import confirm_reserve, decide, profile_candidates
 from autotune.search._progress import Progress
@@ -28,13 +30,14 @@ log = logging.getLogger(__name__)
 
 
 def make_space(inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
-               reduce_above: int = REDUCE_ABOVE, sparse_ps_only: bool = False, allow_async: bool = False):
+               reduce_above: int = REDUCE_ABOVE, sparse_ps_only: bool = False, allow_async: bool = False,
+               lossless: bool = False):
     """The strategy space ``autotune search`` draws from (its defaults: synchronous only, reduced above 16
     variables); ``validate-simulator`` samples the same space, so the simulator is judged where it is used."""
     from space.search_space import SearchSpace
 
     return SearchSpace(inventory, cluster, reduced=reduced, reduce_above=reduce_above,
-                       sparse_ps_only=sparse_ps_only, allow_async=allow_async)
+                       sparse_ps_only=sparse_ps_only, allow_async=allow_async, lossless=lossless)
 
 
 def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None],
@@ -167,6 +170,9 @@ class _Setup:
     calibration: Any
     calibrated: bool
     say: Callable[[str], None]
+    bound: Any = None  # the model's lower bound on this cluster (``simulator.lower_bound``)
+    pool: list = dataclasses.field(default_factory=list)  # the builders and the simulated stage's best
+    families: dict = dataclasses.field(default_factory=dict)  # family -> its best predicted member
 
 
 def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None = None,
@@ -198,7 +204,7 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
         f"best predicted {sim.best_s * 1e3:.2f} ms")
     from simulator import lower_bound
 
-    bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
+    bound = setup.bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
     setup.study.set_user_attr("lower_bound_s", bound.step_s)
     builders, to_profile = _carried_out(setup, sim)
     interrupted, profiled, loop = sim.interrupted, 0, None
@@ -218,13 +224,24 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
         setup.study.set_user_attr("rounds", loop.records())  # a report read from the study alone shows them
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
+    families = _families.records(shown, setup.families, tiered=setup.space.tiered, lossless=cfg.lossless,
+                                 unmeasured=_unmeasured(cfg, interrupted))
+    setup.study.set_user_attr("families", families)
     result = SearchResult(inventory=setup.inventory, cluster=setup.cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
                           lower_bound_s=bound.step_s, calibrated=setup.calibrated, wall_s=time.monotonic() - started,
                           output=cfg.output, study_name=setup.name, storage=setup.url, interrupted=interrupted,
-                          kept_builder=kept, rounds=loop.records() if loop else [])
+                          kept_builder=kept, rounds=loop.records() if loop else [],
+                          families=families)
     write_outputs(result, cfg, sim, say)
     return result
+
+
+def _unmeasured(cfg: SearchConfig, interrupted: bool) -> str:
+    """Why a candidate chosen to be profiled was not."""
+    if cfg.simulate_only:
+        return "--simulate-only profiles nothing"
+    return "the search was interrupted before it" if interrupted else "the profiling budget was spent before it"
 
 
 def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = False,
@@ -237,7 +254,7 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
     inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
     cfg.output.mkdir(parents=True, exist_ok=True)
     space = make_space(inventory, cluster, reduced=cfg.reduced, reduce_above=cfg.reduce_above,
-                       sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async)
+                       sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async, lossless=cfg.lossless)
     multi = cfg.sampler == "nsga2"
     name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"
     url = _study.storage_url(cfg.storage, cfg.output)
@@ -245,7 +262,8 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
              "model_path": str(cfg.model), "spec_path": str(cfg.spec),
              # the space's options: a report can rebuild the space and decode the study's parameters
              "space": {"reduced": space.reduced, "reduce_above": cfg.reduce_above, "compact_above": space.compact_above,
-                       "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async},
+                       "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async,
+                       "lossless": cfg.lossless},
              # the model as data: a report on the study reads it instead of importing (running) the model file
              "inventory": inventory.to_dict()}
     study = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
@@ -275,23 +293,36 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
     for b in close[:max(cfg.builders_to_profile, 0)]:
         if all(b is not c for c in to_profile):
             to_profile.append(b)
-    to_profile = first_round(to_profile, first_round_size(cfg))
-    for c in builders + [c for c in picked if not c.builders]:
+    size = first_round_size(cfg)
+    setup.pool = builders + [by_trial.get(c.trial, c) for c in sim.candidates(POOL)]
+    setup.families = _families.representatives(setup.pool)
+    to_profile = _families.with_representatives(first_round(to_profile, size), setup.families, size,
+                                                cfg.max_profiles - confirm_reserve(cfg))
+    _floors(setup, to_profile)
+    for c in builders + [c for c in to_profile if not c.builders]:
         value = [c.predicted_s, sim.wire_mb(c)] if setup.multi else c.predicted_s
         _study.record(setup.study, setup.dists, c.params, value,
                       {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
-                       "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash})
+                       "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash,
+                       "family": c.family, "lossy": c.lossy})
     return builders, to_profile
+
+
+def _floors(setup: _Setup, candidates: list[Candidate]) -> None:
+    """Set each candidate's lower bound: the cost model's floor for its strategy (``simulator.floor_s``)."""
+    from simulator import floor_s
+
+    for c in candidates:
+        if c.strategy is not None and not c.lower_bound_s:
+            c.lower_bound_s = floor_s(setup.scorer.predict(c.strategy), setup.bound)
 
 
 def _closed_loop(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], first: list[Candidate]):
     """The closed loop over the rounds after the first (``_loop``), its pool the simulated stage's best and the
     builders (the objects ``_carried_out`` made of them). With ``--round-size 0`` it chooses no round and only
     records the first."""
-    from autotune.search._loop import POOL, ClosedLoop
-
-    by_trial = {c.trial: c for c in builders + first}
-    pool = first + builders + [by_trial.get(c.trial, c) for c in sim.candidates(POOL)]
+    by_trial = {c.trial: c for c in first}
+    pool = first + [by_trial.get(c.trial, c) for c in setup.pool]
     loop = ClosedLoop(setup.inventory, setup.cluster, setup.calibration, pool, setup.cfg.round_size, setup.say)
     loop.first(first)
     return loop

@@ -9,6 +9,7 @@ import hashlib
 import pathlib
 from typing import Any
 
+from space import families
 from space.cluster import ClusterSpec
 from space.errors import BadInput
 from space.inventory import Inventory
@@ -41,6 +42,7 @@ class SearchConfig:
     reduced: bool | None = None
     sparse_ps_only: bool = False
     allow_async: bool = False
+    lossless: bool = False  # exact synchronizers only (no compressed gradients)
     reduce_above: int = REDUCE_ABOVE
     calibration: str | None = None
     calibrate: bool = True  # no calibration stored for the cluster: measure a quick one before the search
@@ -88,10 +90,20 @@ class Candidate:
     measured: Any = None  # runners' measurement, when profiled
     simplified: int = 0  # changes the simplification made to the trial's parameters before profiling
     error: str = ""  # why profiling it failed (the first line), when it did
+    lower_bound_s: float = 0.0  # no step of this strategy can be faster (0: not known)
+    skipped: str = ""  # why it was not profiled after all, when it was chosen and then ruled out
 
     @property
     def label(self) -> str:
         return "+".join(self.builders) if self.builders else f"trial {self.trial}"
+
+    @property
+    def family(self) -> str:
+        return families.family(self.strategy)
+
+    @property
+    def lossy(self) -> bool:
+        return families.lossy(self.strategy)
 
     @property
     def strategy_hash(self) -> str:
@@ -116,3 +128,4 @@ class SearchResult:
     interrupted: bool = False
     kept_builder: str = ""  # the noise rule's line when it kept the best builder over a faster-looking mix
     rounds: list = dataclasses.field(default_factory=list)  # per profiling round: predicted vs measured, why it stopped
+    families: list = dataclasses.field(default_factory=list)  # per synchronizer family: measured or why not

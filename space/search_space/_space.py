@@ -14,7 +14,7 @@ from space.inventory import Inventory, VariableInfo
 from space.proto import strategy_pb2 as pb
 from space.search_space._compact import CompactSpace, spread
 from space.search_space._full import PerVariableSpace
-from space.search_space._plan import BALANCED, CHUNK, VarPlan, hier_of, plans_of, realize, with_hier
+from space.search_space._plan import BALANCED, CHUNK, COMPRESSORS, VarPlan, hier_of, plans_of, realize, with_hier
 from space.search_space._reduced import ClassSpace, size_class
 from space.search_space._slot import SlotChoices, dict_ask, trial_ask
 from space.strategy import Strategy
@@ -41,14 +41,15 @@ class SearchSpace:
     synchronizer per variable, placed on one of ``compact_above`` spread servers or balanced over all of them.
     ``allow_async=False`` keeps every PS synchronous (async changes the training dynamics, not only the step
     time, so the search offers it only when asked). ``sparse_ps_only`` keeps sparse-gradient variables on parameter
-    servers (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step).
+    servers (all-reducing a sparse gradient densifies it: a vocabulary-sized tensor every step). ``lossless`` keeps
+    every gradient uncompressed (``space.families.lossy``): training stays exact, and lossy builders are left out.
     On a cluster whose replicas form units a hierarchical all-reduce runs over (racks, or nodes of several GPUs),
     one parameter, ``hierarchical``, makes every all-reduced variable of a strategy hierarchical or none.
     """
 
     def __init__(self, inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | None = None,
                  reduce_above: int = 64, compact_above: int = 16, sparse_ps_only: bool = False,
-                 allow_async: bool = True,
+                 allow_async: bool = True, lossless: bool = False,
                  shard_candidates: Iterable[int] = (2, 4, 8, 16), staleness: Iterable[int] = (0, 1, 2, 4),
                  powersgd_ranks: Iterable[int] = (1, 2, 4), max_groups: int = 8,
                  classify: Callable[[VariableInfo], str] = size_class, chunk_size: int = CLASSIC_CHUNK) -> None:
@@ -58,7 +59,8 @@ class SearchSpace:
             raise ValueError(f"`max_groups >= 1`, `chunk_size >= 1` and `compact_above >= 1` must hold, but got "
                              f"({max_groups=}, {chunk_size=}, {compact_above=}).")
         self.inventory, self.cluster, self.chunk_size = inventory, cluster, chunk_size
-        self.sparse_ps_only, self.compact_above = sparse_ps_only, compact_above
+        self.sparse_ps_only, self.compact_above, self.lossless = sparse_ps_only, compact_above, lossless
+        compressors = ("none",) if lossless else tuple(COMPRESSORS)
         self.reduced = len(inventory.variables) > reduce_above if reduced is None else bool(reduced)
         # compact: per-variable, but a variable's shards share one synchronizer placed by a rule (``_compact``)
         self.compact = not self.reduced and len(cluster.ps_devices) > compact_above
@@ -73,7 +75,7 @@ class SearchSpace:
         if self.reduced:
             ps = tuple(range(num_ps)) + ((BALANCED,) if num_ps > 1 else ())
             groups = tuple(range(max_groups)) + (CHUNK,)
-            slots = {(ar, sp): SlotChoices(ar, ps, stale, groups, ranks, syncs,
+            slots = {(ar, sp): SlotChoices(ar, ps, stale, groups, ranks, syncs, compressors=compressors,
                                            gathers=(False, True) if sp else (False,))
                      for ar in (True, False) for sp in (True, False)}
             self._impl: PerVariableSpace | ClassSpace = ClassSpace(
@@ -88,7 +90,7 @@ class SearchSpace:
             if self.compact:  # a few servers spread over the cluster, the chief's first, or balanced over all
                 chief = cluster.ps_devices.index(cluster.chief.cpu_devices[0])
                 ps, groups = spread(num_ps, chief, compact_above) + (BALANCED,), groups + (CHUNK,)
-            slots = {(ar, sp): SlotChoices(ar, ps, stale, groups, ranks, syncs,
+            slots = {(ar, sp): SlotChoices(ar, ps, stale, groups, ranks, syncs, compressors=compressors,
                                            gathers=(False, True) if sp else (False,))
                      for ar in (True, False) for sp in (True, False)}
             slot_for = lambda v: slots[(not (sparse_ps_only and v.sparse), v.sparse)]  # noqa: E731

@@ -42,7 +42,7 @@ def test_a_simulate_only_search_at_256_nodes_names_winner_builder_and_bound(tmp_
     text = capsys.readouterr().out
     line = next(x for x in text.splitlines() if x.startswith("winner: "))
     assert f"winner: {summary['winner']}, predicted" in line and "x the lower bound" in line
-    assert re.search(r"; best builder: \w+.*, predicted [0-9.]+ ms$", line)
+    assert re.search(r"; best builder predicted: \w+.*, [0-9.]+ ms$", line)
     assert f"lower bound {summary['lower_bound_s'] * 1e3:.2f} ms" in text
 
 
