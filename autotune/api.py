@@ -24,6 +24,7 @@ class History:
     seconds: float
     checkpoint: str | None  # the latest checkpoint directory
     checkpoints: list[str]
+    steps_per_call: int = 1  # training steps per call: those the search measured the strategy at, or chosen
 
 
 def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.PathLike, steps: int, *,
@@ -40,8 +41,9 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
             data position), under this strategy or another.
         callbacks: each called with a :class:`StepInfo` after every step; an exception it raises stops the job.
         logdir: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every ``log_every`` steps.
-        steps_per_call: training steps per ``Session.run`` (0: chosen after the first steps); the callbacks of a
-            call's steps are called after it, and checkpoints fall between calls.
+        steps_per_call: training steps per ``Session.run`` (0: those the search measured the strategy at, where it
+            was chosen by a search on this cluster, else chosen after the first steps); the callbacks of a call's
+            steps are called after it, and checkpoints fall between calls.
 
     What it writes is never writable by others, whatever the umask (``autotune._modes``); a checkpoint it cannot
     read is named on stderr and the one before it resumed.
@@ -60,7 +62,7 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
 def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
            step_timeout_s, accept_unknown_hosts, log, steps_per_call) -> History:
     from runners.cluster import start_cluster
-    from runners.profile import prepare
+    from runners.profile import measured_steps_per_call, prepare
     from runners.train import check_fits, load_checkpoint, train_strategy
     from space.errors import BadInput
 
@@ -81,6 +83,7 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     traced, strat, cluster_spec = prepare(str(model), str(spec), str(strategy))
     if start is not None:
         check_fits(start, traced)
+    steps_per_call = steps_per_call or measured_steps_per_call(strat, cluster_spec) or 0
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
         result = train_strategy(traced, strat, cluster, steps=steps,
                                 checkpoint_dir=str(checkpoint) if checkpoint is not None else None,
@@ -89,4 +92,4 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
                                 log_every=log_every, steps_per_call=steps_per_call)
     return History(steps=result.steps, start_step=result.start_step, losses=result.losses,
                    step_times_s=result.step_times_s, seconds=result.seconds, checkpoint=result.checkpoint,
-                   checkpoints=result.checkpoints)
+                   checkpoints=result.checkpoints, steps_per_call=result.steps_per_call)

@@ -167,7 +167,7 @@ def autotune_job(args) -> dict:
     from runners.transform import TrainingJob as Job
 
     times: list[float] = []
-    probes = PROBE_STEPS + Job.PROBE_CALLS * Job.PROBE_STEPS_PER_CALL  # the calls that choose the steps per call
+    probes = PROBE_STEPS + Job.PROBE_CALLS * Job.PROBE_AT_CAP  # the calls that choose the steps per call (at the cap)
     warmup = max(args.warmup, probes)
 
     def record(info) -> None:

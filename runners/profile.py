@@ -64,24 +64,17 @@ def _quantile(xs: list[float], q: float) -> float:
 CHOOSE_MIN_STEPS = 10
 
 
-# the most steps per call a timed run chooses. Each copy of the step is built on the servers for the few calls it
-# times: the recommender's PS step on loopback took 11.5 s to build 64 copies, 1.8 s for 16, while its warm step is
-# 13 ms; a calibration builds ten such jobs. At 8 the call's own cost is at most 16% of a step where the choice
-# would want 64 (2% there), less where it wants fewer; calibrate and profile pay it alike, training keeps up to 64
-PROFILE_MAX_STEPS_PER_CALL = 8
-
-
 def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: int | None = None) -> int:
     """Set the steps per call of ``job`` (a ``TrainingJob`` past its warm-up one-step calls, ``warm`` their seconds)
     before it is timed for ``samples`` calls, and return it: ``steps_per_call`` where given; else chosen
-    (``TrainingJob.choose_steps_per_call``, at most ``PROFILE_MAX_STEPS_PER_CALL``) where
+    (``TrainingJob.choose_steps_per_call``, at most ``TrainingJob.MAX_STEPS_PER_CALL``, as training chooses) where
     ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
     Above 1, runs the first call of that many steps where none ran yet, which builds its executors on the servers.
     What ``profile`` and ``calibrate`` time is so one step as training runs it."""
     if steps_per_call is not None:
         k = job.set_steps_per_call(steps_per_call)
     elif samples >= CHOOSE_MIN_STEPS and warm:
-        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm), most=PROFILE_MAX_STEPS_PER_CALL)
+        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm))
     else:
         k = job.set_steps_per_call(1)
     if k > 1 and k not in job.built_calls:
@@ -92,9 +85,11 @@ def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: 
 def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
     """The copies of the step to build with a job's graph (``runners.transform.job_graph``) before
     :func:`settle_steps_per_call` sets its steps per call for ``samples`` calls: the most it can choose."""
+    from runners.transform import TrainingJob
+
     if steps_per_call is not None:
         return steps_per_call
-    return PROFILE_MAX_STEPS_PER_CALL if samples >= CHOOSE_MIN_STEPS else 1
+    return TrainingJob.MAX_STEPS_PER_CALL if samples >= CHOOSE_MIN_STEPS else 1
 
 
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
@@ -130,7 +125,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
-                     step_timeout_s: float = 120.0, steps_per_call: int | None = None,
+                     step_timeout_s: float = 120.0, steps_per_call: int | list | None = None,
                      on_build: Callable[[str], None] | None = None) -> list[ProfileResult]:
     """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
     ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
@@ -140,20 +135,22 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     every strategy's steps alike, so their ratio is what is measured. On the emulated testbed two PS builders
     measured one after the other swapped places from one run to the next; taking turns, they kept their order.
     Every job lives until the comparison ends (each in its own resource container), so the servers hold all
-    of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does;
-    a sample is one call's seconds over its steps.
+    of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does, or
+    given (one for all, or a list with one per strategy, ``None`` where to choose); a sample is one call's seconds
+    over its steps.
     """
     from runners.transform import TrainingJob, closed_together, graphs_ahead
 
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
+    each = list(steps_per_call) if isinstance(steps_per_call, (list, tuple)) else [steps_per_call] * len(strategies)
     with (closed_together() as jobs,
           graphs_ahead(traced, cluster, [(s, True, True) for s in strategies],
-                       copies=copies_ahead(steps, steps_per_call)) as graphs):
-        for s, graph in zip(strategies, graphs):
+                       copies=max(copies_ahead(steps, k) for k in each)) as graphs):
+        for s, graph, k in zip(strategies, graphs, each):
             jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s, graph=graph.result(),
                                     on_build=on_build))
-            settle_steps_per_call(jobs[-1], jobs[-1].run(warmup) if warmup else [], steps, steps_per_call)
+            settle_steps_per_call(jobs[-1], jobs[-1].run(warmup) if warmup else [], steps, k)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
@@ -211,6 +208,16 @@ def _result(strategy, job, times: list[float], steps: int, warmup: int, losses: 
         setup_s=job.setup_s, final_loss=losses[-1] if losses else float("nan"), steps_per_call=job.steps_per_call)
 
 
+def measured_steps_per_call(strategy, spec) -> int | None:
+    """The steps per call ``strategy`` was measured at by the search that chose it on the cluster of ``spec`` (its
+    provenance), so that profiling and training it again run what was measured; None where none was recorded or
+    the cluster is another."""
+    prov = strategy.proto.provenance
+    if prov.steps_per_call > 0 and prov.cluster_fingerprint == spec.fingerprint:
+        return prov.steps_per_call
+    return None
+
+
 def prepare(model_path: str, spec_path: str, strategy_path: str):
     """Load and check everything before any server starts: (traced step, strategy, cluster spec).
 
@@ -234,6 +241,8 @@ def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps:
     from runners.cluster import start_cluster
 
     traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
+    if steps_per_call is None:
+        steps_per_call = measured_steps_per_call(strategy, spec)
     with start_cluster(spec, timeout_s=start_timeout_s) as cluster:
         return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s,
                                 steps_per_call=steps_per_call, on_build=on_build)

@@ -55,6 +55,7 @@ class TrainResult:
     state: dict
     start_step: int = 0
     checkpoints: list[str] = dataclasses.field(default_factory=list)
+    steps_per_call: int = 1  # the steps each call ran (where the steps filled a call)
 
 
 class NonFiniteLoss(RunError):
@@ -138,7 +139,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
                 if not chosen and step_s is None:  # one-step calls time the step (the first builds the executors)
                     first = job.run(min(PROBE_STEPS, left), on_step=on_step)
                     step_s, left = statistics.median(first[1:] or first), left - len(first)
-                if not chosen and left >= job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL:  # room for its probe calls
+                if not chosen and left >= job.PROBE_CALLS * job.probe_length():  # room for its probe calls
                     chosen = job.choose_steps_per_call(step_s, on_step=on_step)
                     left -= job.probe_steps
                 job.run(left, on_step=on_step)
@@ -154,7 +155,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
                 metrics.close()
     return TrainResult(steps=steps, losses=losses, step_times_s=times, seconds=time.perf_counter() - t0,
                        checkpoint=saved[-1] if saved else None, values=values, state=state, start_step=start_step,
-                       checkpoints=saved)
+                       checkpoints=saved, steps_per_call=job.steps_per_call)
 
 
 class _Metrics:

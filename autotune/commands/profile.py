@@ -17,7 +17,8 @@ def register(sub) -> None:
                    help="timed samples, each a call of --steps-per-call steps over its steps (default 20)")
     p.add_argument("--warmup", type=_common.count(0), default=5, help="untimed one-step calls first (default 5)")
     p.add_argument("--steps-per-call", type=_common.count(0), default=0, metavar="K",
-                   help="training steps per Session.run (0: chosen after the warm-up, as training does)")
+                   help="training steps per Session.run (0: as training runs it: those the search measured the "
+                        "strategy at, else chosen after the warm-up)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

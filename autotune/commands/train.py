@@ -34,7 +34,8 @@ def register(sub) -> None:
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
     p.add_argument("--steps-per-call", type=_common.count(0), default=0, metavar="K",
-                   help="training steps per Session.run (0: chosen so that a call's own cost is ~2%% of it)")
+                   help="training steps per Session.run (0: those the search measured the strategy at, else "
+                        "chosen so that a call's own cost is ~2%% of it)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
 
@@ -58,7 +59,8 @@ def run(args) -> int:
         return 0
     last = f"final loss {history.losses[-1]:.5f}, " if history.losses else ""
     began = f" (resumed at step {history.start_step})" if history.start_step else ""
-    print(f"trained to step {history.steps}{began} in {history.seconds:.2f} s; {last}"
+    print(f"trained to step {history.steps}{began} in {history.seconds:.2f} s "
+          f"({history.steps_per_call} step(s) a call); {last}"
           + (f"checkpoint {history.checkpoint}" if history.checkpoint else "no checkpoint (--checkpoint DIR)"))
     return 0
 

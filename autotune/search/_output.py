@@ -78,6 +78,7 @@ def write_outputs(result, cfg, sim, say) -> None:
     prov.model_path = str(cfg.model)
     prov.predicted_step_time_s = w.predicted_s
     prov.measured_step_time_s = w.measured.median_s if w.measured else 0.0
+    prov.steps_per_call = w.measured.steps_per_call if w.measured else 0  # training runs it as it was measured
     prov.lower_bound_s = result.lower_bound_s
     prov.created_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     best.save(out / "best.pb")

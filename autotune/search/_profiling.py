@@ -47,6 +47,7 @@ class Measurement:
     runs: int = 1  # profiling runs pooled into this measurement
     head_to_head_s: float = 0.0  # median in the confirmation's head-to-head comparison (0: not confirmed)
     head_to_head_se_s: float = 0.0  # standard error of that median, from its steps' spread (0: unknown)
+    steps_per_call: int = 0  # the steps per call it was measured at, which training of it runs (0: unknown)
 
 
 def pooled(a: Measurement, b: Measurement) -> Measurement:
@@ -60,7 +61,8 @@ def pooled(a: Measurement, b: Measurement) -> Measurement:
         median = (a.median_s * a.runs + b.median_s * b.runs) / runs
         p10, p90 = min(a.p10_s, b.p10_s), max(a.p90_s, b.p90_s)
     examples = a.examples_per_s * a.median_s / median if median > 0 else a.examples_per_s  # global batch / step
-    return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs)
+    return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs,
+                       steps_per_call=a.steps_per_call)
 
 
 class ClusterProfiler:
@@ -86,13 +88,14 @@ class ClusterProfiler:
                              on_build=self.on_build)
         return _from_result(r)
 
-    def profile_together(self, strategies) -> list[Measurement]:
+    def profile_together(self, strategies, steps_per_call=None) -> list[Measurement]:
         from runners.profile import profile_together
 
         # the contenders are within one run's noise of each other: more steps, in more turns, than a first run
         # (SearchConfig resolves confirm_steps; take_turns caps the turns at the steps)
         rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.confirm_steps,
-                              warmup=self.cfg.warmup, rounds=CONFIRM_ROUNDS, on_build=self.on_build)
+                              warmup=self.cfg.warmup, rounds=CONFIRM_ROUNDS, on_build=self.on_build,
+                              steps_per_call=steps_per_call)
         return [_from_result(r) for r in rs]
 
     def __exit__(self, *exc) -> None:
@@ -103,14 +106,16 @@ class ClusterProfiler:
 
 def _from_result(r) -> Measurement:
     return Measurement(median_s=r.median_s, p10_s=r.p10_s, p90_s=r.p90_s, examples_per_s=r.examples_per_s,
-                       bytes_per_step=r.bytes_per_step, step_times_s=tuple(r.step_times_s))
+                       bytes_per_step=r.bytes_per_step, step_times_s=tuple(r.step_times_s),
+                       steps_per_call=r.steps_per_call)
 
 
 def _measurement(attrs: dict) -> Measurement:
     m = attrs["measured_s"]
     return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
                        attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
-                       attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0))
+                       attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0),
+                       attrs.get("steps_per_call", 0))
 
 
 def _already_measured(study) -> dict[str, Measurement]:
@@ -187,8 +192,8 @@ def _record(study, dists, c, multi, sim, stage: str, claims=None) -> None:
              "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
              "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
              "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-             "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash,
-             "family": c.family, "lossy": c.lossy}
+             "steps_per_call": m.steps_per_call, "builders": c.builders, "sim_trial": c.trial,
+             "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
     values = value if isinstance(value, list) else [value]
     if claims is None or not claims.finish(c.strategy_hash, c.params, dists, values, attrs):
         _study.record(study, dists, c.params, value, attrs)
@@ -361,7 +366,9 @@ def _head_to_head(again, study, dists, lazy, progress, multi, sim) -> int:
     together = getattr(profiler, "profile_together", None)
     try:
         if together is not None and len(again) >= 2:
-            again_measured = together([c.strategy for c in again])
+            # each at the steps per call of its first run: what training of it runs, and what that run measured
+            again_measured = together([c.strategy for c in again],
+                                      steps_per_call=[c.measured.steps_per_call or None for c in again])
         else:  # a profiler that measures one at a time: the reverse of the first round's order
             again_measured = [profiler.profile(c.strategy) for c in reversed(again)][::-1]
     except Exception as e:  # noqa: BLE001 - the first round's measurements still stand

@@ -23,7 +23,12 @@ class TrainingJob:
 
     # the share of a step that the call's own cost may take when the steps per call are chosen for it
     CALL_SHARE = 0.02
-    MAX_STEPS_PER_CALL = 64
+    # the most steps per call a job chooses, in profile, calibrate, the search and training alike, so that a strategy
+    # trains at the step it was measured at. Each copy of the step is built on the servers: 64 copies of the
+    # recommender's PS step took 13 s to build in the driver and 51 s on the servers of the 3-host testbed (load 9),
+    # 8 copies 1.9 s and 3.9 s. At 8 the call's own cost is at most 16% of a step where the choice would want 64 (2%
+    # there); on the testbed the example models' steps at 8, 16 and 64 per call were within the runs' noise
+    MAX_STEPS_PER_CALL = 8
     PROBE_STEPS_PER_CALL = 4  # choose_steps_per_call times calls of this many steps (of its cap, where that is low)
     PROBE_AT_CAP = 8  # a cap up to this is probed at the cap itself (see choose_steps_per_call)
     PROBE_CALLS = 5  # the first of them builds the executors and is not counted
@@ -136,14 +141,20 @@ class TrainingJob:
         if self.graph.mode != "lockstep":
             return self.set_steps_per_call(1)
         cap = most or self.MAX_STEPS_PER_CALL
-        k0 = self.set_steps_per_call(cap if 2 <= cap <= self.PROBE_AT_CAP else self.PROBE_STEPS_PER_CALL)
+        k0 = self.set_steps_per_call(self.probe_length(cap))
         calls = self.run(self.PROBE_CALLS * k0, on_step=on_step)[::k0][1:]  # the first call builds the executors
         self.probe_steps = self.PROBE_CALLS * k0
         per_step = statistics.median(calls)
         overhead = max((step_s - per_step) * k0 / (k0 - 1), self.call_overhead_s())
         compute = max(per_step - overhead / k0, 1e-6)
         k = math.ceil(overhead / (self.CALL_SHARE * compute))
-        return self.set_steps_per_call(max(1, min(k, cap)))
+        # a power of two: two runs whose noisy estimates differ by less than 2x choose alike
+        return self.set_steps_per_call(min(1 << max(0, k - 1).bit_length(), cap))
+
+    def probe_length(self, cap: int | None = None) -> int:
+        """The steps of each probe call :meth:`choose_steps_per_call` runs under ``cap``."""
+        cap = cap or self.MAX_STEPS_PER_CALL
+        return cap if 2 <= cap <= self.PROBE_AT_CAP else self.PROBE_STEPS_PER_CALL
 
     def run(self, steps: int, *, delays: dict[int, float] | None = None,
             on_step: Callable[[int, float, float], None] | None = None) -> list[float]:

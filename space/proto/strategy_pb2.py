@@ -26,7 +26,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aspace/proto/strategy.proto\x12\x0e\x61utotune.space\"k\n\x0ePSSynchronizer\x12\x1d\n\x15reduction_destination\x18\x01 \x01(\t\x12\x19\n\x11local_replication\x18\x02 \x01(\x08\x12\x0c\n\x04sync\x18\x03 \x01(\x08\x12\x11\n\tstaleness\x18\x04 \x01(\x05\"\xfa\x02\n\x15\x41llReduceSynchronizer\x12\x38\n\x04spec\x18\x01 \x01(\x0e\x32*.autotune.space.AllReduceSynchronizer.Spec\x12\x44\n\ncompressor\x18\x02 \x01(\x0e\x32\x30.autotune.space.AllReduceSynchronizer.Compressor\x12\r\n\x05group\x18\x03 \x01(\x05\x12\x15\n\rpowersgd_rank\x18\x10 \x01(\x05\x12\x15\n\rgather_sparse\x18\x11 \x01(\x08\x12\x14\n\x0chierarchical\x18\x12 \x01(\x08\"$\n\x04Spec\x12\x08\n\x04\x41UTO\x10\x00\x12\x08\n\x04NCCL\x10\x01\x12\x08\n\x04RING\x10\x02\"h\n\nCompressor\x12\x12\n\x0eNoneCompressor\x10\x00\x12\x15\n\x11HorovodCompressor\x10\x01\x12\x17\n\x13HorovodCompressorEF\x10\x02\x12\x16\n\x12PowerSGDCompressor\x10\x03\"\xe7\x01\n\nProvenance\x12\x19\n\x11model_fingerprint\x18\x01 \x01(\t\x12\x1b\n\x13\x63luster_fingerprint\x18\x02 \x01(\t\x12\x14\n\x0ctool_version\x18\x03 \x01(\t\x12\x0f\n\x07\x62uilder\x18\x04 \x01(\t\x12\x1d\n\x15predicted_step_time_s\x18\x05 \x01(\x01\x12\x1c\n\x14measured_step_time_s\x18\x06 \x01(\x01\x12\x15\n\rlower_bound_s\x18\x07 \x01(\x01\x12\x12\n\ncreated_at\x18\x08 \x01(\t\x12\x12\n\nmodel_path\x18\t \x01(\t\"\xdb\x03\n\x08Strategy\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x32\n\x0bnode_config\x18\x03 \x03(\x0b\x32\x1d.autotune.space.Strategy.Node\x12:\n\x0cgraph_config\x18\x04 \x01(\x0b\x32$.autotune.space.Strategy.GraphConfig\x12.\n\nprovenance\x18\x10 \x01(\x0b\x32\x1a.autotune.space.Provenance\x1a\xf3\x01\n\x04Node\x12\x10\n\x08var_name\x18\x01 \x01(\t\x12\x38\n\x0ePSSynchronizer\x18\x02 \x01(\x0b\x32\x1e.autotune.space.PSSynchronizerH\x00\x12\x46\n\x15\x41llReduceSynchronizer\x18\x03 \x01(\x0b\x32%.autotune.space.AllReduceSynchronizerH\x00\x12\x13\n\x0bpartitioner\x18\x04 \x01(\t\x12\x32\n\x0bpart_config\x18\x05 \x03(\x0b\x32\x1d.autotune.space.Strategy.NodeB\x0e\n\x0csynchronizer\x1a\x1f\n\x0bGraphConfig\x12\x10\n\x08replicas\x18\x01 \x03(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1aspace/proto/strategy.proto\x12\x0e\x61utotune.space\"k\n\x0ePSSynchronizer\x12\x1d\n\x15reduction_destination\x18\x01 \x01(\t\x12\x19\n\x11local_replication\x18\x02 \x01(\x08\x12\x0c\n\x04sync\x18\x03 \x01(\x08\x12\x11\n\tstaleness\x18\x04 \x01(\x05\"\xfa\x02\n\x15\x41llReduceSynchronizer\x12\x38\n\x04spec\x18\x01 \x01(\x0e\x32*.autotune.space.AllReduceSynchronizer.Spec\x12\x44\n\ncompressor\x18\x02 \x01(\x0e\x32\x30.autotune.space.AllReduceSynchronizer.Compressor\x12\r\n\x05group\x18\x03 \x01(\x05\x12\x15\n\rpowersgd_rank\x18\x10 \x01(\x05\x12\x15\n\rgather_sparse\x18\x11 \x01(\x08\x12\x14\n\x0chierarchical\x18\x12 \x01(\x08\"$\n\x04Spec\x12\x08\n\x04\x41UTO\x10\x00\x12\x08\n\x04NCCL\x10\x01\x12\x08\n\x04RING\x10\x02\"h\n\nCompressor\x12\x12\n\x0eNoneCompressor\x10\x00\x12\x15\n\x11HorovodCompressor\x10\x01\x12\x17\n\x13HorovodCompressorEF\x10\x02\x12\x16\n\x12PowerSGDCompressor\x10\x03\"\xff\x01\n\nProvenance\x12\x19\n\x11model_fingerprint\x18\x01 \x01(\t\x12\x1b\n\x13\x63luster_fingerprint\x18\x02 \x01(\t\x12\x14\n\x0ctool_version\x18\x03 \x01(\t\x12\x0f\n\x07\x62uilder\x18\x04 \x01(\t\x12\x1d\n\x15predicted_step_time_s\x18\x05 \x01(\x01\x12\x1c\n\x14measured_step_time_s\x18\x06 \x01(\x01\x12\x15\n\rlower_bound_s\x18\x07 \x01(\x01\x12\x12\n\ncreated_at\x18\x08 \x01(\t\x12\x12\n\nmodel_path\x18\t \x01(\t\x12\x16\n\x0esteps_per_call\x18\n \x01(\x05\"\xdb\x03\n\x08Strategy\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x32\n\x0bnode_config\x18\x03 \x03(\x0b\x32\x1d.autotune.space.Strategy.Node\x12:\n\x0cgraph_config\x18\x04 \x01(\x0b\x32$.autotune.space.Strategy.GraphConfig\x12.\n\nprovenance\x18\x10 \x01(\x0b\x32\x1a.autotune.space.Provenance\x1a\xf3\x01\n\x04Node\x12\x10\n\x08var_name\x18\x01 \x01(\t\x12\x38\n\x0ePSSynchronizer\x18\x02 \x01(\x0b\x32\x1e.autotune.space.PSSynchronizerH\x00\x12\x46\n\x15\x41llReduceSynchronizer\x18\x03 \x01(\x0b\x32%.autotune.space.AllReduceSynchronizerH\x00\x12\x13\n\x0bpartitioner\x18\x04 \x01(\t\x12\x32\n\x0bpart_config\x18\x05 \x03(\x0b\x32\x1d.autotune.space.Strategy.NodeB\x0e\n\x0csynchronizer\x1a\x1f\n\x0bGraphConfig\x12\x10\n\x08replicas\x18\x01 \x03(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,11 +42,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ALLREDUCESYNCHRONIZER_COMPRESSOR']._serialized_start=430
   _globals['_ALLREDUCESYNCHRONIZER_COMPRESSOR']._serialized_end=534
   _globals['_PROVENANCE']._serialized_start=537
-  _globals['_PROVENANCE']._serialized_end=768
-  _globals['_STRATEGY']._serialized_start=771
-  _globals['_STRATEGY']._serialized_end=1246
-  _globals['_STRATEGY_NODE']._serialized_start=970
-  _globals['_STRATEGY_NODE']._serialized_end=1213
-  _globals['_STRATEGY_GRAPHCONFIG']._serialized_start=1215
-  _globals['_STRATEGY_GRAPHCONFIG']._serialized_end=1246
+  _globals['_PROVENANCE']._serialized_end=792
+  _globals['_STRATEGY']._serialized_start=795
+  _globals['_STRATEGY']._serialized_end=1270
+  _globals['_STRATEGY_NODE']._serialized_start=994
+  _globals['_STRATEGY_NODE']._serialized_end=1237
+  _globals['_STRATEGY_GRAPHCONFIG']._serialized_start=1239
+  _globals['_STRATEGY_GRAPHCONFIG']._serialized_end=1270
 # @@protoc_insertion_point(module_scope)

@@ -292,6 +292,7 @@ class DriftProfiler(_NoCluster):
 
     calls: list = []
     together: list = []
+    per_call: list = []
 
     @staticmethod
     def true_s(strategy):
@@ -306,20 +307,26 @@ class DriftProfiler(_NoCluster):
         DriftProfiler.calls.append(key)
         if first and strategy.proto.provenance.builder:
             t *= 1.2  # the builders' first runs hit a slow moment
-        return Measurement(t, t, t, 640 / t)
+        return Measurement(t, t, t, 640 / t, steps_per_call=self.steps_per_call(key))
 
-    def profile_together(self, strategies):
+    @staticmethod
+    def steps_per_call(key) -> int:
+        return 1 << (len(key) % 4)  # what the first run of each chose: 1, 2, 4 or 8
+
+    def profile_together(self, strategies, steps_per_call=None):
         DriftProfiler.together.append(len(strategies))
+        DriftProfiler.per_call.append((list(steps_per_call), [self.steps_per_call(self.true_s(s)[1])
+                                                               for s in strategies]))
         out = []
-        for s in strategies:
+        for s, k in zip(strategies, steps_per_call):
             t, key = self.true_s(s)
             DriftProfiler.calls.append(key)
-            out.append(Measurement(t * 1.3, t * 1.3, t * 1.3, 640 / t))
+            out.append(Measurement(t * 1.3, t * 1.3, t * 1.3, 640 / t, steps_per_call=k))
         return out
 
 
 def test_confirmation_head_to_head_decides(tmp_path, cache_dir):
-    DriftProfiler.calls, DriftProfiler.together = [], []
+    DriftProfiler.calls, DriftProfiler.together, DriftProfiler.per_call = [], [], []
     cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=40, top_k=4, builders_to_profile=4,
                        cache_dir=str(cache_dir), reduced=True, confirm=3, confirm_within=0.25)
     result = run_search(cfg, profiler_factory=DriftProfiler, progress=False)
@@ -336,6 +343,24 @@ def test_confirmation_head_to_head_decides(tmp_path, cache_dir):
     decided = [r for r in rows if r["head_to_head_ms"] != "-"]
     assert len(decided) == 3
     assert min(decided, key=lambda r: float(r["head_to_head_ms"]))["strategy"].endswith(" *")
+    # the head-to-head runs each contender at the steps per call of its first run, and the winner's file says which:
+    # training runs what was measured
+    asked, first_runs = DriftProfiler.per_call[0]
+    assert asked == first_runs
+    prov = Strategy.load(tmp_path / "o" / "best.pb").proto.provenance
+    assert prov.steps_per_call == result.winner.measured.steps_per_call > 0
+
+
+def test_a_strategy_is_profiled_and_trained_at_the_steps_per_call_the_search_measured(clusters):
+    from runners.profile import measured_steps_per_call
+
+    spec = clusters["localhost"]
+    s = Strategy()
+    assert measured_steps_per_call(s, spec) is None  # not measured: chosen as usual
+    s.proto.provenance.steps_per_call, s.proto.provenance.cluster_fingerprint = 4, spec.fingerprint
+    assert measured_steps_per_call(s, spec) == 4
+    s.proto.provenance.cluster_fingerprint = "another cluster"
+    assert measured_steps_per_call(s, spec) is None
 
 
 def test_pooled_takes_quantiles_of_every_step():

@@ -43,4 +43,7 @@ def test_search_calibrates_profiles_and_the_winner_trains(tmp_path, capsys):
     argv = shlex.split(train)[1:]
     argv[argv.index("--steps") + 1] = "2"
     assert main(argv) == 0
+    # training runs the winner at the steps per call the search measured it at
+    k = best.proto.provenance.steps_per_call
+    assert k >= 1 and f"({k} step(s) a call)" in capsys.readouterr().out
     assert (out / "ckpt").is_dir() and any((out / "ckpt").iterdir())

@@ -137,11 +137,10 @@ def test_model_steps_are_timed_at_the_steps_per_call_profile_runs(local_cluster,
     only = runners.calibrate.anchor_strategies
     monkeypatch.setattr(runners.calibrate, "anchor_strategies",
                         lambda inventory, spec: {"all_reduce": only(inventory, spec)["all_reduce"]})
-    monkeypatch.setattr(TrainingJob, "MAX_STEPS_PER_CALL", 8)
     *_, anchors, rounds, per_call = runners.calibrate.Prober(local_cluster).model_steps(*mlp, steps=5, warmup=2,
                                                                                         rounds_per_pass=1)
     assert set(per_call) == {"alone", "nosync", "noupdate", "all_reduce"} and set(anchors) == {"all_reduce"}
-    assert all(1 < k <= 8 for k in per_call.values()), per_call
+    assert all(1 < k <= TrainingJob.MAX_STEPS_PER_CALL for k in per_call.values()), per_call
     assert [len(r) for r in rounds.values()] == [2]
 
 

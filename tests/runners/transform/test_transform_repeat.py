@@ -75,17 +75,19 @@ def test_chosen_steps_per_call_hide_the_call_cost(cluster, spec, traced):
         one = job.run(6)[1:]
         k = job.choose_steps_per_call(sorted(one)[len(one) // 2])
         assert 2 <= k <= job.MAX_STEPS_PER_CALL and job.steps_per_call == k
-        assert job.probe_steps == job.PROBE_CALLS * job.PROBE_STEPS_PER_CALL
+        assert k & (k - 1) == 0, "a power of two: runs whose noisy estimates differ by less than 2x choose alike"
+        assert job.probe_steps == job.PROBE_CALLS * job.probe_length()
         assert job.steps_done == [6 + job.probe_steps] * 2
 
 
 def test_a_low_cap_is_probed_at_the_cap(cluster, spec, traced):
-    """Profile and calibrate allow at most 8 steps per call: the probe calls run 8 steps each, and where the choice
-    is 8 no call of another length is built (each length's executors take the servers seconds to build)."""
-    from runners.profile import PROFILE_MAX_STEPS_PER_CALL, settle_steps_per_call
+    """Every job allows at most 8 steps per call: the probe calls run 8 steps each, and where the choice is 8 no
+    call of another length is built (each length's executors take the servers seconds to build)."""
+    from runners.profile import settle_steps_per_call
     from runners.transform import TrainingJob
 
-    cap = PROFILE_MAX_STEPS_PER_CALL
+    cap = TrainingJob.MAX_STEPS_PER_CALL
+    assert cap <= TrainingJob.PROBE_AT_CAP
     t, inv = traced("mlp")
     with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
         k = settle_steps_per_call(job, job.run(3), samples=20)
