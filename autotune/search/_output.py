@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import datetime
 import json
+import re
 import shlex
 
 from autotune.search._families import lines as family_lines
@@ -64,25 +65,40 @@ def winner_line(result) -> str:
     return line
 
 
-def write_outputs(result, cfg, sim, say) -> None:
-    out = result.output
-    w = result.winner
+def strategy_file(c, result, cfg):
+    """``c``'s strategy with its provenance: what was predicted and measured, at which steps per call."""
     from space.strategy import Strategy
 
-    best = Strategy.from_bytes(w.strategy.to_bytes())  # a copy: the candidate keeps its hash (the study's key)
-    prov = best.proto.provenance
-    prov.builder = "search" if not w.builders else w.builders[0]
+    s = Strategy.from_bytes(c.strategy.to_bytes())  # a copy: the candidate keeps its hash (the study's key)
+    prov = s.proto.provenance
+    prov.builder = "search" if not c.builders else c.builders[0]
     prov.model_fingerprint = result.inventory.fingerprint
     prov.cluster_fingerprint = result.cluster.fingerprint
     prov.tool_version = __version__
     prov.model_path = str(cfg.model)
-    prov.predicted_step_time_s = w.predicted_s
-    prov.measured_step_time_s = w.measured.median_s if w.measured else 0.0
-    prov.steps_per_call = w.measured.steps_per_call if w.measured else 0  # training runs it as it was measured
+    prov.predicted_step_time_s = c.predicted_s
+    prov.measured_step_time_s = c.measured.median_s if c.measured else 0.0
+    prov.steps_per_call = c.measured.steps_per_call if c.measured else 0  # training runs it as it was measured
     prov.lower_bound_s = result.lower_bound_s
     prov.created_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return s
+
+
+def write_outputs(result, cfg, sim, say) -> None:
+    out = result.output
+    w = result.winner
+    best = strategy_file(w, result, cfg)
     best.save(out / "best.pb")
     best.save(out / "best.pbtxt")
+    # every measured candidate, fastest first, to train or compare later (the winner is best.pb)
+    measured = sorted((c for c in result.candidates if c.measured), key=lambda c: c.measured.median_s)
+    if measured:
+        (out / "measured").mkdir(exist_ok=True)
+        for old in (out / "measured").glob("*.pb"):
+            old.unlink()
+        for rank, c in enumerate(measured, 1):
+            name = re.sub(r"[^A-Za-z0-9_.+-]", "_", c.label)
+            strategy_file(c, result, cfg).save(out / "measured" / f"{rank:02d}-{name}.pb")
     (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
 
     profiled = {c.trial: c for c in result.candidates if c.measured}

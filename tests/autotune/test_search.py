@@ -349,6 +349,12 @@ def test_confirmation_head_to_head_decides(tmp_path, cache_dir):
     assert asked == first_runs
     prov = Strategy.load(tmp_path / "o" / "best.pb").proto.provenance
     assert prov.steps_per_call == result.winner.measured.steps_per_call > 0
+    # every measured candidate is kept as a file, fastest first, with its own steps per call
+    files = sorted((tmp_path / "o" / "measured").glob("*.pb"))
+    measured = sorted((c for c in result.candidates if c.measured), key=lambda c: c.measured.median_s)
+    assert [f.name.split("-", 1)[1] for f in files] == [c.label.replace(" ", "_") + ".pb" for c in measured]
+    assert [Strategy.load(f).proto.provenance.steps_per_call for f in files] == [
+        c.measured.steps_per_call for c in measured]
 
 
 def test_a_strategy_is_profiled_and_trained_at_the_steps_per_call_the_search_measured(clusters):
