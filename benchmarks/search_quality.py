@@ -135,10 +135,40 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
                 "profiling_runs": profiled, "calibrate_s": calibrate_s, "search_wall_s": search_s,
                 # the closed loop's rounds: how well the model that chose each one predicted it
                 "first_round_mape": rounds[0].get("mape") if rounds else None,
+                "first_round_tau": rounds[0].get("kendall_tau") if rounds else None,
                 "final_round_mape": rounds[-1].get("mape") if len(rounds) > 1 else None,
+                "final_round_tau": rounds[-1].get("kendall_tau") if len(rounds) > 1 else None,
                 "rounds": len(rounds),
                 "winner": label + (f" (= {same[0]})" if same and not is_builder else ""), "table": table})
+    summary = json.loads((out / f"search-{name}" / "summary.json").read_text())
+    row.update({f"{k}_s": round(v, 1) for k, v in (summary.get("timing") or {}).items()})
+    if args.train_runs:
+        row.update(trained_vs_searched(model, spec, out / f"search-{name}", args))
     return row
+
+
+def trained_vs_searched(model: str, spec: str, out: pathlib.Path, args) -> dict:
+    """The search's measured step of its top candidates (``measured/``, fastest first) against the median steady step
+    of ``--train-runs`` runs of ``autotune.train`` of each, ``--train-steps`` steps: what the search measured is what
+    training runs, and the candidates keep their order when trained."""
+    import autotune
+    from _tf_distribute_jobs import steady_steps
+    from space.strategy import Strategy
+
+    files = sorted((out / "measured").glob("*.pb"))[:args.train_top]
+    searched, trained = [], []
+    for f in files:
+        prov = Strategy.load(f).proto.provenance
+        runs = []
+        for _ in range(args.train_runs):
+            times = autotune.train(model, spec, f, args.train_steps).step_times_s
+            runs.append(statistics.median(steady_steps(times, warmup=10)[0] or times))
+        searched.append(prov.measured_step_time_s * 1e3)
+        trained.append(statistics.median(runs) * 1e3)
+    out_row = {"trained/searched": trained[0] / searched[0] if files else float("nan"),
+               "searched_top_ms": [round(x, 2) for x in searched], "trained_top_ms": [round(x, 2) for x in trained]}
+    out_row["top_keep_order"] = sorted(range(len(trained)), key=trained.__getitem__) == list(range(len(trained)))
+    return out_row
 
 
 def model_files(models: str) -> list[pathlib.Path]:
@@ -183,6 +213,10 @@ def main() -> int:
     p.add_argument("--calibration", choices=["full", "quick", "none"], default="full",
                    help="`autotune calibrate --model` before each search (full), the search's own quick one "
                         "(quick), or the spec's nominal values (none)")
+    p.add_argument("--train-runs", type=int, default=3,
+                   help="train the search's top candidates this many times each, to compare with its step (0: no)")
+    p.add_argument("--train-top", type=int, default=3, help="how many of the search's top candidates to train (3)")
+    p.add_argument("--train-steps", type=int, default=300, help="steps of each training run (300)")
     p.add_argument("--judge-only", action="store_true",
                    help="reuse the searches already in --out: only measure their winners against the builders")
     p.add_argument("--out", default=str(ROOT / "runs" / "bench-search_quality"),

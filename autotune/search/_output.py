@@ -125,7 +125,7 @@ def write_outputs(result, cfg, sim, say) -> None:
                "space": {k: v for k, v in sim.space.describe().items() if k in ("mode", "param_names")},
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
-               "rounds": result.rounds, "families": result.families}
+               "rounds": result.rounds, "families": result.families, "timing": result.timing}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures

@@ -42,7 +42,7 @@ def make_space(inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | No
 
 def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn: Callable[[str], None],
             say: Callable[[str], None] = lambda _m: None, self_calibrate: bool = False,
-            progress: Callable[[str], None] = lambda _m: None):
+            progress: Callable[[str], None] = lambda _m: None, timing: dict | None = None):
     """(Scorer, Calibration, calibrated): the stored calibration (its costs derived again where another version of
     the cost model derived them); else, with ``self_calibrate``, a quick one measured now and stored; else the
     spec's nominal values, with a warning. Says whether the predictions include a residual correction."""
@@ -54,7 +54,10 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
     else:
         found = _find_calibration(cluster, inventory, cfg)
         if found is None and self_calibrate:
+            started = time.monotonic()
             found = _quick_calibration(cluster, cfg, warn, say, progress)
+            if timing is not None:
+                timing["calibration_s"] = time.monotonic() - started
         calibrated = found is not None
         cal = found or Calibration.from_spec(cluster)
         if not calibrated:
@@ -172,6 +175,7 @@ class _Setup:
     say: Callable[[str], None]
     bound: Any = None  # the model's lower bound on this cluster (``simulator.lower_bound``)
     pool: list = dataclasses.field(default_factory=list)  # the builders and the simulated stage's best
+    timing: dict = dataclasses.field(default_factory=dict)  # seconds of each phase: calibration, simulated, ...
     families: dict = dataclasses.field(default_factory=dict)  # family -> its best predicted member
 
 
@@ -186,6 +190,8 @@ def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None
     # a caller's own profiler measures the cluster its own way: the quick calibration runs on the real one only
     quick = cfg.calibrate and profiler_factory is None and not cfg.simulate_only
     setup = _open(cfg, say, quick, (lambda m: say(f"calibrate: {m}")) if progress else (lambda _m: None))
+    # the model traced, the study opened, and any calibration (also on its own: calibration_s)
+    setup.timing["setup_s"] = time.monotonic() - started
     with Claims(setup.study, heartbeat_s=cfg.claim_grace_s / 6, grace_s=cfg.claim_grace_s) as claims:
         return _search(setup, claims, profiler_factory, progress, started)
 
@@ -200,6 +206,7 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
         journal.path.unlink()
     sim = simulate(setup.space, setup.scorer, setup.dists, journal, cfg, multi=setup.multi,
                    progress=Progress(progress, say))
+    setup.timing["simulated_s"] = sim.wall_s
     say(f"simulated stage: {sim.finished} trials ({sim.pruned} pruned) in {sim.wall_s:.1f} s; "
         f"best predicted {sim.best_s * 1e3:.2f} ms")
     from simulator import lower_bound
@@ -213,7 +220,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
         loop = _closed_loop(setup, sim, builders, to_profile)
         profiled, interrupted = profile_candidates(to_profile, setup.study, setup.dists, setup.inventory,
                                                    setup.cluster, cfg, profiler_factory, Progress(progress, say),
-                                                   setup.multi, sim, claims, more=loop.next_round if loop else None)
+                                                   setup.multi, sim, claims, more=loop.next_round if loop else None,
+                                                   timing=setup.timing)
         if not interrupted:
             claims.set_phase("deciding")
             claims.wait_for_others("deciding", say=say)
@@ -233,6 +241,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
                           output=cfg.output, study_name=setup.name, storage=setup.url, interrupted=interrupted,
                           kept_builder=kept, rounds=loop.records() if loop else [],
                           families=families)
+    setup.timing["total_s"] = time.monotonic() - started
+    result.timing = {k: round(v, 2) for k, v in setup.timing.items()}
     write_outputs(result, cfg, sim, say)
     return result
 
@@ -268,11 +278,12 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
              "inventory": inventory.to_dict()}
     study = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                               attrs=attrs, resume=cfg.resume, say=say)
+    timing: dict = {}
     scorer, calibration, calibrated = _scorer(inventory, cluster, cfg, lambda m: say(f"warning: {m}"), say,
-                                              self_calibrate, progress)
+                                              self_calibrate, progress, timing)
     return _Setup(cfg=cfg, cluster=cluster, inventory=inventory, space=space, dists=_study.distributions(space),
                   multi=multi, name=name, url=url, study=study, scorer=scorer, calibration=calibration,
-                  calibrated=calibrated, say=say)
+                  calibrated=calibrated, say=say, timing=timing)
 
 
 def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], list[Candidate]]:

@@ -214,7 +214,7 @@ def confirm_reserve(cfg) -> int:
 
 
 def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factory, progress, multi, sim,
-                       claims=None, more=None):
+                       claims=None, more=None, timing=None):
     """Profile each candidate not measured before (in this study, by any process sharing it); then, with ``more``
     (``more(candidates, runs left) -> next round``, :class:`autotune.search._loop.ClosedLoop`), the rounds it
     chooses from what was measured, each appended to ``candidates``; then re-measure the closest contenders with
@@ -226,7 +226,10 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
     With ``claims`` (``_claims.Claims``), searchers sharing the study divide the candidates: one claimed by another
     live searcher is waited for, not profiled again, and the confirmation is claimed as a whole.
     Returns ``(profiling runs done, interrupted)``; every finished measurement is already in the study.
+    ``timing`` (a dict) gets the seconds of the rounds (``profiling_s``) and of the confirmation (``confirm_s``).
     """
+    timing = {} if timing is None else timing
+    started = time.monotonic()
     runs = 0
     try:
         with _Lazy(factory or functools.partial(ClusterProfiler, on_build=progress.say), inventory, cluster, cfg,
@@ -248,11 +251,14 @@ def profile_candidates(candidates, study, dists, inventory, cluster, cfg, factor
             if claims is not None:
                 claims.set_phase("profiled")
                 claims.wait_for_others("profiled", say=progress.say)
+            timing["profiling_s"] = time.monotonic() - started
             runs += _confirm(candidates, study, dists, cfg, lazy, progress, multi, sim, runs, claims)
     except KeyboardInterrupt:
         return runs, True
     finally:
         progress.close()
+        timing.setdefault("profiling_s", time.monotonic() - started)
+        timing["confirm_s"] = time.monotonic() - started - timing["profiling_s"]
     return runs, False
 
 

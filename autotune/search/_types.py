@@ -129,3 +129,4 @@ class SearchResult:
     kept_builder: str = ""  # the noise rule's line when it kept the best builder over a faster-looking mix
     rounds: list = dataclasses.field(default_factory=list)  # per profiling round: predicted vs measured, why it stopped
     families: list = dataclasses.field(default_factory=list)  # per synchronizer family: measured or why not
+    timing: dict = dataclasses.field(default_factory=dict)  # seconds of each phase (setup, calibration, simulated, ...)

@@ -27,6 +27,11 @@ def test_search_calibrates_profiles_and_the_winner_trains(tmp_path, capsys):
     assert len(list((cache / "calibration").glob("*.json"))) == 1  # stored where the next search finds it
     summary = json.loads((out / "summary.json").read_text())
     assert summary["calibrated"] is True
+    # where the time went: the phases add up to no more than the whole
+    t = summary["timing"]
+    assert all(t[k] > 0 for k in ("setup_s", "calibration_s", "simulated_s", "profiling_s", "total_s"))
+    assert t["calibration_s"] < t["setup_s"] and t["setup_s"] + t["simulated_s"] + t["profiling_s"] + t["confirm_s"] \
+        <= t["total_s"] * 1.01
     assert 2 <= summary["profiling_runs"] <= 6  # a first round, refitted rounds and confirmations, within the budget
     assert summary["rounds"][0]["measured"] >= 2 and summary["rounds"][-1]["stop"]
     best = Strategy.load(out / "best.pb")
