@@ -12,12 +12,13 @@ Naming: everything of tower r is under ``tower{r}/``; stored units are ``<var>``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _tower
+from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _tower, _traffic
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
@@ -44,13 +45,33 @@ class TrainGraph:
     var_values: dict  # strategy name -> tensor assembling the variable (tower 0's copy for all-reduce)
     state_values: dict
     destroy_op: object
-    bytes_per_step: float
     container: str
     slot_values: dict = dataclasses.field(default_factory=dict)  # variable -> {slot: tensor}, whole (tower 0's)
-    bytes_by_node: dict = dataclasses.field(default_factory=dict)  # node address -> bytes in and out per step
     inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
     feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
     steps: _repeat.StepOps | None = None  # lockstep: the step's ops and their copies (several steps per call)
+    task_addresses: dict = dataclasses.field(default_factory=dict)  # TF task name -> node address
+    # tensor name -> elements per step of a tensor whose size depends on the batch's ids (rows gathered or pushed)
+    expected_elements: dict = dataclasses.field(default_factory=dict)
+
+    @functools.cached_property
+    def traffic(self) -> dict[tuple[str, str], float]:
+        """Bytes one step sends from node a to node b, read from the graph (:func:`_traffic.step_traffic`)."""
+        return _traffic.step_traffic(self)
+
+    @property
+    def bytes_per_step(self) -> float:
+        """Bytes one step moves between nodes."""
+        return float(sum(self.traffic.values()))
+
+    @property
+    def bytes_by_node(self) -> dict[str, float]:
+        """Node address -> bytes its NIC sends and receives per step."""
+        out: dict[str, float] = {}
+        for (a, b), nbytes in self.traffic.items():
+            out[a] = out.get(a, 0.0) + nbytes
+            out[b] = out.get(b, 0.0) + nbytes
+        return out
 
     def feed(self, towers=None, copies: int = 1) -> dict | None:
         """The feed of the next ``copies`` steps of ``towers`` (default all): the next batches of each fed one."""
@@ -144,10 +165,10 @@ class _Builder:
         self.init_feed: dict = {}
         self.init_ops: list = []
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
-        self.bytes = 0.0
-        self.bytes_by_node: dict[str, float] = {}  # node address -> bytes its NIC sends and receives per step
+        self.expected: dict[str, float] = {}  # TrainGraph.expected_elements
         self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
-        self._read_gates: dict[str, list] = {}  # PS unit -> what its update's gradient waits on (``_after_reads``)
+        self._read_gates: dict[tuple, list] = {}  # (PS unit, tower) -> what its update's gradient waits on
+        self._tower_deps: dict[int, set[str]] = {}  # tower -> the ops its gradients depend on (``_tower_ops``)
 
     # ---- variables -----------------------------------------------------------------------------------
     def var(self, name: str, value: np.ndarray, device: str):
@@ -216,34 +237,48 @@ class _Builder:
             return entry["copies"][r][0]
         return entry["proxies"].get(self.tower_addr[r], entry["ps"][0])
 
-    def moved(self, a: str, b: str, nbytes: float) -> None:
-        """``nbytes`` cross between the nodes of addresses ``a`` and ``b`` each step: the total, and each end's."""
-        self.bytes += nbytes
-        for addr in (a, b):
-            self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + nbytes
+    def expect(self, t, rows: float) -> None:
+        """Tensor ``t``, whose leading dimension depends on the batch's ids, has ``rows`` rows per step (as
+        expected from the traced step's rows: a shard's share of them)."""
+        if not t.shape.is_fully_defined():
+            self.expected[t.name] = rows * int(np.prod(t.shape.as_list()[1:]))
 
-    def remote(self, v, r: int) -> bool:
-        return self.tf.DeviceSpec.from_string(v.device).task != self.tf.DeviceSpec.from_string(self.tower_dev[r]).task
+    def expect_rows(self, grad, p: VarPlan, u: Unit) -> None:
+        """A sparse gradient of unit ``u`` of ``p``: the traced rows, ``u``'s share of them."""
+        if isinstance(grad, self.tf.IndexedSlices):
+            rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
+            self.expect(grad.values, rows)
+            self.expect(grad.indices, rows)
+
+    def task_addresses(self) -> dict[str, str]:
+        """TF task name -> node address of every device the strategy names."""
+        devices = list(self.replicas) + [u.device for p in self.plans for u in p.units if u.kind == "ps"]
+        out = {}
+        for d in devices:
+            spec = self.tf.DeviceSpec.from_string(self.device_of(d))
+            out[f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task}"] = node_address(d)
+        return out
 
     # ---- towers --------------------------------------------------------------------------------------
     def build_state(self) -> None:
-        """BatchNorm-like state: one canonical copy on tower 0's device. Lockstep with N > 1: each tower works on
-        a local copy refreshed from it, and the canonical becomes the mean of the towers' new values (floats)."""
+        """BatchNorm-like state: one canonical copy on tower 0's device. With N > 1 each tower works on a local copy
+        refreshed from it before its step. Lockstep, the canonical becomes the mean of the towers' new values
+        (floats); tower by tower, each tower writes its own new value back after its step. Either way a step moves
+        the state once to each remote tower and back, however often the model reads or updates it."""
         tf = self.tf
         self.state_canon, self.state_local, self.state_refresh = [], [], []
         for j, (value, name) in enumerate(zip(self.state_values, self.traced.state_names)):
             canon = self.var(f"state/{name}", value, self.tower_dev[0])
             self.state_canon.append(canon)
             locals_, refresh = [], []
-            if self.mode == "lockstep" and self.n > 1:
-                canon_read = self.read(canon)
+            if self.n > 1:
+                canon_read = self.read(canon) if self.mode == "lockstep" else None
                 for r, dev in enumerate(self.tower_dev):
                     loc = self.var(f"state_t{r}/{name}", value, dev)
+                    fresh = canon_read if canon_read is not None else self.read(canon)
                     with tf.compat.v1.device(dev):
-                        refresh.append(loc.assign(canon_read, read_value=False))
+                        refresh.append(loc.assign(fresh, read_value=False))
                     locals_.append(loc)
-                    if self.remote(canon, r):
-                        self.moved(self.tower_addr[0], self.tower_addr[r], 2 * value.nbytes)
             self.state_local.append(locals_)
             self.state_refresh.append(refresh)
 
@@ -260,32 +295,53 @@ class _Builder:
         return batches
 
     # ---- synchronization -----------------------------------------------------------------------------
-    def _after_reads(self, u: Unit, grad):
+    def _after_reads(self, u: Unit, grad, tower: int | None = None):
         """``grad``, made to wait for every read of PS unit ``u`` in this step, so that its update never overtakes a
-        tower's read.
+        tower's read; ``tower``: only that tower's reads (an asynchronous update is part of its tower's step alone,
+        and a wait on another tower's read would run that read, an embedding's gather with its batch, again).
 
         Only this identity of the gradient, the update's input, waits, and for the reads of each device it waits on
         one no-op there: a unit read on other nodes (a proxied one) then costs one cross-task control edge per
         node. Waiting on every read with every op of the update (aggregation, the optimizer's constants) put 6,965
         cross-task control edges into a transformer strategy with 272 proxied shards, each its own message."""
         reads = self.reads.get(u.name, [])
+        if tower is not None:
+            mine = self._tower_ops(tower)
+            reads = [x for x in reads if x.name in mine]
         if not reads:
             return grad
-        if u.name not in self._read_gates:
-            self._read_gates[u.name] = _control.reads_gates(reads)
-        return _control.after(self._read_gates[u.name], grad)
+        key = (u.name, tower)
+        if key not in self._read_gates:
+            self._read_gates[key] = _control.reads_gates(reads)
+        return _control.after(self._read_gates[key], grad)
+
+    def _tower_ops(self, r: int) -> set[str]:
+        """Names of the ops tower ``r``'s gradients depend on (its step's reads among them)."""
+        if r not in self._tower_deps:
+            seen: set[str] = set()
+            stack = [t.op for g in self._tower_grads[r] for t in
+                     ((g.values, g.indices) if isinstance(g, self.tf.IndexedSlices) else (g,))]
+            while stack:
+                op = stack.pop()
+                if op.name not in seen:
+                    seen.add(op.name)
+                    stack += [t.op for t in op.inputs] + list(op.control_inputs)
+            self._tower_deps[r] = seen
+        return self._tower_deps[r]
 
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
         tf = self.tf
         common: list = []
         per_tower: list[list] = [[] for _ in range(self.n)]
+        self._tower_grads = tower_grads
         unit_grads: dict[str, list] = {}
         for p in self.plans:
             for r, dev in enumerate(self.tower_dev):
                 with tf.compat.v1.device(dev):
                     parts = _partition.split_grad(tower_grads[r][p.index], p)
                 for u, g in zip(p.units, parts):
+                    self.expect_rows(g, p, u)
                     unit_grads.setdefault(u.name, []).append(g)
         ar_items, gathered = [], []
         for p in self.plans:
@@ -305,17 +361,15 @@ class _Builder:
                     ar_items.append((u, dense))
                     continue
                 v, slots = self.store[u.name]["ps"]
-                for r, g in enumerate(grads):
-                    if self.remote(v, r):
-                        self.moved(node_address(u.device), self.tower_addr[r], self._grad_bytes(g, p, u))
                 if u.sync:
                     with tf.compat.v1.device(v.device):
-                        apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n)))
+                        apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n, u.shape)))
                     common += self._refresh_proxies(u, apply)
                 else:
                     for r, g in enumerate(grads):
                         with tf.compat.v1.device(v.device):
-                            apply = self.opt.apply(v, slots, self._after_reads(u, g))
+                            own = self._after_reads(u, _ps.aggregate([g], 1, u.shape), tower=r)
+                            apply = self.opt.apply(v, slots, own)
                         per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
         if ar_items or gathered:
             if self.synchronize:
@@ -324,10 +378,6 @@ class _Builder:
                 reduced.update(_allreduce.gather_units(gathered, coll))
                 ar_items += gathered
                 common += effects
-                if len(set(self.tower_addr)) > 1:  # a ring: every tower's node sends and receives its share
-                    self.bytes += coll.bytes_on_wire
-                    for addr in self.tower_addr:
-                        self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + coll.bytes_on_wire / self.n
             else:  # every tower applies its own gradient to its own copy
                 reduced = {u.name: grads for u, grads in ar_items}
             kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
@@ -357,12 +407,6 @@ class _Builder:
     def _make_var(self, name: str, value: np.ndarray, device: str):
         return self.var(name, value, device)
 
-    def _grad_bytes(self, g, p: VarPlan, u: Unit) -> float:
-        if isinstance(g, self.tf.IndexedSlices):
-            rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
-            return rows * (int(np.prod(p.shape[1:])) * 4 + 4)
-        return u.num_elements * 4
-
     def _refresh_proxies(self, u: Unit, apply, only: str | None = None) -> list:
         """``apply``, and the ops copying its result into the unit's proxies (those of node ``only``, if given)."""
         tf = self.tf
@@ -377,7 +421,6 @@ class _Builder:
                 if only is None or addr == only:
                     with tf.compat.v1.device(proxy.device):
                         ops.append(proxy.assign(fresh, read_value=False))
-                    self.moved(node_address(u.device), addr, u.num_elements * 4)
         return ops
 
     def slot_values(self) -> dict:
@@ -393,22 +436,30 @@ class _Builder:
                     out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
         return out
 
-    def sync_state(self, tower_effects: list[list]) -> list:
-        """Canonical state <- mean of the towers' new values (float), tower 0's value (other dtypes)."""
+    def sync_state(self, tower_effects: list[list]) -> tuple[list, list[list]]:
+        """Canonical state <- the towers' new values: lockstep, their mean (floats) or tower 0's (other dtypes), ops
+        of the step; tower by tower, each tower's own, ops of its step. Returns (lockstep ops, per-tower ops)."""
         tf = self.tf
-        ops = []
+        ops: list = []
+        per_tower: list[list] = [[] for _ in range(self.n)]
         all_effects = [e for es in tower_effects for e in es]
         for j, canon in enumerate(self.state_canon):
             locals_ = self.state_local[j]
             if not locals_:
+                continue
+            if self.mode == "threads":
+                for r, loc in enumerate(locals_):
+                    with tf.control_dependencies(tower_effects[r]):
+                        value = self.read(loc)
+                    with tf.compat.v1.device(canon.device):
+                        per_tower[r].append(canon.assign(value, read_value=False))
                 continue
             with tf.control_dependencies(all_effects):
                 values = [self.read(loc) for loc in locals_]
             with tf.compat.v1.device(canon.device):
                 new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
                 ops.append(canon.assign(new, read_value=False))
-        return ops
-
+        return ops, per_tower
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
@@ -450,7 +501,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             grads.append(gr)
             effects.append(eff)
         common, per_tower = b.sync(grads)
-        state_ops = b.sync_state(effects)
+        state_ops, state_per_tower = b.sync_state(effects)
+        per_tower = [ops + state for ops, state in zip(per_tower, state_per_tower)]
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
         train_op = _control.group_by_device(common + state_ops + [o for ops in per_tower for o in ops]
@@ -480,5 +532,6 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n, global_batch=per_replica * b.n,
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
-                      destroy_op=destroy_op, bytes_per_step=b.bytes, container=container, inputs=b.inputs,
-                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node), steps=steps)
+                      destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
+                      slot_values=slot_values, steps=steps, task_addresses=b.task_addresses(),
+                      expected_elements=dict(b.expected))

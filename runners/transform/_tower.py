@@ -7,11 +7,10 @@ graph's builder (``_graph._Builder``): its variables, plans and byte counts.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from runners.transform import _partition
 from runners.transform._analysis import TracedAnalysis
-from runners.transform._plan import VarPlan, node_address
+from runners.transform._plan import VarPlan
 
 
 def import_tower(b, r: int, batch: list, an: TracedAnalysis):
@@ -26,8 +25,6 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
         if not p.partitioned:
             v = b.unit_var_for_tower(p.units[0], r)
             input_map[ph + ":0"] = v.handle
-            if not an.gathers[p.index] and b.remote(v, r):
-                b.moved(node_address(p.units[0].device), b.tower_addr[r], p.units[0].num_elements * 4)
             continue
         if an.others[p.index]:
             input_map[ph + ":0"] = assembled(b, p, r)
@@ -86,8 +83,6 @@ def shards_read(b, p: VarPlan, r: int):
         rd = b.read(v)
         b.reads.setdefault(u.name, []).append(rd.op)
         reads.append(rd)
-        if b.remote(v, r):
-            b.moved(node_address(u.device), b.tower_addr[r], u.num_elements * 4)
     with b.tf.compat.v1.device(b.tower_dev[r]):
         return _partition.concat_read(reads, p)
 
@@ -113,14 +108,10 @@ def rewire_gather(b, gather_op, p: VarPlan, r: int) -> None:
     vs = [b.unit_var_for_tower(u, r) for u in p.units]
     with tf.compat.v1.device(b.tower_dev[r]):
         rows = _partition.gather_rows([v.handle for v in vs], [v.device for v in vs], gather_op.inputs[1], p,
-                                      old.dtype, list(p.shape[1:]))
+                                      old.dtype, list(p.shape[1:]), b.traced.gather_rows[p.index], b.expect)
         rows = tf.ensure_shape(rows, gather_op.inputs[1].shape.concatenate(p.shape[1:]))
-    for u, v in zip(p.units, vs):
+    for u in p.units:
         b.reads.setdefault(u.name, []).append(rows.op)
-        if b.remote(v, r):
-            n_rows = b.traced.gather_rows[p.index] or 0
-            b.moved(node_address(u.device), b.tower_addr[r],
-                        n_rows * (int(np.prod(p.shape[1:])) * 4 + 4) * u.size / p.shape[0])
     for consumer in list(old.consumers()):
         for i, t in enumerate(consumer.inputs):
             if t is old:
