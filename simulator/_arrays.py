@@ -99,6 +99,7 @@ class Model:
     gatherable: np.ndarray | None = None  # bool: a whole variable with a static number of rows (all-gathered)
     index_itemsize: np.ndarray | None = None
     req_bytes: np.ndarray | None = None
+    push_ids: np.ndarray | None = None  # the ids a push leaves out, its one lookup having sent them (not proxied)
     # what a step moves whatever the strategy (the state's refresh and sync): (2, M, M) bytes
     # from node a to node b per step, lockstep [0] or every tower on its own [1], and (2, R) the seconds they put on
     # each resource (``Network.flows``)

@@ -180,14 +180,20 @@ class _ServerLoads:
         return net.column_busiest(self.push_load, self.pull_load, b.ps_tensors, self.proxy & b.sync)
 
 
+def push_bytes(m: Model, proxy: np.ndarray) -> np.ndarray:
+    """(K, V) bytes one replica pushes per column: a gathered table's rows leave out the ids its one lookup sent
+    the server (not a proxy's)."""
+    return m.push_bytes if m.push_ids is None else m.push_bytes - np.where(proxy, 0.0, m.push_ids)
+
+
 def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     """The bytes and tensors each server serves: the pushes overlap the backward pass, the pulls the forward
     pass. A proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without
     one."""
     ps_any = b.ps_frac.sum(axis=0) > 0
-    push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
+    push_load = b.ps_frac * push_bytes(m, proxy)  # (M, K, V) bytes each replica pushes to each server
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
     # every pull, every proxy refresh (stale ones too): (K, 2, M) pulled bytes and tensors, once per replica and once

@@ -179,9 +179,11 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     pass. A proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without
     one."""
     ps_any = b.ps_frac.sum(axis=0) > 0
-    push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
+    # a gathered table's push leaves out the ids its one lookup sent (where it is not proxied)
+    pushed = m.push_bytes - (0.0 if m.push_ids is None else m.push_ids * ~proxy)
+    push_load = b.ps_frac * pushed  # (M, K, V) bytes each replica pushes to each server
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
     # every pull and proxy refresh (stale ones too): per replica (asynchronous proxies too), per node (synchronous)
@@ -194,7 +196,7 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     lat = m.pull_latency_s * any_live_pull
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
                         pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=b.ps_tensors.sum(axis=0),
-                        col_frac=b.ps_frac.sum(axis=0), server_push=(b.ps_frac @ m.push_bytes).T,
+                        col_frac=b.ps_frac.sum(axis=0), server_push=push_load.sum(axis=2).T,
                         server_pulled=(push_load * ~(proxy & b.sync)[None]).sum(axis=2).T,
                         off_replicas=(b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)),
                         server_req=(b.ps_frac * (m.req_bytes * ~proxy if m.req_bytes is not None else 0.0)
@@ -320,7 +322,7 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
         c0, cc, cm, cl, cp, ck = m.residual
         step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
-    load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
+    load_push = loads.server_push  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
                   + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har
                   + loads.server_req @ m.wire_push + fixed.sum(axis=(1, 2)))

@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from simulator._arrays import Batch, Model
-from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
+from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with, push_bytes
 from simulator._network import Network, stack
 from simulator._sparse import Entries, MaxTable, largest, per_strategy_max, server_cum, smallest
 
@@ -63,7 +63,7 @@ def _server_loads(m: Model, b: Batch) -> _EntryLoads:
     e = b.entries
     ones = np.ones(e.size)
     ps_any = e.cell_sum(ones) > 0
-    push_e = e.frac * m.push_bytes[e.col]
+    push_e = e.frac * e.cells(push_bytes(m, b.proxy))
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)

@@ -157,6 +157,7 @@ class Scorer:
             # are read whole and concatenated, and their gradient is densified before the split
             pull, push = np.where(ax != 0, nbytes, pull), np.where(ax != 0, nbytes, push)
             rows, req = np.where(ax != 0, 0.0, base.rows[c] * f), np.where(ax != 0, 0.0, base.req_bytes[c] * f)
+            push_ids = np.where(ax != 0, 0.0, base.push_ids[c] * f)
             whole = ~np.isin(c, [v for v, _ in layout])  # a shard's rows vary with the batch: densified, never gathered
             pn = np.where(ax == 0, base.pn[c] * f, base.pn[c])
             pm = np.where(ax == 0, base.pm[c], base.pm[c] * f)
@@ -165,7 +166,8 @@ class Scorer:
                 matrix=base.matrix[c] & (np.minimum(pn, pm) > 1), push_bytes=push, pull_bytes=pull,
                 ready_frac=base.ready_frac[c], update_w=None if base.update_w is None else base.update_w[c] * f,
                 col_starts=np.searchsorted(c, np.arange(len(base.nbytes))), rows=rows,
-                index_itemsize=base.index_itemsize[c], req_bytes=req, gatherable=base.gatherable[c] & whole)
+                index_itemsize=base.index_itemsize[c], req_bytes=req, push_ids=push_ids,
+                gatherable=base.gatherable[c] & whole)
         return hit
 
     def encode(self, strategies: Sequence[Strategy], layout: tuple = (), entries: bool = False) -> Batch:
@@ -331,14 +333,16 @@ class Scorer:
         push, pull = nbytes.copy(), nbytes.copy()
         work = np.array([v.touched_elements for v in vs], float)  # a sparse gradient: the rows touched
         update = np.array([v.updated_elements(inv.optimizer_name) for v in vs], float)  # the optimizer's writes
-        ids, id_bytes, req = np.zeros(len(vs)), np.zeros(len(vs)), np.zeros(len(vs))
+        ids, id_bytes, req, push_ids = (np.zeros(len(vs)) for _ in range(4))
         for i, v in enumerate(vs):
             if v.rows_touched is not None:
                 # every id the step gathers travels, repeats included, with its row: as many rows as ids
                 ids[i], id_bytes[i] = v.gather_rows, wire.index_itemsize(v.shape[0])
                 push[i] = ids[i] * (v.row_bytes + id_bytes[i])
-                if cal.sparse_remote_gather:  # the ids go to the server, the rows come back
+                if cal.sparse_remote_gather and v.gathers != 0:  # the ids go to the server, the rows come back
                     pull[i], req[i] = ids[i] * v.row_bytes, ids[i] * id_bytes[i]
+                    # one lookup's gradient has the ids that lookup sent: its push leaves them out
+                    push_ids[i] = req[i] if v.gathers == 1 else 0.0
         if vs and all(v.grad_ready is not None for v in vs):
             # as traced: the share of the backward FLOPs each gradient waits for (its own and the later layers'),
             # kept falling with the index, as the chains serve the units (the last ready first)
@@ -371,7 +375,8 @@ class Scorer:
                      ps_spread_serial=cal.ps_spread_serial, ps_spread_busiest=cal.ps_spread_busiest,
                      update_share=cal.lockstep_update_share(), update_w=update_w, replicas=max(len(self.replicas), 1),
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS),
-                     rows=ids, index_itemsize=id_bytes, req_bytes=req, gatherable=ids > 0, fixed_links=links,
+                     rows=ids, index_itemsize=id_bytes, req_bytes=req, push_ids=push_ids,
+                     gatherable=(ids > 0) & ~np.array([v.rows_vary for v in vs], bool), fixed_links=links,
                      fixed_total=np.moveaxis(net["net"].flows(np.moveaxis(links, 0, -1)), -1, 0))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:

@@ -166,6 +166,7 @@ class _Builder:
         self.init_ops: list = []
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
         self.expected: dict[str, float] = {}  # TrainGraph.expected_elements
+        self.gather_ids: dict[tuple[str, int], list] = {}  # (unit, tower) -> ids of each gather of it, as sent
         self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
         self._read_gates: dict[tuple, list] = {}  # (PS unit, tower) -> what its update's gradient waits on
         self._tower_deps: dict[int, set[str]] = {}  # tower -> the ops its gradients depend on (``_tower_ops``)
@@ -249,6 +250,16 @@ class _Builder:
             rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
             self.expect(grad.values, rows)
             self.expect(grad.indices, rows)
+
+    def _with_sent_ids(self, grad, u: Unit, r: int):
+        """Tower ``r``'s sparse gradient of PS unit ``u``, its ids those the unit's one gather already sent (the
+        same ids in the same order): the server has them, the push carries the rows alone. A unit gathered twice
+        (a table shared by two lookups) has a gradient whose ids are the lookups' ids in an order of its own: sent
+        with it."""
+        ids = self.gather_ids.get((u.name, r), [])
+        if u.kind != "ps" or len(ids) != 1 or not isinstance(grad, self.tf.IndexedSlices):
+            return grad
+        return self.tf.IndexedSlices(grad.values, ids[0], grad.dense_shape)
 
     def task_addresses(self) -> dict[str, str]:
         """TF task name -> node address of every device the strategy names."""
@@ -342,7 +353,7 @@ class _Builder:
                     parts = _partition.split_grad(tower_grads[r][p.index], p)
                 for u, g in zip(p.units, parts):
                     self.expect_rows(g, p, u)
-                    unit_grads.setdefault(u.name, []).append(g)
+                    unit_grads.setdefault(u.name, []).append(self._with_sent_ids(g, u, r))
         ar_items, gathered = [], []
         for p in self.plans:
             for u in p.units:

@@ -57,11 +57,13 @@ def concat_read(reads: list, plan: VarPlan):
 
 
 def gather_rows(handles: list, devices: list[str], indices, plan: VarPlan, dtype, row_shape, rows_per_step=None,
-                expect=None):
+                expect=None, sent=None):
     """Rows ``indices`` of a variable stored as ``handles`` (one per unit, on ``devices``): each shard's rows
     are gathered where the shard lives (``ResourceGather``), so only touched rows cross the network.
-    ``expect(tensor, rows)`` is told the rows per step of each tensor that crosses to or from a shard, from the
-    ``rows_per_step`` the step gathers (a shard's share of them)."""
+    ``expect(tensor, rows)`` is told the rows per step of each tensor that crosses to or from a shard, a shard's
+    share of the ids (``rows_per_step`` where their number depends on the batch's shape); ``sent(unit, ids)`` each
+    unit's ids, in the order of its rows (a gradient of this one gather has its rows in that order: its push can
+    reuse the ids sent)."""
     import tensorflow as tf
 
     flat = wire_ids(tf.reshape(indices, [-1]), plan)
@@ -80,9 +82,12 @@ def gather_rows(handles: list, devices: list[str], indices, plan: VarPlan, dtype
                 gathered.append(tf.raw_ops.ResourceGather(resource=h, indices=idx, dtype=dtype))
         rows = tf.dynamic_stitch(positions, gathered)
         crossing = list(zip(parts, gathered, plan.units))
-    if expect is not None:
-        for ids, got, u in crossing:
-            share = (rows_per_step or 0) * u.size / max(plan.shape[0], 1)
+    for ids, got, u in crossing:
+        if sent is not None:
+            sent(u, ids)
+        if expect is not None:
+            ids_per_step = flat.shape.num_elements() if flat.shape.is_fully_defined() else (rows_per_step or 0)
+            share = ids_per_step * u.size / max(plan.shape[0], 1)
             expect(ids, share)
             expect(got, share)
     return tf.reshape(rows, tf.concat([tf.shape(indices), tf.constant(row_shape, tf.int32)], 0))

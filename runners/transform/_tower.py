@@ -18,6 +18,7 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     tf = b.tf
     dev = b.tower_dev[r]
     input_map = dict(zip(an.batch_inputs, batch))
+    shared = set()  # variables read more than once: one read serves every one, so the value crosses once
     for p in b.plans:
         ph = an.placeholders.get(("var", p.index))
         if ph is None:
@@ -25,6 +26,11 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
         if not p.partitioned:
             v = b.unit_var_for_tower(p.units[0], r)
             input_map[ph + ":0"] = v.handle
+            if len(an.reads.get(p.index, [])) > 1 and not an.gathers.get(p.index):
+                shared.add(p.index)
+                value = b.read(v)
+                b.reads.setdefault(p.units[0].name, []).append(value.op)
+                input_map.update({name + ":0": value for name in an.reads[p.index]})
             continue
         if an.others[p.index]:
             input_map[ph + ":0"] = assembled(b, p, r)
@@ -54,7 +60,7 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     def device_fn(op):  # ops on a variable handle go where the variable is (the placer colocates them)
         return "" if any(t.dtype == tf.resource for t in op.inputs) else dev
 
-    read_ops = [x for p in b.plans if not p.partitioned and not an.gathers.get(p.index)
+    read_ops = [x for p in b.plans if not p.partitioned and not an.gathers.get(p.index) and p.index not in shared
                 for x in an.reads.get(p.index, [])]
     gathers = [x for i in an.gathers for x in an.gathers[i]]
     names = an.outputs + an.effects + read_ops + gathers
@@ -65,11 +71,11 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     outputs, effects = got[:k], got[k:k + len(an.effects)]
     by_name = dict(zip(names[k:], got[k:]))
     for p in b.plans:
-        if not p.partitioned and not an.gathers.get(p.index):
+        if not p.partitioned and not an.gathers.get(p.index) and p.index not in shared:
             b.reads.setdefault(p.units[0].name, []).extend(by_name[x] for x in an.reads.get(p.index, []))
         if an.gathers.get(p.index) and (not p.partitioned or p.axis == 0):
             for gname in an.gathers[p.index]:
-                rewire_gather(b, by_name[gname], p, r)
+                rewire_gather(b, by_name[gname], p, r, len(an.gathers[p.index]))
     loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
     return loss, list(grads), effects
 
@@ -101,14 +107,17 @@ def assembled(b, p: VarPlan, r: int):
             return tf.identity(local.handle)
 
 
-def rewire_gather(b, gather_op, p: VarPlan, r: int) -> None:
-    """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives."""
+def rewire_gather(b, gather_op, p: VarPlan, r: int, lookups: int = 1) -> None:
+    """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives, one of the
+    ``lookups`` of ``p`` in the step (which share its traced rows, where the batch's shape decides them)."""
     tf = b.tf
     old = gather_op.outputs[0]
     vs = [b.unit_var_for_tower(u, r) for u in p.units]
     with tf.compat.v1.device(b.tower_dev[r]):
         rows = _partition.gather_rows([v.handle for v in vs], [v.device for v in vs], gather_op.inputs[1], p,
-                                      old.dtype, list(p.shape[1:]), b.traced.gather_rows[p.index], b.expect)
+                                      old.dtype, list(p.shape[1:]), (b.traced.gather_rows[p.index] or 0) / lookups,
+                                      b.expect,
+                                      lambda u, ids: b.gather_ids.setdefault((u.name, r), []).append(ids))
         rows = tf.ensure_shape(rows, gather_op.inputs[1].shape.concatenate(p.shape[1:]))
     for u in p.units:
         b.reads.setdefault(u.name, []).append(rows.op)
