@@ -73,27 +73,33 @@ def dense_coefficients(net: Network) -> dict[str, np.ndarray]:
         if kx:
             server_share[m, xr + m] = 1.0 / kx
     first = [pull_coef(np.eye(M)[n]) for n in np.flatnonzero(counts > 0)]
-
-    def flow_coef() -> np.ndarray:  # (M, M, R): seconds per byte from node a to node b
-        c = np.zeros((M, M, R))
-        for a in range(M):
-            for b in range(M):
-                if a != b:
-                    c[a, b, a] += 1.0 / nic[a]
-                    c[a, b, M + b] += 1.0 / nic[b]
-                    if (a, b) in res_of:
-                        c[a, b, res_of[a, b]] += 1.0 / link[a, b]
-                    if across(a, b):
-                        c[a, b, xs + a] += 1.0 / xbw[a]
-                        c[a, b, xr + b] += 1.0 / xbw[b]
-        return c
-
-    flow = flow_coef()
+    flow = flow_coefficients(net)
     # the ids of a gathered pull: every replica's bytes to each server, read and not reduced
     coef_req = np.einsum("n,nmr->mr", counts, flow)
     return dict(coef_push=coef_push, coef_pull=pull_coef(counts), coef_pull_proxy=pull_coef(nodes_present),
                 coef_pull_node_first=np.array(first).reshape(-1, 2 * M, R), coef_push_last=coef_push * server_share,
                 coef_req=coef_req, coef_flow=flow)
+
+
+def flow_coefficients(net: Network) -> np.ndarray:
+    """(M, M, R) seconds on each resource per byte from node a to node b, pair by pair: the sender's and the
+    receiver's NIC, a slow link between them, their traffic across groups."""
+    M, R, nic, link = net.M, net.R, net.nic, net.link
+    res_of = {(int(a), int(b)): 2 * M + j for j, (a, b) in enumerate(net.slow)}
+    xs, xr = 2 * M + len(net.slow), 2 * M + len(net.slow) + M
+    c = np.zeros((M, M, R))
+    for a in range(M):
+        for b in range(M):
+            if a == b:
+                continue
+            c[a, b, a] += 1.0 / nic[a]
+            c[a, b, M + b] += 1.0 / nic[b]
+            if (a, b) in res_of:
+                c[a, b, res_of[a, b]] += 1.0 / link[a, b]
+            if net.xbw is not None and net.grp[a] != net.grp[b]:
+                c[a, b, xs + a] += 1.0 / net.xbw[a]
+                c[a, b, xr + b] += 1.0 / net.xbw[b]
+    return c
 
 
 def chain_coefficients(d: dict) -> tuple[np.ndarray, np.ndarray]:

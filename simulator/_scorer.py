@@ -330,19 +330,9 @@ class Scorer:
         # PowerSGD compresses a matrix both of whose sides exceed 1; a column or a row goes uncompressed
         matrix = np.array([len(v.shape) >= 2 for v in vs], bool) & (np.minimum(pn, pm) > 1)
         self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
-        push, pull = nbytes.copy(), nbytes.copy()
         work = np.array([v.touched_elements for v in vs], float)  # a sparse gradient: the rows touched
         update = np.array([v.updated_elements(inv.optimizer_name) for v in vs], float)  # the optimizer's writes
-        ids, id_bytes, req, push_ids = (np.zeros(len(vs)) for _ in range(4))
-        for i, v in enumerate(vs):
-            if v.rows_touched is not None:
-                # every id the step gathers travels, repeats included, with its row: as many rows as ids
-                ids[i], id_bytes[i] = v.gather_rows, wire.index_itemsize(v.shape[0])
-                push[i] = ids[i] * (v.row_bytes + id_bytes[i])
-                if cal.sparse_remote_gather and v.gathers != 0:  # the ids go to the server, the rows come back
-                    pull[i], req[i] = ids[i] * v.row_bytes, ids[i] * id_bytes[i]
-                    # one lookup's gradient has the ids that lookup sent: its push leaves them out
-                    push_ids[i] = req[i] if v.gathers == 1 else 0.0
+        tables = _table_bytes(vs, cal.sparse_remote_gather)
         if vs and all(v.grad_ready is not None for v in vs):
             # as traced: the share of the backward FLOPs each gradient waits for (its own and the later layers'),
             # kept falling with the index, as the chains serve the units (the last ready first)
@@ -363,7 +353,7 @@ class Scorer:
         res = cal.residual
         update_w = update / update.sum() if update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,
-                     push_bytes=push, pull_bytes=pull, ready_frac=ready, **net,
+                     ready_frac=ready, **net, **tables,
                      compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
                      backward_fraction=cal.backward_fraction, cast_s_per_byte=cal.cast_s_per_byte,
                      psgd_s_per_flop=(cal.powersgd_s_per_flop if cal.powersgd_s_per_flop is not None
@@ -375,9 +365,7 @@ class Scorer:
                      ps_spread_serial=cal.ps_spread_serial, ps_spread_busiest=cal.ps_spread_busiest,
                      update_share=cal.lockstep_update_share(), update_w=update_w, replicas=max(len(self.replicas), 1),
                      residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS),
-                     rows=ids, index_itemsize=id_bytes, req_bytes=req, push_ids=push_ids,
-                     gatherable=(ids > 0) & ~np.array([v.rows_vary for v in vs], bool), fixed_links=links,
-                     fixed_total=np.moveaxis(net["net"].flows(np.moveaxis(links, 0, -1)), -1, 0))
+                     fixed_links=links, fixed_total=np.moveaxis(net["net"].flows(np.moveaxis(links, 0, -1)), -1, 0))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:
         f = {k: float(v[0]) for k, v in out.items() if np.ndim(v) == 1}
@@ -406,6 +394,25 @@ class Scorer:
             busiest_server=None if busiest is None else self.addresses[busiest],
             busiest_server_s=0.0 if busiest is None else float(server_s[busiest]),
             pieces=int(round(f["pieces"])), collectives=int(round(f["collectives"])))
+
+
+def _table_bytes(vs, remote_gather: bool) -> dict[str, np.ndarray]:
+    """Model fields of what a step sends per variable: every id an embedding gathers travels, repeats included,
+    with its row (int32 ids, ``space.wire``); with remote gathers the ids go to the server and the rows come back,
+    and a table's one lookup has sent the ids its gradient pushes (its push leaves them out where not proxied)."""
+    nbytes = np.array([v.bytes for v in vs], float)
+    push, pull = nbytes.copy(), nbytes.copy()
+    ids, id_bytes, req, push_ids = (np.zeros(len(vs)) for _ in range(4))
+    for i, v in enumerate(vs):
+        if v.rows_touched is None:
+            continue
+        ids[i], id_bytes[i] = v.gather_rows, wire.index_itemsize(v.shape[0])
+        push[i] = ids[i] * (v.row_bytes + id_bytes[i])
+        if remote_gather and v.gathers != 0:
+            pull[i], req[i] = ids[i] * v.row_bytes, ids[i] * id_bytes[i]
+            push_ids[i] = req[i] if v.gathers == 1 else 0.0
+    return dict(push_bytes=push, pull_bytes=pull, rows=ids, index_itemsize=id_bytes, req_bytes=req,
+                push_ids=push_ids, gatherable=(ids > 0) & ~np.array([v.rows_vary for v in vs], bool))
 
 
 def _chunk(model: Model) -> int:

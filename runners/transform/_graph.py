@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _tower, _traffic
+from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _state, _tower, _traffic
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
@@ -67,11 +67,7 @@ class TrainGraph:
     @property
     def bytes_by_node(self) -> dict[str, float]:
         """Node address -> bytes its NIC sends and receives per step."""
-        out: dict[str, float] = {}
-        for (a, b), nbytes in self.traffic.items():
-            out[a] = out.get(a, 0.0) + nbytes
-            out[b] = out.get(b, 0.0) + nbytes
-        return out
+        return _traffic.by_node(self.traffic)
 
     def feed(self, towers=None, copies: int = 1) -> dict | None:
         """The feed of the next ``copies`` steps of ``towers`` (default all): the next batches of each fed one."""
@@ -261,38 +257,7 @@ class _Builder:
             return grad
         return self.tf.IndexedSlices(grad.values, ids[0], grad.dense_shape)
 
-    def task_addresses(self) -> dict[str, str]:
-        """TF task name -> node address of every device the strategy names."""
-        devices = list(self.replicas) + [u.device for p in self.plans for u in p.units if u.kind == "ps"]
-        out = {}
-        for d in devices:
-            spec = self.tf.DeviceSpec.from_string(self.device_of(d))
-            out[f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task}"] = node_address(d)
-        return out
-
     # ---- towers --------------------------------------------------------------------------------------
-    def build_state(self) -> None:
-        """BatchNorm-like state: one canonical copy on tower 0's device. With N > 1 each tower works on a local copy
-        refreshed from it before its step. Lockstep, the canonical becomes the mean of the towers' new values
-        (floats); tower by tower, each tower writes its own new value back after its step. Either way a step moves
-        the state once to each remote tower and back, however often the model reads or updates it."""
-        tf = self.tf
-        self.state_canon, self.state_local, self.state_refresh = [], [], []
-        for j, (value, name) in enumerate(zip(self.state_values, self.traced.state_names)):
-            canon = self.var(f"state/{name}", value, self.tower_dev[0])
-            self.state_canon.append(canon)
-            locals_, refresh = [], []
-            if self.n > 1:
-                canon_read = self.read(canon) if self.mode == "lockstep" else None
-                for r, dev in enumerate(self.tower_dev):
-                    loc = self.var(f"state_t{r}/{name}", value, dev)
-                    fresh = canon_read if canon_read is not None else self.read(canon)
-                    with tf.compat.v1.device(dev):
-                        refresh.append(loc.assign(fresh, read_value=False))
-                    locals_.append(loc)
-            self.state_local.append(locals_)
-            self.state_refresh.append(refresh)
-
     def build_datasets(self) -> list:
         """Each tower's flat batch tensors; the placeholders of fed towers go to ``self.feeds``."""
         batches = []
@@ -329,91 +294,97 @@ class _Builder:
     def _tower_ops(self, r: int) -> set[str]:
         """Names of the ops tower ``r``'s gradients depend on (its step's reads among them)."""
         if r not in self._tower_deps:
-            seen: set[str] = set()
-            stack = [t.op for g in self._tower_grads[r] for t in
-                     ((g.values, g.indices) if isinstance(g, self.tf.IndexedSlices) else (g,))]
-            while stack:
-                op = stack.pop()
-                if op.name not in seen:
-                    seen.add(op.name)
-                    stack += [t.op for t in op.inputs] + list(op.control_inputs)
-            self._tower_deps[r] = seen
+            tensors = [t for g in self._tower_grads[r]
+                       for t in ((g.values, g.indices) if isinstance(g, self.tf.IndexedSlices) else (g,))]
+            self._tower_deps[r] = {op.name for op in _traffic.ancestors(tensors)}
         return self._tower_deps[r]
 
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
-        tf = self.tf
         common: list = []
         per_tower: list[list] = [[] for _ in range(self.n)]
         self._tower_grads = tower_grads
-        unit_grads: dict[str, list] = {}
-        for p in self.plans:
-            for r, dev in enumerate(self.tower_dev):
-                with tf.compat.v1.device(dev):
-                    parts = _partition.split_grad(tower_grads[r][p.index], p)
-                for u, g in zip(p.units, parts):
-                    self.expect_rows(g, p, u)
-                    unit_grads.setdefault(u.name, []).append(self._with_sent_ids(g, u, r))
+        unit_grads = self._unit_grads(tower_grads)
         ar_items, gathered = [], []
         for p in self.plans:
             for u in p.units:
                 grads = unit_grads[u.name]
-                if u.kind == "ar":
-                    if not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
-                        ar_items.append((u, grads))
-                        continue
-                    if u.gather and all(_static_rows(g) for g in grads):
-                        gathered.append((u, grads))  # rows and indices travel, not the densified table
-                        continue
+                if u.kind == "ps":
+                    self._apply_on_server(u, grads, common, per_tower)
+                elif not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
+                    ar_items.append((u, grads))
+                elif u.gather and all(_static_rows(g) for g in grads):
+                    gathered.append((u, grads))  # rows and indices travel, not the densified table
+                else:
                     dense = []
                     for r, dev in enumerate(self.tower_dev):
-                        with tf.compat.v1.device(dev):
-                            dense.append(tf.convert_to_tensor(grads[r]))
+                        with self.tf.compat.v1.device(dev):
+                            dense.append(self.tf.convert_to_tensor(grads[r]))
                     ar_items.append((u, dense))
-                    continue
-                v, slots = self.store[u.name]["ps"]
-                if u.sync:
-                    with tf.compat.v1.device(v.device):
-                        apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n, u.shape)))
-                    common += self._refresh_proxies(u, apply)
-                else:
-                    for r, g in enumerate(grads):
-                        with tf.compat.v1.device(v.device):
-                            own = self._after_reads(u, _ps.aggregate([g], 1, u.shape), tower=r)
-                            apply = self.opt.apply(v, slots, own)
-                        per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
         if ar_items or gathered:
-            if self.synchronize:
-                coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
-                reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
-                reduced.update(_allreduce.gather_units(gathered, coll))
-                ar_items += gathered
-                common += effects
-            else:  # every tower applies its own gradient to its own copy
-                reduced = {u.name: grads for u, grads in ar_items}
-            kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
-            for u, _ in ar_items:
-                for r, dev in enumerate(self.tower_dev):
-                    v, slots = self.store[u.name]["copies"][r]
-                    # every op of each tower's update waits for every tower's reads, control edges between tasks
-                    # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
-                    # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
-                    # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
-                    with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
-                        g = reduced[u.name][r]
-                        if self.update:
-                            common.append(self.opt.apply(v, slots, g))
-                        else:
-                            g = g.values if isinstance(g, tf.IndexedSlices) else g
-                            kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
-            for r, dev in enumerate(self.tower_dev):
-                if kept[r]:
-                    # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
-                    # wait on into a no-op (and so the whole backward pass), so one element of each is written
-                    sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
-                    with tf.compat.v1.device(dev):
-                        common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+            common += self._apply_all_reduced(ar_items, gathered)
         return common, per_tower
+
+    def _unit_grads(self, tower_grads: list[list]) -> dict[str, list]:
+        """Unit name -> each tower's gradient of it (split per shard on the tower)."""
+        out: dict[str, list] = {}
+        for p in self.plans:
+            for r, dev in enumerate(self.tower_dev):
+                with self.tf.compat.v1.device(dev):
+                    parts = _partition.split_grad(tower_grads[r][p.index], p)
+                for u, g in zip(p.units, parts):
+                    self.expect_rows(g, p, u)
+                    out.setdefault(u.name, []).append(self._with_sent_ids(g, u, r))
+        return out
+
+    def _apply_on_server(self, u: Unit, grads: list, common: list, per_tower: list[list]) -> None:
+        """PS unit ``u``: the towers' mean applied once (a lockstep op), or each tower's own gradient in its step."""
+        v, slots = self.store[u.name]["ps"]
+        if u.sync:
+            with self.tf.compat.v1.device(v.device):
+                apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n, u.shape)))
+            common += self._refresh_proxies(u, apply)
+            return
+        for r, g in enumerate(grads):
+            with self.tf.compat.v1.device(v.device):
+                apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate([g], 1, u.shape), tower=r))
+            per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
+
+    def _apply_all_reduced(self, ar_items: list, gathered: list) -> list:
+        """The all-reduced units' collectives and every tower's update of its copy (ops of the step)."""
+        tf = self.tf
+        common: list = []
+        if self.synchronize:
+            coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
+            reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
+            reduced.update(_allreduce.gather_units(gathered, coll))
+            ar_items = ar_items + gathered
+            common += effects
+        else:  # every tower applies its own gradient to its own copy
+            reduced = {u.name: grads for u, grads in ar_items}
+        kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
+        for u, _ in ar_items:
+            for r, dev in enumerate(self.tower_dev):
+                v, slots = self.store[u.name]["copies"][r]
+                # every op of each tower's update waits for every tower's reads, control edges between tasks
+                # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
+                # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
+                # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
+                with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
+                    g = reduced[u.name][r]
+                    if self.update:
+                        common.append(self.opt.apply(v, slots, g))
+                    else:
+                        g = g.values if isinstance(g, tf.IndexedSlices) else g
+                        kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
+        for r, dev in enumerate(self.tower_dev):
+            if kept[r]:
+                # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
+                # wait on into a no-op (and so the whole backward pass), so one element of each is written
+                sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
+                with tf.compat.v1.device(dev):
+                    common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+        return common
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
         return self.var(name, value, device)
@@ -447,30 +418,6 @@ class _Builder:
                     out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
         return out
 
-    def sync_state(self, tower_effects: list[list]) -> tuple[list, list[list]]:
-        """Canonical state <- the towers' new values: lockstep, their mean (floats) or tower 0's (other dtypes), ops
-        of the step; tower by tower, each tower's own, ops of its step. Returns (lockstep ops, per-tower ops)."""
-        tf = self.tf
-        ops: list = []
-        per_tower: list[list] = [[] for _ in range(self.n)]
-        all_effects = [e for es in tower_effects for e in es]
-        for j, canon in enumerate(self.state_canon):
-            locals_ = self.state_local[j]
-            if not locals_:
-                continue
-            if self.mode == "threads":
-                for r, loc in enumerate(locals_):
-                    with tf.control_dependencies(tower_effects[r]):
-                        value = self.read(loc)
-                    with tf.compat.v1.device(canon.device):
-                        per_tower[r].append(canon.assign(value, read_value=False))
-                continue
-            with tf.control_dependencies(all_effects):
-                values = [self.read(loc) for loc in locals_]
-            with tf.compat.v1.device(canon.device):
-                new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
-                ops.append(canon.assign(new, read_value=False))
-        return ops, per_tower
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
@@ -503,7 +450,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()
-        b.build_state()
+        _state.build_state(b)
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
@@ -512,7 +459,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             grads.append(gr)
             effects.append(eff)
         common, per_tower = b.sync(grads)
-        state_ops, state_per_tower = b.sync_state(effects)
+        state_ops, state_per_tower = _state.sync_state(b, effects)
         per_tower = [ops + state for ops, state in zip(per_tower, state_per_tower)]
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
@@ -544,5 +491,5 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
-                      slot_values=slot_values, steps=steps, task_addresses=b.task_addresses(),
+                      slot_values=slot_values, steps=steps, task_addresses=_traffic.task_addresses(b),
                       expected_elements=dict(b.expected))

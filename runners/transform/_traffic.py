@@ -30,7 +30,7 @@ def step_traffic(tg, items: list | None = None) -> dict[tuple[str, str], float]:
     out: dict[tuple[str, str], float] = {}
     # lockstep, one run of the step; tower by tower, one run of each tower's step (each sends what it needs)
     for fetch in [tg.train_op] if tg.mode == "lockstep" else tg.tower_train_ops:
-        for (a, b), nbytes in _run_traffic(tf, _step_region([fetch]), tg, place, items).items():
+        for (a, b), nbytes in _run_traffic(tf, ancestors([fetch]), tg, place, items).items():
             out[(a, b)] = out.get((a, b), 0.0) + nbytes
     return out
 
@@ -65,7 +65,28 @@ def _run_traffic(tf, ops: list, tg, place: "_Placement", items: list | None) -> 
     return out
 
 
-def _step_region(fetches: list) -> list:
+def by_node(traffic: dict[tuple[str, str], float]) -> dict[str, float]:
+    """Node address -> the bytes it sends and receives, of ``traffic`` (a -> b)."""
+    out: dict[str, float] = {}
+    for (a, b), nbytes in traffic.items():
+        out[a] = out.get(a, 0.0) + nbytes
+        out[b] = out.get(b, 0.0) + nbytes
+    return out
+
+
+def task_addresses(b) -> dict[str, str]:
+    """TF task name -> node address of every device the strategy of builder ``b`` names."""
+    from runners.transform._plan import node_address
+
+    devices = list(b.replicas) + [u.device for p in b.plans for u in p.units if u.kind == "ps"]
+    out = {}
+    for d in devices:
+        spec = b.tf.DeviceSpec.from_string(b.device_of(d))
+        out[f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task}"] = node_address(d)
+    return out
+
+
+def ancestors(fetches: list) -> list:
     """The ops one run of ``fetches`` executes: their ancestors by data and control edges."""
     seen: dict[str, object] = {}
     stack = [getattr(x, "op", x) for x in fetches]
