@@ -3,10 +3,9 @@
 Variable handles become the tower's all-reduce copy, its node's proxy or the PS variable; a partitioned variable's
 reads become a concat of its shards (or a tower-local copy assembled from them, for an op that takes the variable
 itself); an embedding lookup becomes a gather of only the rows it needs, on each shard's device. ``b`` is the
-graph's builder (``_graph._Builder``): its variables, plans and byte counts.
+graph's builder (``_graph._Builder``): its variables, plans and reads, and the sizes it expects of what crosses.
 """
 from __future__ import annotations
-
 
 from runners.transform import _partition
 from runners.transform._analysis import TracedAnalysis
@@ -82,7 +81,7 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
 
 def shards_read(b, p: VarPlan, r: int):
     """Partitioned ``p``'s value on tower ``r``: each unit read where tower r reads it (its copy, its node's proxy
-    or the PS), concatenated on the tower; the reads gate the units' updates and count as moved bytes."""
+    or the PS), concatenated on the tower; the reads gate the units' updates."""
     reads = []
     for u in p.units:
         v = b.unit_var_for_tower(u, r)
