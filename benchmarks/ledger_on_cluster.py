@@ -53,35 +53,6 @@ def socket_bytes(pids: dict[int, str]) -> collections.Counter:
     return total
 
 
-def tf_tensor_bytes(job, task_address: dict[str, str]) -> collections.Counter:
-    """Bytes of the tensors one step's partition graphs send between tasks (each tower's step in turn, where the
-    towers step on their own)."""
-    import numpy as np
-    import tensorflow as tf
-
-    g = job.graph
-    options = tf.compat.v1.RunOptions(output_partition_graphs=True, trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
-    total: collections.Counter = collections.Counter()
-    for fetch in [g.train_op] if g.mode == "lockstep" else g.tower_train_ops:
-        meta = tf.compat.v1.RunMetadata()
-        job.session.run(fetch, feed_dict=g.feed(), options=options, run_metadata=meta)
-        outputs = {(ns.node_name, o.slot): o.tensor_description
-                   for dev in meta.step_stats.dev_stats for ns in dev.node_stats for o in ns.output}
-        for pg in meta.partition_graphs:
-            for n in pg.node:
-                if n.op != "_Send":
-                    continue
-                a, b = (task_address[n.attr[k].s.decode().split("/device")[0]] for k in ("send_device", "recv_device"))
-                if a == b:
-                    continue
-                src, _, slot = n.input[0].partition(":")
-                desc = outputs.get((src, int(slot or 0)))
-                if desc is None:  # a control edge's empty message: its source is a no-op with no output
-                    continue
-                total[(a, b)] += int(np.prod([d.size for d in desc.shape.dim])) * tf.as_dtype(desc.dtype).size
-    return total
-
-
 def run_case(cluster, spec, traced, inv, alias: str, steps: int) -> list[dict]:
     from runners.transform import TrainingJob
     from simulator import Calibration, Scorer
@@ -89,11 +60,10 @@ def run_case(cluster, spec, traced, inv, alias: str, steps: int) -> list[dict]:
 
     strategy = build_strategy(alias, inv, spec)
     ledger = Scorer(inv, spec, Calibration.from_spec(spec)).ledger(strategy)
-    task_address = {f"/job:worker/replica:0/task:{i}": n.address for i, n in enumerate(spec.nodes)}
     pids = {s.pid: s.node.address for s in cluster.servers}
     with TrainingJob(traced, strategy, cluster) as job:
         items: list = []
-        from runners.transform._traffic import step_traffic
+        from runners.transform._traffic import partition_traffic, step_traffic
 
         graph = step_traffic(job.graph, items)
         graph_tensors: collections.Counter = collections.Counter()
@@ -101,7 +71,7 @@ def run_case(cluster, spec, traced, inv, alias: str, steps: int) -> list[dict]:
             if not name.startswith("Collective"):
                 graph_tensors[(a, b)] += nbytes
         job.run(3)
-        sent = tf_tensor_bytes(job, task_address)
+        sent = collections.Counter(partition_traffic(job))
         before = socket_bytes(pids)
         job.run(steps)
         after = socket_bytes(pids)

@@ -160,3 +160,33 @@ def _collective_sends(members: list, place: _Placement) -> dict[tuple[str, str],
     if elements is None:
         raise RunError(f"collective {members[0].name} has a dynamic shape {x.shape}")
     return wire.sends(kind, nodes, elements, x.dtype.size)
+
+
+def partition_traffic(job) -> dict[tuple[str, str], float]:
+    """Bytes of the tensors TensorFlow's partition graphs send between tasks in one step of the running
+    :class:`TrainingJob` ``job`` (each tower's step in turn where the towers step on their own), sized by a full
+    trace: the measurement :func:`step_traffic` counts ahead (its tensors, not its collectives)."""
+    import numpy as np
+    import tensorflow as tf
+
+    g = job.graph
+    options = tf.compat.v1.RunOptions(output_partition_graphs=True, trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+    total: dict[tuple[str, str], float] = {}
+    for fetch in [g.train_op] if g.mode == "lockstep" else g.tower_train_ops:
+        meta = tf.compat.v1.RunMetadata()
+        job.session.run(fetch, feed_dict=g.feed(), options=options, run_metadata=meta)
+        outputs = {(ns.node_name, o.slot): o.tensor_description
+                   for dev in meta.step_stats.dev_stats for ns in dev.node_stats for o in ns.output}
+        for pg in meta.partition_graphs:
+            for n in pg.node:
+                if n.op != "_Send":
+                    continue
+                a, b = (g.task_addresses[n.attr[k].s.decode().split("/device")[0]]
+                        for k in ("send_device", "recv_device"))
+                src, _, slot = n.input[0].partition(":")
+                desc = outputs.get((src, int(slot or 0)))
+                if a == b or desc is None:  # within a task, or a control edge's empty message
+                    continue
+                nbytes = int(np.prod([d.size for d in desc.shape.dim])) * tf.as_dtype(desc.dtype).size
+                total[(a, b)] = total.get((a, b), 0.0) + nbytes
+    return total

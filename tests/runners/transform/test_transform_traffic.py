@@ -87,3 +87,26 @@ def test_an_op_with_neither_device_nor_resource_is_refused():
             step = tf.group(tf.reduce_sum(x))
     with pytest.raises(RunError, match="no device"):
         traffic(step)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,alias", [("recommender", "ps"), ("recommender", "ps_proxy"), ("cnn", "ps_async")],
+                         ids=lambda x: x)
+def test_tensorflow_sends_the_tensors_the_graph_count_says(model, alias, cluster, spec, traced):
+    """On two loopback servers, the tensors TensorFlow's partition graphs send between the tasks in one step (sized
+    by a full trace) are those the count reads from the graph: one lookup's ids sent once, a proxy refreshed once,
+    the state read and written back by the tower that steps on its own (static sizes: equal to the byte)."""
+    from runners.transform import TrainingJob
+    from runners.transform._traffic import partition_traffic, step_traffic
+    from space.builders import build_strategy
+
+    t, inv = traced(model)
+    with TrainingJob(t, build_strategy(alias, inv, spec), cluster) as job:
+        job.run(2)
+        items: list = []
+        step_traffic(job.graph, items)
+        counted: dict = {}
+        for a, b, name, nbytes in items:
+            if not name.startswith("Collective"):
+                counted[(a, b)] = counted.get((a, b), 0.0) + nbytes
+        assert partition_traffic(job) == counted and counted
