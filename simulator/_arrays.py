@@ -93,3 +93,15 @@ class Model:
     update_w: np.ndarray | None = None  # (C,) each column's share of that update work (None: no update term)
     replicas: int = 1
     col_starts: np.ndarray | None = None  # (V,) each variable's first column when columns are shards (None: identity)
+    # an embedding's rows per step: the ids one replica gathers (0 for a dense variable), and the bytes of one id
+    # on the wire; a gathered PS pull sends the ids to the server first (``req_bytes``, bytes per replica)
+    rows: np.ndarray | None = None
+    gatherable: np.ndarray | None = None  # bool: a whole variable with a static number of rows (all-gathered)
+    index_itemsize: np.ndarray | None = None
+    req_bytes: np.ndarray | None = None
+    push_ids: np.ndarray | None = None  # the ids a push leaves out, its one lookup having sent them (not proxied)
+    # what a step moves whatever the strategy (the state's refresh and sync): (2, M, M) bytes
+    # from node a to node b per step, lockstep [0] or every tower on its own [1], and (2, R) the seconds they put on
+    # each resource (``Network.flows``)
+    fixed_links: np.ndarray | None = None
+    fixed_total: np.ndarray | None = None

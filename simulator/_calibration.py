@@ -23,7 +23,7 @@ CALIBRATION_VERSION = 1
 # timed: bumped by every change that would derive other costs from the same steps. A calibration derived by
 # another version is derived again from its stored steps where it is used (``Calibration.cost_model``), so a stored
 # file never carries costs this cost model would not derive
-COST_MODEL_VERSION = 5
+COST_MODEL_VERSION = 6
 # keys other versions of the cost model wrote that this one does not read: dropped on load (the derived values come
 # again from the anchor steps, see COST_MODEL_VERSION)
 RETIRED_KEYS = frozenset({"ps_shards_together"})

@@ -68,7 +68,7 @@ def evaluate_with(m: Model, b: Batch, server_loads, chains, detail: bool = False
     bwd = compute * m.backward_fraction
     fwd = compute - bwd
     step = _step(m, b, loads, timing, fwd, bwd, serial, synchronous, any_sync_ps)
-    return _outputs(m, b, ar, loads, timing, step, compute, serial, piece_s, detail)
+    return _outputs(m, b, ar, loads, timing, step, compute, serial, piece_s, synchronous, detail)
 
 
 @dataclasses.dataclass
@@ -91,6 +91,8 @@ class _AllReduce:
     s_per_byte: np.ndarray  # (K, V) seconds per ring byte of the column's all-reduce (flat or hierarchical)
     coll_s: np.ndarray  # (K, V) fixed cost of one of its collectives
     hier: np.ndarray  # (K, V) bool: all-reduced hierarchically
+    head: np.ndarray  # (K, V) the column leading each column's unit (V where not all-reduced)
+    rank: np.ndarray  # (K, V) the PowerSGD factors' columns: the strategy's rank, at most the matrix's sides
 
 
 def _all_reduce(m: Model, b: Batch) -> _AllReduce:
@@ -101,25 +103,27 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     kk = np.arange(K)[:, None]
     vv = np.arange(V)[None, :]
     is_ar = b.ar_frac > 0
-    fp16 = is_ar & ((b.comp == FP16_KINDS[0]) | (b.comp == FP16_KINDS[1]))
-    psgd = is_ar & (b.comp == POWERSGD) & m.matrix
-    # an all-gathered sparse gradient: each node receives the other replicas' rows and indices ((N - 1) x the
-    # pushed bytes), written in ring bytes (x N/2, which the ring's 2 (N - 1) / N turns back into that)
-    gather = is_ar & ~fp16 & ~psgd & (b.gather if b.gather is not None else False) & (m.push_bytes < m.nbytes)
-    rank = b.rank
+    # an all-gathered sparse gradient (as the backend does it wherever a whole variable's rows are static, whatever
+    # its compressor): each node receives the other replicas' rows and indices ((N - 1) x the pushed bytes),
+    # written in ring bytes (x N/2, which the ring's 2 (N - 1) / N turns back into that)
+    gather = is_ar & (b.gather if b.gather is not None else False) & (m.gatherable if m.gatherable is not None
+                                                                       else m.push_bytes < m.nbytes)
+    fp16 = is_ar & ~gather & ((b.comp == FP16_KINDS[0]) | (b.comp == FP16_KINDS[1]))
+    psgd = is_ar & ~gather & (b.comp == POWERSGD) & m.matrix
+    rank = np.minimum(b.rank, np.minimum(m.pn, m.pm))  # a factor has no more columns than the matrix's sides
     kind = np.where(psgd, 2, np.where(fp16, 1, np.where(gather, 3, 0)))
     wire = np.where(psgd, (m.pn + m.pm) * rank * m.itemsize,
                     np.where(fp16, m.numel * np.minimum(m.itemsize, 2),
                              np.where(gather, m.push_bytes * m.replicas / 2, m.nbytes))) * b.ar_frac
 
-    ef = is_ar & ((b.comp == EF_KINDS[0]) | (b.comp == EF_KINDS[1]))
+    ef = is_ar & ~gather & ((b.comp == EF_KINDS[0]) | (b.comp == EF_KINDS[1]))
     part_bytes = m.nbytes * b.ar_frac
     passes = 2.0 * fp16 + 2.0 * ef
     flops = np.where(psgd, 4.0 * m.pn * m.pm * rank + 2.0 * (m.pn + m.pm) * rank * rank, 0.0) * b.ar_frac
     comp_var = passes * part_bytes * m.cast_s_per_byte + flops * m.psgd_s_per_flop + psgd * m.psgd_matrix_s
     compression = comp_var.sum(axis=1)
 
-    rk = np.where(b.comp == POWERSGD, np.minimum(rank, 7), 0)
+    rk = np.where(b.comp == POWERSGD, np.minimum(b.rank, 7), 0)
     hier = is_ar & ~gather & (b.hier if b.hier is not None else False)  # a gathered gradient stays flat
     key = (((((b.group * 4 + np.clip(b.comp, 0, 3)) * 3 + np.clip(b.spec, 0, 2)) * 8 + rk) * 4 + kind) * 2
            + hier) * is_ar
@@ -146,7 +150,8 @@ def _all_reduce(m: Model, b: Batch) -> _AllReduce:
     ar_latency = fixed.sum(axis=1) + tail
     return _AllReduce(is_ar=is_ar, psgd=psgd, kind=kind, wire=wire, compression=compression, unit_bytes=unit_bytes,
                       ncoll=ncoll, is_head=is_head, ar_time=ar_time, tail=tail, ar_latency=ar_latency,
-                      unit_s=unit_s, fixed=fixed, s_per_byte=s_per_byte, coll_s=coll_s, hier=hier)
+                      unit_s=unit_s, fixed=fixed, s_per_byte=s_per_byte, coll_s=coll_s, hier=hier, head=head,
+                      rank=rank)
 
 
 @dataclasses.dataclass
@@ -158,7 +163,8 @@ class _ServerLoads:
     pull_load: np.ndarray  # bytes each server sends per pull
     live: np.ndarray  # (K, V) bool: pulled inside the step (not prefetched)
     proxy: np.ndarray  # (K, V) bool: a proxy copy on every node, refreshed whole
-    pull_b: np.ndarray  # (K, 2, M) bytes pulled from each server: without a proxy, proxy refreshes
+    pull_b: np.ndarray  # (K, 2, M) bytes sent by each server: once per replica (a pull, an asynchronous proxy's
+    # refresh after each tower's update), once per node (a synchronous proxy's refresh after the one update)
     pull_t: np.ndarray  # (K, 2, M) the same in tensors
     pull_all: np.ndarray  # (K, R) busy time of every pull on each resource
     lat: np.ndarray  # (K,) the round trip of the pull phase, where anything is pulled live
@@ -167,10 +173,17 @@ class _ServerLoads:
     server_push: np.ndarray  # (K, M) bytes each replica pushes to each server
     server_pulled: np.ndarray  # (K, M) the same, less the synchronous proxies' (refreshed, not pulled)
     off_replicas: np.ndarray  # (K,) bool: a server on a node without replicas
+    server_req: np.ndarray | None = None  # (K, M) bytes of ids each replica sends a server for its gathered pulls
 
     def column_busiest(self, net, b: Batch) -> np.ndarray:
         """(K, V) each column's own busiest resource (:meth:`Network.column_busiest`)."""
-        return net.column_busiest(self.push_load, self.pull_load, b.ps_tensors, self.proxy)
+        return net.column_busiest(self.push_load, self.pull_load, b.ps_tensors, self.proxy & b.sync)
+
+
+def push_bytes(m: Model, proxy: np.ndarray) -> np.ndarray:
+    """(K, V) bytes one replica pushes per column: a gathered table's rows leave out the ids its one lookup sent
+    the server (not a proxy's)."""
+    return m.push_bytes if m.push_ids is None else m.push_bytes - np.where(proxy, 0.0, m.push_ids)
 
 
 def _server_loads(m: Model, b: Batch) -> _ServerLoads:
@@ -178,13 +191,15 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     pass. A proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without
     one."""
     ps_any = b.ps_frac.sum(axis=0) > 0
-    push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
+    push_load = b.ps_frac * push_bytes(m, proxy)  # (M, K, V) bytes each replica pushes to each server
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
-    # every pull, every proxy refresh (stale ones too): (K, 2, M) pulled bytes and tensors
-    pull_b, pull_t = (np.einsum("mkv,pkv->kpm", x, np.stack([~proxy, proxy]).astype(float))
+    # every pull, every proxy refresh (stale ones too): (K, 2, M) pulled bytes and tensors, once per replica and once
+    # per node
+    per_node = proxy & b.sync
+    pull_b, pull_t = (np.einsum("mkv,pkv->kpm", x, np.stack([~per_node, per_node]).astype(float))
                       for x in (pull_load, b.ps_tensors))
     net = m.net
     pull_all = (stack(net.pull(pull_b[:, 0].T, pull_t[:, 0].T, net.counts))
@@ -194,10 +209,12 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     server_push = push_load.sum(axis=2).T
     server_pulled = np.einsum("mkv,kv->km", push_load, (~(proxy & b.sync)).astype(float))
     off = (b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)) if len(m.replica_nodes) else np.zeros(len(lat), bool)
+    server_req = np.einsum("mkv,kv->km", b.ps_frac, np.where(proxy, 0.0, m.req_bytes)) \
+        if m.req_bytes is not None else None
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
                         pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=b.ps_tensors.sum(axis=0),
                         col_frac=b.ps_frac.sum(axis=0), server_push=server_push, server_pulled=server_pulled,
-                        off_replicas=off)
+                        off_replicas=off, server_req=server_req)
 
 
 @dataclasses.dataclass
@@ -285,19 +302,12 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
     u_push = c_load * inv_nic + net.rpc_nic * c_tensors if net.rpc_nic else c_load * inv_nic
     cum_push_max, cum_last = net.push_busiest(u_push, c_load, c_tensors)
     push_total = stack(net.push(c_load[..., -1], c_tensors[..., -1])).T if V else np.zeros((K, net.R))
-    # every live pull (an asynchronous proxy refreshed right after its node's update, like a pull) and the pulls
-    # until each node's first replica has its own
+    # every live pull (an asynchronous proxy refreshed right after each of its node's towers' updates, like a pull)
+    # and the pulls until each node's first replica has its own
     z = pull_load * inv_nic + net.rpc_nic * b.ps_tensors if net.rpc_nic else pull_load * inv_nic
-    pulled = rep | px_async
-    if not px_async.any() or net.counts.max(initial=0) <= 1:  # one replica a node: a refresh weighs like a pull
-        u_pulled = np.cumsum(z * pulled, axis=2)
-        parts = [(u_pulled, pulled, net.counts)]
-    else:
-        u_pulled = np.cumsum(z * rep, axis=2)
-        parts = [(u_pulled, rep, net.counts)]
-        u_async = np.cumsum(z * px_async, axis=2)
-        parts.append((u_async, px_async, net.present))
-        u_pulled = u_pulled + u_async
+    pulled = rep | px_async  # an asynchronous proxy is refreshed after each of its node's towers' updates
+    u_pulled = np.cumsum(z * pulled, axis=2)
+    parts = [(u_pulled, pulled, net.counts)]
     lat = loads.lat[:, None]
     cum_all = net.pull_busiest(parts, pull_load, b.ps_tensors, u_pulled) + lat if V else np.zeros((K, 1)) + lat
     firsts = net.first_pull_parts(u_pulled, pulled, pull_load, b.ps_tensors)
@@ -430,12 +440,29 @@ def _staggering_lost(m: Model, loads: _ServerLoads) -> np.ndarray:
     return np.where(total > 0, lost, 0.0)
 
 
+def side_flows(m: Model, loads: _ServerLoads, synchronous: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K, R) seconds on each resource and (K,) bytes on the network of what a step sends besides the pushes,
+    pulls and all-reduces: the ids of its gathered pulls, its state's refresh and sync."""
+    K, R = len(synchronous), m.net.R
+    total, nbytes = np.zeros((K, R)), np.zeros(K)
+    if loads.server_req is not None and loads.server_req.any():
+        total += stack(m.net.push(loads.server_req.T, np.zeros_like(loads.server_req.T), reduced=False)).T
+        nbytes += loads.server_req @ m.wire_push
+    if m.fixed_links is not None:
+        lockstep = synchronous.astype(int)
+        total += m.fixed_total[1 - lockstep]
+        nbytes += m.fixed_links.sum(axis=(1, 2))[1 - lockstep]
+    return total, nbytes
+
+
 def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains, s: _Step, compute: np.ndarray,
-             serial: np.ndarray, piece_s: np.ndarray, detail: bool) -> dict[str, np.ndarray]:
+             serial: np.ndarray, piece_s: np.ndarray, synchronous: np.ndarray, detail: bool) -> dict[str, np.ndarray]:
     """The step (bounded by the busiest resource, then corrected by the residual) and its parts."""
     M = m.net.M
     net = m.net
-    resource_total = loads.pull_all + c.push_total + ar.ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
+    side_s, side_bytes = side_flows(m, loads, synchronous)
+    # (K, R) busy time per resource
+    resource_total = loads.pull_all + c.push_total + ar.ar_time.sum(axis=1)[:, None] + side_s
     busiest = resource_total.max(axis=1)
     raw = np.maximum(s.overlapped, busiest)
 
@@ -455,7 +482,8 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
     load_push = loads.server_push  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
-                  + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har)
+                  + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har
+                  + side_bytes)
     out = dict(step=step, raw=raw, compute=compute_all, forward=s.fwd, backward=s.bwd, compression=ar.compression,
                pieces_s=piece_s, pull=s.fwd_end_all - s.fwd, finish=s.finish, barrier=s.barrier,
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,

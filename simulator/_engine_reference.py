@@ -73,14 +73,39 @@ def dense_coefficients(net: Network) -> dict[str, np.ndarray]:
         if kx:
             server_share[m, xr + m] = 1.0 / kx
     first = [pull_coef(np.eye(M)[n]) for n in np.flatnonzero(counts > 0)]
+    flow = flow_coefficients(net)
+    # the ids of a gathered pull: every replica's bytes to each server, read and not reduced
+    coef_req = np.einsum("n,nmr->mr", counts, flow)
     return dict(coef_push=coef_push, coef_pull=pull_coef(counts), coef_pull_proxy=pull_coef(nodes_present),
-                coef_pull_node_first=np.array(first).reshape(-1, 2 * M, R), coef_push_last=coef_push * server_share)
+                coef_pull_node_first=np.array(first).reshape(-1, 2 * M, R), coef_push_last=coef_push * server_share,
+                coef_req=coef_req, coef_flow=flow)
+
+
+def flow_coefficients(net: Network) -> np.ndarray:
+    """(M, M, R) seconds on each resource per byte from node a to node b, pair by pair: the sender's and the
+    receiver's NIC, a slow link between them, their traffic across groups."""
+    M, R, nic, link = net.M, net.R, net.nic, net.link
+    res_of = {(int(a), int(b)): 2 * M + j for j, (a, b) in enumerate(net.slow)}
+    xs, xr = 2 * M + len(net.slow), 2 * M + len(net.slow) + M
+    c = np.zeros((M, M, R))
+    for a in range(M):
+        for b in range(M):
+            if a == b:
+                continue
+            c[a, b, a] += 1.0 / nic[a]
+            c[a, b, M + b] += 1.0 / nic[b]
+            if (a, b) in res_of:
+                c[a, b, res_of[a, b]] += 1.0 / link[a, b]
+            if net.xbw is not None and net.grp[a] != net.grp[b]:
+                c[a, b, xs + a] += 1.0 / net.xbw[a]
+                c[a, b, xr + b] += 1.0 / net.xbw[b]
+    return c
 
 
 def chain_coefficients(d: dict) -> tuple[np.ndarray, np.ndarray]:
     """The chains' stacked coefficients: pushes ((2R, 2M): every replica's, the last remote replica's) and pulls
     (((1 + Mr) R, 4M): every live pull, then per node holding replicas its first replica's, per byte and tensor
-    pulled without a proxy, then refreshing asynchronous proxies)."""
+    pulled without a proxy, then refreshing asynchronous proxies, after each tower's update like a pull)."""
     M = d["coef_push"].shape[0] // 2
     halves = (slice(0, M), slice(M, None))
 
@@ -89,7 +114,7 @@ def chain_coefficients(d: dict) -> tuple[np.ndarray, np.ndarray]:
 
     own = list(d["coef_pull_node_first"])
     return (stack([[d["coef_push"], d["coef_push_last"]]]),
-            stack([[d["coef_pull"]] + own, [d["coef_pull_proxy"]] + own]))
+            stack([[d["coef_pull"]] + own, [d["coef_pull"]] + own]))
 
 
 def dense_model(model: Model) -> types.SimpleNamespace:
@@ -131,7 +156,7 @@ def reference_evaluate(model: Model, b: Batch, detail: bool = False) -> dict[str
     bwd = compute * m.backward_fraction
     fwd = compute - bwd
     step = _step(m, b, loads, timing, fwd, bwd, serial, synchronous, any_sync_ps)
-    return _outputs(m, b, ar, loads, timing, step, compute, serial, piece_s, detail)
+    return _outputs(m, b, ar, loads, timing, step, compute, serial, piece_s, synchronous, detail)
 
 
 @dataclasses.dataclass
@@ -143,7 +168,7 @@ class _ServerLoads:
     pull_load: np.ndarray  # bytes each server sends per pull
     live: np.ndarray  # (K, V) bool: pulled inside the step (not prefetched)
     proxy: np.ndarray  # (K, V) bool: a proxy copy on every node, refreshed whole
-    pull_b: np.ndarray  # (K, 2, M) bytes pulled from each server: without a proxy, proxy refreshes
+    pull_b: np.ndarray  # (K, 2, M) bytes sent by each server: once per replica, once per node (synchronous proxy)
     pull_t: np.ndarray  # (K, 2, M) the same in tensors
     pull_all: np.ndarray  # (K, R) busy time of every pull on each resource
     lat: np.ndarray  # (K,) the round trip of the pull phase, where anything is pulled live
@@ -152,6 +177,7 @@ class _ServerLoads:
     server_push: np.ndarray  # (K, M) bytes each replica pushes to each server
     server_pulled: np.ndarray  # (K, M) the same, less the synchronous proxies' (refreshed, not pulled)
     off_replicas: np.ndarray  # (K,) bool: a server on a node without replicas
+    server_req: np.ndarray  # (K, M) bytes of ids each replica sends a server for its gathered pulls
 
 
 def _server_loads(m: Model, b: Batch) -> _ServerLoads:
@@ -159,12 +185,15 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     pass. A proxy copy is refreshed whole after every update: rows-touched pulls (remote gather) only without
     one."""
     ps_any = b.ps_frac.sum(axis=0) > 0
-    push_load = b.ps_frac * m.push_bytes  # (M, K, V) bytes each replica pushes to each server
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
+    # a gathered table's push leaves out the ids its one lookup sent (where it is not proxied)
+    pushed = m.push_bytes - (0.0 if m.push_ids is None else m.push_ids * ~proxy)
+    push_load = b.ps_frac * pushed  # (M, K, V) bytes each replica pushes to each server
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)  # (K, V)
     pull_load = b.ps_frac * pull_bytes  # (M, K, V) bytes each server sends per pull
-    masks = np.stack([~proxy, proxy]).astype(float)  # every pull, every proxy refresh (stale ones too)
+    # every pull and proxy refresh (stale ones too): per replica (asynchronous proxies too), per node (synchronous)
+    masks = np.stack([~(proxy & b.sync), proxy & b.sync]).astype(float)
     pull_b = (masks[:, None] * pull_load).sum(-1).transpose(2, 0, 1)  # (K, 2, M) pulled bytes
     pull_t = (masks[:, None] * b.ps_tensors).sum(-1).transpose(2, 0, 1)
     pull_all = (np.concatenate([pull_b[:, 0], pull_t[:, 0]], 1) @ m.coef_pull
@@ -173,9 +202,11 @@ def _server_loads(m: Model, b: Batch) -> _ServerLoads:
     lat = m.pull_latency_s * any_live_pull
     return _ServerLoads(ps_any=ps_any, push_load=push_load, pull_load=pull_load, live=live, proxy=proxy,
                         pull_b=pull_b, pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=b.ps_tensors.sum(axis=0),
-                        col_frac=b.ps_frac.sum(axis=0), server_push=(b.ps_frac @ m.push_bytes).T,
+                        col_frac=b.ps_frac.sum(axis=0), server_push=push_load.sum(axis=2).T,
                         server_pulled=(push_load * ~(proxy & b.sync)[None]).sum(axis=2).T,
-                        off_replicas=(b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)))
+                        off_replicas=(b.ps_frac[~m.replica_nodes] > 0).any(axis=(0, 2)),
+                        server_req=(b.ps_frac * (m.req_bytes * ~proxy if m.req_bytes is not None else 0.0)
+                                    ).sum(axis=2).T)
 
 
 @dataclasses.dataclass
@@ -270,13 +301,16 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads) -> _Chains:
 
 
 def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains, s: _Step, compute: np.ndarray,
-             serial: np.ndarray, piece_s: np.ndarray, detail: bool) -> dict[str, np.ndarray]:
+             serial: np.ndarray, piece_s: np.ndarray, synchronous: np.ndarray, detail: bool) -> dict[str, np.ndarray]:
     """The step (bounded by the busiest resource, then corrected by the residual) and its parts."""
     K, V = b.ar_frac.shape
     M = b.ps_frac.shape[0]
     R = m.coef_pull.shape[1]
     push_total = c.cum_p[0][:, :, -1].T if V else np.zeros((K, R))
-    resource_total = loads.pull_all + push_total + ar.ar_time.sum(axis=1)[:, None]  # (K, R) busy time per resource
+    # the ids of gathered pulls, and what every step moves (its state) lockstep [0] or tower by tower [1]
+    fixed = np.zeros((K, M, M)) if m.fixed_links is None else m.fixed_links[np.where(synchronous, 0, 1)]
+    side = loads.server_req @ m.coef_req + np.einsum("kab,abr->kr", fixed, m.coef_flow)
+    resource_total = loads.pull_all + push_total + ar.ar_time.sum(axis=1)[:, None] + side  # (K, R) busy time
     busiest = resource_total.max(axis=1)
     raw = np.maximum(s.overlapped, busiest)
 
@@ -294,16 +328,17 @@ def _outputs(m: Model, b: Batch, ar: _AllReduce, loads: _ServerLoads, c: _Chains
         c0, cc, cm, cl, cp, ck = m.residual
         step = np.maximum(c0 + cc * compute_all + cm * comm + cl * latency
                           + (cp * pieces + ck * collectives) * COUNT_UNIT_S, 0.0)
-    load_push = (b.ps_frac @ m.push_bytes).T  # (K, M): L_j, bytes each replica pushes to server j
+    load_push = loads.server_push  # (K, M): L_j, bytes each replica pushes to server j
     wire_bytes = (load_push @ m.wire_push + loads.pull_b[:, 0] @ m.wire_pull + loads.pull_b[:, 1] @ m.wire_pull_proxy
-                  + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har)
+                  + (ar.wire * ~ar.hier).sum(axis=1) * m.wire_ar + (ar.wire * ar.hier).sum(axis=1) * m.wire_har
+                  + loads.server_req @ m.wire_push + fixed.sum(axis=(1, 2)))
     out = dict(step=step, raw=raw, compute=compute_all, forward=s.fwd, backward=s.bwd, compression=ar.compression,
                pieces_s=piece_s, pull=s.fwd_end_all - s.fwd, finish=s.finish, barrier=s.barrier,
                comm=comm, latency=latency, busiest=busiest, wire_bytes=wire_bytes, pieces=pieces,
                collectives=collectives)
     if detail:
         x_pull = np.concatenate([loads.pull_load, b.ps_tensors]).transpose(1, 2, 0)  # (K, V, 2M)
-        t_pull_var = np.where(loads.proxy[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
+        t_pull_var = np.where((loads.proxy & b.sync)[:, :, None], x_pull @ m.coef_pull_proxy, x_pull @ m.coef_pull)
         out.update(ps_var=(c.t_push.transpose(1, 2, 0) + t_pull_var).max(axis=2),
                    ar_var=ar.wire * ar.s_per_byte + np.where(ar.is_ar, np.where(ar.kind == 2, 2.0, 1.0), 0) * ar.coll_s,
                    ar_unit=ar.ar_time, is_head=ar.is_head, group=b.group, server_load=load_push,

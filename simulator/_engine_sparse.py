@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from simulator._arrays import Batch, Model
-from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with
+from simulator._engine import _AllReduce, _Chains, _ServerLoads, evaluate_with, push_bytes
 from simulator._network import Network, stack
 from simulator._sparse import Entries, MaxTable, largest, per_strategy_max, server_cum, smallest
 
@@ -46,7 +46,7 @@ class _EntryLoads(_ServerLoads):
             u_push, u_pull = u_push + rpc * e.tensors, u_pull + rpc * e.tensors
         all_push, all_pull = e.cell_sum(u_push), e.cell_sum(u_pull)
         per_c, per_p = net.counts[0] * net.present[0], net.present[0]
-        px = e.cells(self.proxy)
+        px = e.cells(self.proxy & b.sync)
         per = np.where(px, per_p, per_c)
         served = np.where(px, net.M * per_p - per_p, net.M * per_c - per_c)
         send = net.counts[0] * (e.cells(all_push) - u_push) + served * u_pull
@@ -54,7 +54,7 @@ class _EntryLoads(_ServerLoads):
         if net.gamma:
             recv = recv + net.N * net.gamma * self.push_e
         out = np.maximum(e.cell_max(np.maximum(send, recv), 0.0), 0.0).reshape(e.K, e.V)
-        alone = np.maximum(net.counts[0] * all_push, np.where(self.proxy, per_p, per_c) * all_pull)
+        alone = np.maximum(net.counts[0] * all_push, np.where(self.proxy & b.sync, per_p, per_c) * all_pull)
         return np.where(e.cell_sum(np.ones(e.size)) < net.M, np.maximum(out, alone), out)
 
 
@@ -63,12 +63,12 @@ def _server_loads(m: Model, b: Batch) -> _EntryLoads:
     e = b.entries
     ones = np.ones(e.size)
     ps_any = e.cell_sum(ones) > 0
-    push_e = e.frac * m.push_bytes[e.col]
+    push_e = e.frac * e.cells(push_bytes(m, b.proxy))
     stale = b.stale if m.stale_prefetch else np.zeros_like(b.stale)
     live, proxy = ~stale, b.proxy
     pull_bytes = np.where(proxy, m.nbytes, m.pull_bytes)
     pull_e = e.frac * e.cells(pull_bytes)
-    px = e.cells(proxy)
+    px = e.cells(proxy & b.sync)  # refreshed once per node; an asynchronous proxy once per tower, like a pull
     pull_b = np.stack([e.server_sum(pull_e * ~px), e.server_sum(pull_e * px)], axis=1)
     pull_t = np.stack([e.server_sum(e.tensors * ~px), e.server_sum(e.tensors * px)], axis=1)
     net = m.net
@@ -81,7 +81,9 @@ def _server_loads(m: Model, b: Batch) -> _EntryLoads:
                        pull_t=pull_t, pull_all=pull_all, lat=lat, col_tensors=e.cell_sum(e.tensors),
                        col_frac=e.cell_sum(e.frac), server_push=e.server_sum(push_e),
                        server_pulled=e.server_sum(push_e * ~e.cells(proxy & b.sync)),
-                       off_replicas=(server_frac[:, ~m.replica_nodes] > 0).any(axis=1), push_e=push_e, pull_e=pull_e)
+                       off_replicas=(server_frac[:, ~m.replica_nodes] > 0).any(axis=1), push_e=push_e, pull_e=pull_e,
+                       server_req=None if m.req_bytes is None else
+                       e.server_sum(e.frac * np.where(e.cells(proxy), 0.0, m.req_bytes[e.col])))
 
 
 def _pull_busiest(net: Network, e: Entries, parts: list[tuple]) -> np.ndarray:
@@ -115,14 +117,11 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _EntryLoads) -> "_EntryCh
     w_push = loads.push_e / nic + rpc * e.tensors if rpc else loads.push_e / nic
     z = loads.pull_e / nic + rpc * e.tensors if rpc else loads.pull_e / nic
     pulled = rep | px_async
-    split = px_async.any() and net.counts.max(initial=0) > 1  # a refresh weighs unlike a pull
     sync = px_sync.any()
     # every per-server cumulative the chains need, in one pass
     rows = {"push": w_push, "pulled": z * e.cells(pulled)}
     if net.gamma:
         rows["load"] = loads.push_e
-    if split:
-        rows["rep"], rows["async"] = z * e.cells(rep), z * e.cells(px_async)
     if sync:
         rows["sync"] = z * e.cells(px_sync)
     cum = dict(zip(rows, server_cum(e, np.stack(list(rows.values())))))
@@ -136,10 +135,7 @@ def _chains(m: Model, b: Batch, ar: _AllReduce, loads: _EntryLoads) -> "_EntryCh
     cum_last = np.maximum(send, recv / k if k > 0 else recv)
     push_total = stack(net.push(loads.server_push.T, e.server_sum(e.tensors).T)).T
 
-    if split:
-        parts = [(rows["rep"], cum["rep"], net.counts), (rows["async"], cum["async"], net.present)]
-    else:
-        parts = [(rows["pulled"], cum["pulled"], net.counts)]
+    parts = [(rows["pulled"], cum["pulled"], net.counts)]
     lat = loads.lat[:, None]
     cum_all = _pull_busiest(net, e, parts) + lat
     firsts = FirstPulls(e, rows["pulled"], cum["pulled"])

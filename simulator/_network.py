@@ -107,13 +107,16 @@ class Network:
         """(M,) the replicas remote from each server: k."""
         return self.N - self.counts
 
-    def push(self, load: np.ndarray, tensors: np.ndarray, last: bool = False) -> list[np.ndarray]:
+    def push(self, load: np.ndarray, tensors: np.ndarray, last: bool = False, reduced: bool = True
+             ) -> list[np.ndarray]:
         """Every replica's push of ``load`` bytes per replica to each server (``last``: the last remote replica's
-        alone, whose receive is one k-th of every replica's and whose bytes are reduced with the others')."""
+        alone, whose receive is one k-th of every replica's and whose bytes are reduced with the others';
+        ``reduced=False``: bytes the server only reads, the ids of a gather)."""
         k, counts, nic = self.remote, self.counts, self.nic
         share = np.where(k > 0, 1.0 / np.maximum(k, 1), 1.0) if last else np.ones(self.M)
+        gamma = self.gamma if reduced else 0.0
         send = _col(counts / nic, load) * _others(load) + _col(counts * self.rpc_nic, load) * _others(tensors)
-        recv = (_col((k / nic + self.N * self.gamma) * share, load) * load
+        recv = (_col((k / nic + self.N * gamma) * share, load) * load
                 + _col(k * self.rpc_nic * share, load) * tensors)
         blocks = [send, recv]
         if len(self.slow):
@@ -143,6 +146,23 @@ class Network:
         if self.shared_cpus:
             blocks.append(np.tensordot(served * self.rpc, tensors, axes=1)[None])
         return blocks
+
+    def flows(self, links: np.ndarray) -> np.ndarray:
+        """(R, ...) seconds on each resource of ``links`` (M, M, ...) bytes from node a to node b: the sender's and
+        the receiver's NIC, a slow link between them, their traffic across groups (bytes only: no RPC cost)."""
+        links = np.asarray(links, float)
+        like = links[0]
+        blocks = [_col(1.0 / self.nic, like) * links.sum(axis=1), _col(1.0 / self.nic, like) * links.sum(axis=0)]
+        if len(self.slow):
+            a, b = self.slow.T
+            blocks.append(links[a, b] / _col(self.link[a, b], like))
+        if self.X:
+            same = self.grp[:, None] == self.grp[None, :]
+            across = np.where(np.reshape(same, same.shape + (1,) * (links.ndim - 2)), 0.0, links)
+            blocks += [across.sum(axis=1) / _col(self.xbw, like), across.sum(axis=0) / _col(self.xbw, like)]
+        if self.shared_cpus:
+            blocks.append(np.zeros((1,) + like.shape[1:]))
+        return stack(blocks)
 
     # ---- the busiest resource of a chain, cumulative along the variables -------------------------------------
     # Nodes alike (same NIC, same replicas) have the same coefficients: within such a class a send is a multiple of

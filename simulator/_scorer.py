@@ -12,12 +12,14 @@ import numpy as np
 from space.cluster import ClusterSpec, parse_device
 from space.errors import BadInput, StrategyError
 from space.inventory import Inventory
+from space import wire
 from space.strategy import Strategy, partition_axis, shard_sizes
 from simulator._calibration import RESIDUAL_KEYS, Calibration
 from simulator._arrays import Batch, Model
 from simulator._choices import Choices, dense_batch, empty_batch, entry_batch, rows
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries, sparse_fits
+from simulator._ledger import Ledger, fixed_links, ledger_of
 from simulator._sparse import Entries
 from simulator._prediction import Prediction
 
@@ -31,7 +33,6 @@ ENTRY_CHUNK_CELLS = 12_800
 # nodes from which the entries' engine is the faster (simulator_scaling.py's model, 200 variables: 0.6x the dense
 # engine's rate on 3 nodes, 1.2x on 8, 1.7x on 16)
 ENTRY_MIN_NODES = 8
-INDEX_BYTES = 8  # int64 row ids sent with a sparse gradient
 
 
 class Scorer:
@@ -67,6 +68,12 @@ class Scorer:
         model, batch = scorer._model_for(layout), scorer.encode([strategy], layout, entries=scorer._sparse)
         out = (evaluate_entries if scorer._sparse else evaluate)(model, batch, detail=True)
         return scorer._prediction(out, layout)
+
+    def ledger(self, strategy: Strategy) -> Ledger:
+        """Bytes per step from node a to node b, as the cost model charges them (:mod:`simulator._ledger`)."""
+        scorer = self._for_replicas(strategy)
+        layout = scorer._layout(strategy)
+        return ledger_of(scorer, scorer._model_for(layout), scorer.encode([strategy], layout))
 
     def score_many(self, strategies: Sequence[Strategy]) -> np.ndarray:
         """Predicted step times (seconds) of many strategies, vectorised (per replica set and shard layout)."""
@@ -149,13 +156,18 @@ class Scorer:
             # the backend gathers and routes rows only for row (axis 0) shards of a sparse variable; other shards
             # are read whole and concatenated, and their gradient is densified before the split
             pull, push = np.where(ax != 0, nbytes, pull), np.where(ax != 0, nbytes, push)
+            rows, req = np.where(ax != 0, 0.0, base.rows[c] * f), np.where(ax != 0, 0.0, base.req_bytes[c] * f)
+            push_ids = np.where(ax != 0, 0.0, base.push_ids[c] * f)
+            whole = ~np.isin(c, [v for v, _ in layout])  # a shard's rows vary with the batch: densified, never gathered
             pn = np.where(ax == 0, base.pn[c] * f, base.pn[c])
             pm = np.where(ax == 0, base.pm[c], base.pm[c] * f)
             hit = self._layout_models[layout] = dataclasses.replace(
                 base, nbytes=nbytes, numel=base.numel[c] * f, itemsize=base.itemsize[c], pn=pn, pm=pm,
                 matrix=base.matrix[c] & (np.minimum(pn, pm) > 1), push_bytes=push, pull_bytes=pull,
                 ready_frac=base.ready_frac[c], update_w=None if base.update_w is None else base.update_w[c] * f,
-                col_starts=np.searchsorted(c, np.arange(len(base.nbytes))))
+                col_starts=np.searchsorted(c, np.arange(len(base.nbytes))), rows=rows,
+                index_itemsize=base.index_itemsize[c], req_bytes=req, push_ids=push_ids,
+                gatherable=base.gatherable[c] & whole)
         return hit
 
     def encode(self, strategies: Sequence[Strategy], layout: tuple = (), entries: bool = False) -> Batch:
@@ -313,19 +325,14 @@ class Scorer:
         nbytes = np.array([v.bytes for v in vs], float)
         numel = np.array([v.num_elements for v in vs], float)
         itemsize = np.array([v.itemsize for v in vs], float)
-        matrix = np.array([len(v.shape) >= 2 for v in vs], bool)
         pn = np.array([v.shape[0] if len(v.shape) >= 2 else v.num_elements for v in vs], float)
         pm = np.array([math.prod(v.shape[1:]) if len(v.shape) >= 2 else 1 for v in vs], float)
+        # PowerSGD compresses a matrix both of whose sides exceed 1; a column or a row goes uncompressed
+        matrix = np.array([len(v.shape) >= 2 for v in vs], bool) & (np.minimum(pn, pm) > 1)
         self._dim0 = np.array([max(v.shape[0], 1) if v.shape else 1 for v in vs], np.int64)
-        push, pull = nbytes.copy(), nbytes.copy()
         work = np.array([v.touched_elements for v in vs], float)  # a sparse gradient: the rows touched
         update = np.array([v.updated_elements(inv.optimizer_name) for v in vs], float)  # the optimizer's writes
-        for i, v in enumerate(vs):
-            rows = v.rows_touched
-            if rows is not None:
-                push[i] = rows * (v.row_bytes + INDEX_BYTES)
-                if cal.sparse_remote_gather:
-                    pull[i] = rows * v.row_bytes
+        tables = _table_bytes(vs, cal.sparse_remote_gather)
         if vs and all(v.grad_ready is not None for v in vs):
             # as traced: the share of the backward FLOPs each gradient waits for (its own and the later layers'),
             # kept falling with the index, as the chains serve the units (the last ready first)
@@ -342,10 +349,11 @@ class Scorer:
             max([cal.alone_step_s / cal.speed_of(r) for r in self.replicas] or [cal.alone_step_s])
         net = network_coefficients(self.addresses, counts, cal, shared_cpus=max(times) >= SHARED_CPUS_LOCKSTEP * alone,
                                    levels=Levels.of(self.cluster, self.addresses))
+        links = fixed_links(inv, [self._device_node(r) for r in self.replicas], len(self.addresses))
         res = cal.residual
         update_w = update / update.sum() if update.sum() > 0 else None
         return Model(nbytes=nbytes, numel=numel, itemsize=itemsize, matrix=matrix, pn=pn, pm=pm,
-                     push_bytes=push, pull_bytes=pull, ready_frac=ready, **net,
+                     ready_frac=ready, **net, **tables,
                      compute_sync_s=max(times), compute_async_s=float(np.mean(times)),
                      backward_fraction=cal.backward_fraction, cast_s_per_byte=cal.cast_s_per_byte,
                      psgd_s_per_flop=(cal.powersgd_s_per_flop if cal.powersgd_s_per_flop is not None
@@ -356,7 +364,8 @@ class Scorer:
                      ps_serial=cal.ps_serial_fraction,
                      ps_spread_serial=cal.ps_spread_serial, ps_spread_busiest=cal.ps_spread_busiest,
                      update_share=cal.lockstep_update_share(), update_w=update_w, replicas=max(len(self.replicas), 1),
-                     residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS))
+                     residual=None if res is None else tuple(res.get(k, 0.0) for k in RESIDUAL_KEYS),
+                     fixed_links=links, fixed_total=np.moveaxis(net["net"].flows(np.moveaxis(links, 0, -1)), -1, 0))
 
     def _prediction(self, out: dict[str, np.ndarray], layout: tuple = ()) -> Prediction:
         f = {k: float(v[0]) for k, v in out.items() if np.ndim(v) == 1}
@@ -385,6 +394,25 @@ class Scorer:
             busiest_server=None if busiest is None else self.addresses[busiest],
             busiest_server_s=0.0 if busiest is None else float(server_s[busiest]),
             pieces=int(round(f["pieces"])), collectives=int(round(f["collectives"])))
+
+
+def _table_bytes(vs, remote_gather: bool) -> dict[str, np.ndarray]:
+    """Model fields of what a step sends per variable: every id an embedding gathers travels, repeats included,
+    with its row (int32 ids, ``space.wire``); with remote gathers the ids go to the server and the rows come back,
+    and a table's one lookup has sent the ids its gradient pushes (its push leaves them out where not proxied)."""
+    nbytes = np.array([v.bytes for v in vs], float)
+    push, pull = nbytes.copy(), nbytes.copy()
+    ids, id_bytes, req, push_ids = (np.zeros(len(vs)) for _ in range(4))
+    for i, v in enumerate(vs):
+        if v.rows_touched is None:
+            continue
+        ids[i], id_bytes[i] = v.gather_rows, wire.index_itemsize(v.shape[0])
+        push[i] = ids[i] * (v.row_bytes + id_bytes[i])
+        if remote_gather and v.gathers != 0:
+            pull[i], req[i] = ids[i] * v.row_bytes, ids[i] * id_bytes[i]
+            push_ids[i] = req[i] if v.gathers == 1 else 0.0
+    return dict(push_bytes=push, pull_bytes=pull, rows=ids, index_itemsize=id_bytes, req_bytes=req,
+                push_ids=push_ids, gatherable=(ids > 0) & ~np.array([v.rows_vary for v in vs], bool))
 
 
 def _chunk(model: Model) -> int:

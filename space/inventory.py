@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from space.errors import ModelError
 
-INVENTORY_VERSION = 4
+INVENTORY_VERSION = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,6 +22,9 @@ class VariableInfo:
     ``gather_rows`` is, for a variable whose gradient is sparse, the number of rows gathered per step
     (an upper bound on rows touched); ``None`` for dense gradients. ``grad_ready`` is when its gradient is ready,
     as the share of the backward pass's FLOPs it waits for (``space._flops.gradient_ready``); ``None`` unknown.
+    ``gathers`` is how many embedding lookups read it per step where every read of it is one (its rows can be
+    gathered where it lives), else 0; ``rows_vary``: its sparse gradient's rows vary with the batch's shape (no
+    all-gather can carry them). Both say what the backend sends for it.
     """
 
     name: str
@@ -31,6 +34,8 @@ class VariableInfo:
     sparse: bool = False
     gather_rows: int | None = None
     grad_ready: float | None = None
+    gathers: int | None = None
+    rows_vary: bool = False
 
     @property
     def num_elements(self) -> int:

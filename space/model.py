@@ -414,9 +414,10 @@ def _same_structure(a, b) -> bool:
 def inventory_from_trace(traced: TracedStep) -> Inventory:
     from space._flops import count_flops, gradient_ready
 
-    def info(v, name, trainable, sparse=False, rows=None, ready=None):
+    def info(v, name, trainable, sparse=False, rows=None, ready=None, lookups=None, vary=False):
         return VariableInfo(name=name, shape=tuple(int(d) for d in v.shape), dtype=v.dtype.name,
-                            trainable=trainable, sparse=sparse, gather_rows=rows, grad_ready=ready)
+                            trainable=trainable, sparse=sparse, gather_rows=rows, grad_ready=ready,
+                            gathers=lookups, rows_vary=vary)
 
     import tensorflow as tf
 
@@ -426,13 +427,39 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
     loss, grads = traced.concrete_function.structured_outputs
     ready = gradient_ready(loss, grads)
     flops = count_flops(graph)
+    lookups, vary = _lookups(traced)
     return Inventory(
         model_path=traced.path, model_hash=file_hash(traced.path),
-        variables=tuple(info(v, n, True, s, r, t) for v, n, s, r, t in
-                        zip(traced.trainable, traced.names, traced.sparse, traced.gather_rows, ready)),
+        variables=tuple(info(v, n, True, s, r, t, k, y) for v, n, s, r, t, k, y in
+                        zip(traced.trainable, traced.names, traced.sparse, traced.gather_rows, ready, lookups, vary)),
         state=tuple(info(v, n, False) for v, n in zip(traced.state, traced.state_names)),
         flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
         batch_size=batch_size, optimizer=traced.optimizer)
+
+
+def _lookups(traced: TracedStep) -> tuple[list[int], list[bool]]:
+    """Per trainable variable, the embedding lookups of it in the step every batch runs (``GatherV2`` on axis 0 of
+    a read of it), 0 where any read of it is something else; and whether its sparse gradient's rows vary with the
+    batch's shape."""
+    import tensorflow as tf
+
+    cf = traced.step_function
+    handles = {id(v.handle): i for i, v in enumerate(traced.trainable)}
+    lookups = [0] * len(traced.trainable)
+    for external, internal in cf.graph.captures:
+        i = handles.get(id(external))
+        if i is None or not traced.sparse[i]:
+            continue
+        found = []
+        for read in internal.consumers():
+            uses = read.outputs[0].consumers() if read.type == "ReadVariableOp" else [read]
+            found += [c.type == "GatherV2" and c.inputs[0] is read.outputs[0] and c.get_attr("batch_dims") == 0
+                      and tf.get_static_value(c.inputs[2]) == 0 for c in uses]
+        lookups[i] = len(found) if found and all(found) else 0
+    _, grads = cf.structured_outputs
+    vary = [isinstance(g, tf.IndexedSlices) and not (g.indices.shape.is_fully_defined()
+                                                      and g.values.shape.is_fully_defined()) for g in grads]
+    return lookups, vary
 
 
 def default_cache_dir() -> pathlib.Path:

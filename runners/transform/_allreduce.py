@@ -15,27 +15,14 @@ per tower (error feedback); 1-D and scalar gradients of its group are all-reduce
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Callable
 
 import numpy as np
 
 from runners.transform._plan import Unit
+from space.wire import rank_key
 
 HINTS = {"AUTO": "auto", "RING": "ring", "NCCL": "nccl"}
-_TF_DEVICE = re.compile(r"^(?P<task>.*/task:\d+)/device:(?P<kind>[A-Za-z_]+):(?P<index>\d+)$")
-
-
-def _rank_key(device: str) -> tuple[str, str, int]:
-    """Where TensorFlow ranks ``device`` in a collective group: by task name as a string (task:10 before task:2),
-    then by device type and index. A task's GPUs it orders by their links instead, alike on alike nodes: GPU j of
-    one unit then holds the same chunk as GPU j of another."""
-    m = _TF_DEVICE.match(device)
-    return (m["task"], m["kind"], int(m["index"])) if m else (device, "", 0)
-
-
-def _task(device: str) -> str:
-    return _rank_key(device)[0]
 
 
 @dataclasses.dataclass
@@ -52,12 +39,11 @@ class Collectives:
     key_base: int
     units: list[list[int]] | None = None
     _next: int = 1
-    bytes_on_wire: float = 0.0  # per step, summed over towers, of collectives whose towers span several nodes
 
     def __post_init__(self) -> None:
         if self.units is not None:
             # a tower's place in its unit is its rank in the unit's group: the chunk it reduces
-            self.units = [sorted(u, key=lambda r: _rank_key(self.devices[r])) for u in self.units]
+            self.units = [sorted(u, key=lambda r: rank_key(self.devices[r])) for u in self.units]
             if sorted(r for u in self.units for r in u) != list(range(self.size)) or \
                     len({len(u) for u in self.units}) != 1 or len(self.units) < 2 or len(self.units[0]) < 2:
                 raise ValueError(f"hierarchical units must split the {self.size} towers into at least two units of "
@@ -80,11 +66,6 @@ class Collectives:
         if hint == "nccl" and not on_gpus:
             hint = "ring"  # NCCL needs GPUs; on CPUs the ring is what NCCL would have done
         return hint
-
-    def _sent(self, members: list[int], per_tower: float) -> None:
-        """Count ``per_tower`` bytes sent by each of ``members`` where they span several nodes (tasks)."""
-        if len({_task(self.devices[r]) for r in members}) > 1:
-            self.bytes_on_wire += per_tower * len(members)
 
     def all_reduce_mean(self, tensors: list, spec: str, wire_dtype=None, hierarchical: bool = False) -> list:
         """Mean over towers of ``tensors[r]`` (one per tower, same shape), computed in ``wire_dtype`` on the wire;
@@ -110,7 +91,6 @@ class Collectives:
 
         n, key, members = self.size, self.instance_key(), list(range(self.size))
         hint = self._hint(spec, members)
-        self._sent(members, 2 * (n - 1) / n * wire[0].shape.num_elements() * wire[0].dtype.size)
         out = []
         for dev, x in zip(self.devices, wire):
             with tf.compat.v1.device(dev):
@@ -139,14 +119,13 @@ class Collectives:
         total = wire[0].shape.num_elements()
         if total is None:
             raise ValueError("a hierarchical all-reduce needs tensors of a static size")
-        pad, item = -total % n, wire[0].dtype.size
+        pad = -total % n
         chunk = (total + pad) // n
         unit_key = [self.key_base + 1 + u for u in range(U)]
         position_key = [self.key_base + 1 + U + j for j in range(n)]
         partial, reduced, out = [None] * self.size, [None] * self.size, [None] * self.size
         for u, members in enumerate(units):  # 1. reduce-scatter inside the unit
             key, hint = self.instance_key(), self._hint(spec, members)
-            self._sent(members, (n - 1) * chunk * item)
             for r in members:
                 with tf.compat.v1.device(self.devices[r]):
                     rows = tf.reshape(tf.pad(wire[r], [[0, pad]]) if pad else wire[r], [n, chunk])
@@ -156,7 +135,6 @@ class Collectives:
         for j in range(n):  # 2. all-reduce chunk j across the units
             members = [units[u][j] for u in range(U)]
             key, hint = self.instance_key(), self._hint(spec, members)
-            self._sent(members, 2 * (U - 1) / U * chunk * item)
             for r in members:
                 with tf.compat.v1.device(self.devices[r]):
                     reduced[r] = collective_ops.all_reduce_v2(partial[r], group_size=U, group_key=position_key[j],
@@ -164,7 +142,6 @@ class Collectives:
                                                               communication_hint=hint)
         for u, members in enumerate(units):  # 3. all-gather inside the unit
             key, hint = self.instance_key(), self._hint(spec, members)
-            self._sent(members, (n - 1) * chunk * item)
             for r in members:
                 with tf.compat.v1.device(self.devices[r]):
                     whole = tf.ensure_shape(collective_ops.all_gather_v2(
@@ -182,7 +159,6 @@ class Collectives:
         if self.size == 1:
             return list(tensors)
         key, out = self.instance_key(), []
-        self._sent(list(range(self.size)), (self.size - 1) * tensors[0].shape.num_elements() * tensors[0].dtype.size)
         for dev, t in zip(self.devices, tensors):
             with tf.compat.v1.device(dev):
                 out.append(collective_ops.all_gather_v2(t, group_size=self.size, group_key=self.key_base,
@@ -251,7 +227,7 @@ def gather_units(items: list[tuple[Unit, list]], coll: Collectives) -> dict:
         if coll.size == 1:  # nothing to gather: the rows go to the update as the step made them, as on one device
             out[u.name] = list(grads)
             continue
-        indices = coll.all_gather([tf.cast(g.indices, tf.int64) for g in grads])
+        indices = coll.all_gather([g.indices for g in grads])  # already in the dtype they travel in
         values = coll.all_gather([g.values for g in grads])
         out[u.name] = []
         for r, dev in enumerate(coll.devices):

@@ -12,12 +12,13 @@ Naming: everything of tower r is under ``tower{r}/``; stored units are ``<var>``
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _tower
+from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _state, _tower, _traffic
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
@@ -44,13 +45,29 @@ class TrainGraph:
     var_values: dict  # strategy name -> tensor assembling the variable (tower 0's copy for all-reduce)
     state_values: dict
     destroy_op: object
-    bytes_per_step: float
     container: str
     slot_values: dict = dataclasses.field(default_factory=dict)  # variable -> {slot: tensor}, whole (tower 0's)
-    bytes_by_node: dict = dataclasses.field(default_factory=dict)  # node address -> bytes in and out per step
     inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
     feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
     steps: _repeat.StepOps | None = None  # lockstep: the step's ops and their copies (several steps per call)
+    task_addresses: dict = dataclasses.field(default_factory=dict)  # TF task name -> node address
+    # tensor name -> elements per step of a tensor whose size depends on the batch's ids (rows gathered or pushed)
+    expected_elements: dict = dataclasses.field(default_factory=dict)
+
+    @functools.cached_property
+    def traffic(self) -> dict[tuple[str, str], float]:
+        """Bytes one step sends from node a to node b, read from the graph (:func:`_traffic.step_traffic`)."""
+        return _traffic.step_traffic(self)
+
+    @property
+    def bytes_per_step(self) -> float:
+        """Bytes one step moves between nodes."""
+        return float(sum(self.traffic.values()))
+
+    @property
+    def bytes_by_node(self) -> dict[str, float]:
+        """Node address -> bytes its NIC sends and receives per step."""
+        return _traffic.by_node(self.traffic)
 
     def feed(self, towers=None, copies: int = 1) -> dict | None:
         """The feed of the next ``copies`` steps of ``towers`` (default all): the next batches of each fed one."""
@@ -144,10 +161,11 @@ class _Builder:
         self.init_feed: dict = {}
         self.init_ops: list = []
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
-        self.bytes = 0.0
-        self.bytes_by_node: dict[str, float] = {}  # node address -> bytes its NIC sends and receives per step
+        self.expected: dict[str, float] = {}  # TrainGraph.expected_elements
+        self.gather_ids: dict[tuple[str, int], list] = {}  # (unit, tower) -> ids of each gather of it, as sent
         self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
-        self._read_gates: dict[str, list] = {}  # PS unit -> what its update's gradient waits on (``_after_reads``)
+        self._read_gates: dict[tuple, list] = {}  # (PS unit, tower) -> what its update's gradient waits on
+        self._tower_deps: dict[int, set[str]] = {}  # tower -> the ops its gradients depend on (``_tower_ops``)
 
     # ---- variables -----------------------------------------------------------------------------------
     def var(self, name: str, value: np.ndarray, device: str):
@@ -216,37 +234,30 @@ class _Builder:
             return entry["copies"][r][0]
         return entry["proxies"].get(self.tower_addr[r], entry["ps"][0])
 
-    def moved(self, a: str, b: str, nbytes: float) -> None:
-        """``nbytes`` cross between the nodes of addresses ``a`` and ``b`` each step: the total, and each end's."""
-        self.bytes += nbytes
-        for addr in (a, b):
-            self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + nbytes
+    def expect(self, t, rows: float) -> None:
+        """Tensor ``t``, whose leading dimension depends on the batch's ids, has ``rows`` rows per step (as
+        expected from the traced step's rows: a shard's share of them)."""
+        if not t.shape.is_fully_defined():
+            self.expected[t.name] = rows * int(np.prod(t.shape.as_list()[1:]))
 
-    def remote(self, v, r: int) -> bool:
-        return self.tf.DeviceSpec.from_string(v.device).task != self.tf.DeviceSpec.from_string(self.tower_dev[r]).task
+    def expect_rows(self, grad, p: VarPlan, u: Unit) -> None:
+        """A sparse gradient of unit ``u`` of ``p``: the traced rows, ``u``'s share of them."""
+        if isinstance(grad, self.tf.IndexedSlices):
+            rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
+            self.expect(grad.values, rows)
+            self.expect(grad.indices, rows)
+
+    def _with_sent_ids(self, grad, u: Unit, r: int):
+        """Tower ``r``'s sparse gradient of PS unit ``u``, its ids those the unit's one gather already sent (the
+        same ids in the same order): the server has them, the push carries the rows alone. A unit gathered twice
+        (a table shared by two lookups) has a gradient whose ids are the lookups' ids in an order of its own: sent
+        with it."""
+        ids = self.gather_ids.get((u.name, r), [])
+        if u.kind != "ps" or len(ids) != 1 or not isinstance(grad, self.tf.IndexedSlices):
+            return grad
+        return self.tf.IndexedSlices(grad.values, ids[0], grad.dense_shape)
 
     # ---- towers --------------------------------------------------------------------------------------
-    def build_state(self) -> None:
-        """BatchNorm-like state: one canonical copy on tower 0's device. Lockstep with N > 1: each tower works on
-        a local copy refreshed from it, and the canonical becomes the mean of the towers' new values (floats)."""
-        tf = self.tf
-        self.state_canon, self.state_local, self.state_refresh = [], [], []
-        for j, (value, name) in enumerate(zip(self.state_values, self.traced.state_names)):
-            canon = self.var(f"state/{name}", value, self.tower_dev[0])
-            self.state_canon.append(canon)
-            locals_, refresh = [], []
-            if self.mode == "lockstep" and self.n > 1:
-                canon_read = self.read(canon)
-                for r, dev in enumerate(self.tower_dev):
-                    loc = self.var(f"state_t{r}/{name}", value, dev)
-                    with tf.compat.v1.device(dev):
-                        refresh.append(loc.assign(canon_read, read_value=False))
-                    locals_.append(loc)
-                    if self.remote(canon, r):
-                        self.moved(self.tower_addr[0], self.tower_addr[r], 2 * value.nbytes)
-            self.state_local.append(locals_)
-            self.state_refresh.append(refresh)
-
     def build_datasets(self) -> list:
         """Each tower's flat batch tensors; the placeholders of fed towers go to ``self.feeds``."""
         batches = []
@@ -260,108 +271,123 @@ class _Builder:
         return batches
 
     # ---- synchronization -----------------------------------------------------------------------------
-    def _after_reads(self, u: Unit, grad):
+    def _after_reads(self, u: Unit, grad, tower: int | None = None):
         """``grad``, made to wait for every read of PS unit ``u`` in this step, so that its update never overtakes a
-        tower's read.
+        tower's read; ``tower``: only that tower's reads (an asynchronous update is part of its tower's step alone,
+        and a wait on another tower's read would run that read, an embedding's gather with its batch, again).
 
         Only this identity of the gradient, the update's input, waits, and for the reads of each device it waits on
         one no-op there: a unit read on other nodes (a proxied one) then costs one cross-task control edge per
         node. Waiting on every read with every op of the update (aggregation, the optimizer's constants) put 6,965
         cross-task control edges into a transformer strategy with 272 proxied shards, each its own message."""
         reads = self.reads.get(u.name, [])
+        if tower is not None:
+            mine = self._tower_ops(tower)
+            reads = [x for x in reads if x.name in mine]
         if not reads:
             return grad
-        if u.name not in self._read_gates:
-            self._read_gates[u.name] = _control.reads_gates(reads)
-        return _control.after(self._read_gates[u.name], grad)
+        key = (u.name, tower)
+        if key not in self._read_gates:
+            self._read_gates[key] = _control.reads_gates(reads)
+        return _control.after(self._read_gates[key], grad)
+
+    def _tower_ops(self, r: int) -> set[str]:
+        """Names of the ops tower ``r``'s gradients depend on (its step's reads among them)."""
+        if r not in self._tower_deps:
+            tensors = [t for g in self._tower_grads[r]
+                       for t in ((g.values, g.indices) if isinstance(g, self.tf.IndexedSlices) else (g,))]
+            self._tower_deps[r] = {op.name for op in _traffic.ancestors(tensors)}
+        return self._tower_deps[r]
 
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
-        tf = self.tf
         common: list = []
         per_tower: list[list] = [[] for _ in range(self.n)]
-        unit_grads: dict[str, list] = {}
-        for p in self.plans:
-            for r, dev in enumerate(self.tower_dev):
-                with tf.compat.v1.device(dev):
-                    parts = _partition.split_grad(tower_grads[r][p.index], p)
-                for u, g in zip(p.units, parts):
-                    unit_grads.setdefault(u.name, []).append(g)
+        self._tower_grads = tower_grads
+        unit_grads = self._unit_grads(tower_grads)
         ar_items, gathered = [], []
         for p in self.plans:
             for u in p.units:
                 grads = unit_grads[u.name]
-                if u.kind == "ar":
-                    if not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
-                        ar_items.append((u, grads))
-                        continue
-                    if u.gather and all(_static_rows(g) for g in grads):
-                        gathered.append((u, grads))  # rows and indices travel, not the densified table
-                        continue
+                if u.kind == "ps":
+                    self._apply_on_server(u, grads, common, per_tower)
+                elif not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
+                    ar_items.append((u, grads))
+                elif u.gather and all(_static_rows(g) for g in grads):
+                    gathered.append((u, grads))  # rows and indices travel, not the densified table
+                else:
                     dense = []
                     for r, dev in enumerate(self.tower_dev):
-                        with tf.compat.v1.device(dev):
-                            dense.append(tf.convert_to_tensor(grads[r]))
+                        with self.tf.compat.v1.device(dev):
+                            dense.append(self.tf.convert_to_tensor(grads[r]))
                     ar_items.append((u, dense))
-                    continue
-                v, slots = self.store[u.name]["ps"]
-                for r, g in enumerate(grads):
-                    if self.remote(v, r):
-                        self.moved(node_address(u.device), self.tower_addr[r], self._grad_bytes(g, p, u))
-                if u.sync:
-                    with tf.compat.v1.device(v.device):
-                        apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n)))
-                    common += self._refresh_proxies(u, apply)
-                else:
-                    for r, g in enumerate(grads):
-                        with tf.compat.v1.device(v.device):
-                            apply = self.opt.apply(v, slots, self._after_reads(u, g))
-                        per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
         if ar_items or gathered:
-            if self.synchronize:
-                coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
-                reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
-                reduced.update(_allreduce.gather_units(gathered, coll))
-                ar_items += gathered
-                common += effects
-                if len(set(self.tower_addr)) > 1:  # a ring: every tower's node sends and receives its share
-                    self.bytes += coll.bytes_on_wire
-                    for addr in self.tower_addr:
-                        self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + coll.bytes_on_wire / self.n
-            else:  # every tower applies its own gradient to its own copy
-                reduced = {u.name: grads for u, grads in ar_items}
-            kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
-            for u, _ in ar_items:
-                for r, dev in enumerate(self.tower_dev):
-                    v, slots = self.store[u.name]["copies"][r]
-                    # every op of each tower's update waits for every tower's reads, control edges between tasks
-                    # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
-                    # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
-                    # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
-                    with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
-                        g = reduced[u.name][r]
-                        if self.update:
-                            common.append(self.opt.apply(v, slots, g))
-                        else:
-                            g = g.values if isinstance(g, tf.IndexedSlices) else g
-                            kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
-            for r, dev in enumerate(self.tower_dev):
-                if kept[r]:
-                    # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
-                    # wait on into a no-op (and so the whole backward pass), so one element of each is written
-                    sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
-                    with tf.compat.v1.device(dev):
-                        common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+            common += self._apply_all_reduced(ar_items, gathered)
         return common, per_tower
+
+    def _unit_grads(self, tower_grads: list[list]) -> dict[str, list]:
+        """Unit name -> each tower's gradient of it (split per shard on the tower)."""
+        out: dict[str, list] = {}
+        for p in self.plans:
+            for r, dev in enumerate(self.tower_dev):
+                with self.tf.compat.v1.device(dev):
+                    parts = _partition.split_grad(tower_grads[r][p.index], p)
+                for u, g in zip(p.units, parts):
+                    self.expect_rows(g, p, u)
+                    out.setdefault(u.name, []).append(self._with_sent_ids(g, u, r))
+        return out
+
+    def _apply_on_server(self, u: Unit, grads: list, common: list, per_tower: list[list]) -> None:
+        """PS unit ``u``: the towers' mean applied once (a lockstep op), or each tower's own gradient in its step."""
+        v, slots = self.store[u.name]["ps"]
+        if u.sync:
+            with self.tf.compat.v1.device(v.device):
+                apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n, u.shape)))
+            common += self._refresh_proxies(u, apply)
+            return
+        for r, g in enumerate(grads):
+            with self.tf.compat.v1.device(v.device):
+                apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate([g], 1, u.shape), tower=r))
+            per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
+
+    def _apply_all_reduced(self, ar_items: list, gathered: list) -> list:
+        """The all-reduced units' collectives and every tower's update of its copy (ops of the step)."""
+        tf = self.tf
+        common: list = []
+        if self.synchronize:
+            coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
+            reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
+            reduced.update(_allreduce.gather_units(gathered, coll))
+            ar_items = ar_items + gathered
+            common += effects
+        else:  # every tower applies its own gradient to its own copy
+            reduced = {u.name: grads for u, grads in ar_items}
+        kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
+        for u, _ in ar_items:
+            for r, dev in enumerate(self.tower_dev):
+                v, slots = self.store[u.name]["copies"][r]
+                # every op of each tower's update waits for every tower's reads, control edges between tasks
+                # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
+                # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
+                # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
+                with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
+                    g = reduced[u.name][r]
+                    if self.update:
+                        common.append(self.opt.apply(v, slots, g))
+                    else:
+                        g = g.values if isinstance(g, tf.IndexedSlices) else g
+                        kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
+        for r, dev in enumerate(self.tower_dev):
+            if kept[r]:
+                # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
+                # wait on into a no-op (and so the whole backward pass), so one element of each is written
+                sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
+                with tf.compat.v1.device(dev):
+                    common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+        return common
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
         return self.var(name, value, device)
-
-    def _grad_bytes(self, g, p: VarPlan, u: Unit) -> float:
-        if isinstance(g, self.tf.IndexedSlices):
-            rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
-            return rows * (int(np.prod(p.shape[1:])) * 4 + 4)
-        return u.num_elements * 4
 
     def _refresh_proxies(self, u: Unit, apply, only: str | None = None) -> list:
         """``apply``, and the ops copying its result into the unit's proxies (those of node ``only``, if given)."""
@@ -377,7 +403,6 @@ class _Builder:
                 if only is None or addr == only:
                     with tf.compat.v1.device(proxy.device):
                         ops.append(proxy.assign(fresh, read_value=False))
-                    self.moved(node_address(u.device), addr, u.num_elements * 4)
         return ops
 
     def slot_values(self) -> dict:
@@ -392,22 +417,6 @@ class _Builder:
                 with self.tf.compat.v1.device(self.tower_dev[0]):
                     out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
         return out
-
-    def sync_state(self, tower_effects: list[list]) -> list:
-        """Canonical state <- mean of the towers' new values (float), tower 0's value (other dtypes)."""
-        tf = self.tf
-        ops = []
-        all_effects = [e for es in tower_effects for e in es]
-        for j, canon in enumerate(self.state_canon):
-            locals_ = self.state_local[j]
-            if not locals_:
-                continue
-            with tf.control_dependencies(all_effects):
-                values = [self.read(loc) for loc in locals_]
-            with tf.compat.v1.device(canon.device):
-                new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
-                ops.append(canon.assign(new, read_value=False))
-        return ops
 
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
@@ -441,7 +450,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()
-        b.build_state()
+        _state.build_state(b)
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
@@ -450,7 +459,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             grads.append(gr)
             effects.append(eff)
         common, per_tower = b.sync(grads)
-        state_ops = b.sync_state(effects)
+        state_ops, state_per_tower = _state.sync_state(b, effects)
+        per_tower = [ops + state for ops, state in zip(per_tower, state_per_tower)]
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
         train_op = _control.group_by_device(common + state_ops + [o for ops in per_tower for o in ops]
@@ -480,5 +490,6 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n, global_batch=per_replica * b.n,
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
-                      destroy_op=destroy_op, bytes_per_step=b.bytes, container=container, inputs=b.inputs,
-                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node), steps=steps)
+                      destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
+                      slot_values=slot_values, steps=steps, task_addresses=_traffic.task_addresses(b),
+                      expected_elements=dict(b.expected))

@@ -5,15 +5,13 @@ reads become a concat of its shards (or a tower-local copy assembled from them, 
 itself); an embedding lookup becomes a gather of only the rows it needs, on each shard's device. Loops,
 conditionals and nested calls run on the tower's device, and a variable they only read is a tower-local copy
 filled by one read a step (docs/design.md, "Control flow runs on its tower"). ``b`` is the graph's builder
-(``_graph._Builder``): its variables, plans and byte counts.
+(``_graph._Builder``): its variables, plans and reads, and the sizes it expects of what crosses.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from runners.transform import _partition
 from runners.transform._analysis import TracedAnalysis
-from runners.transform._plan import VarPlan, node_address
+from runners.transform._plan import VarPlan
 
 
 def import_tower(b, r: int, batch: list, an: TracedAnalysis):
@@ -21,7 +19,7 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     tf = b.tf
     dev = b.tower_dev[r]
     input_map = dict(zip(an.batch_inputs, batch))
-    copied = _map_variables(b, r, an, input_map)
+    copied, shared = _map_variables(b, r, an, input_map)
     for name, value in an.constants.items():
         with tf.compat.v1.device(dev):
             input_map[name + ":0"] = tf.constant(value)
@@ -40,8 +38,8 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
         # conditional or call, which the placer does not colocate: its body runs where the op is placed
         return "" if op.type not in an.functional and any(t.dtype == tf.resource for t in op.inputs) else dev
 
-    read_ops = [x for p in b.plans if not p.partitioned and not an.gathers.get(p.index) and p.index not in copied
-                for x in an.reads.get(p.index, [])]
+    read_ops = [x for p in b.plans if not p.partitioned and not an.gathers.get(p.index)
+                and p.index not in copied | shared for x in an.reads.get(p.index, [])]
     gathers = [x for i in an.gathers if i not in copied for x in an.gathers[i]]
     names = an.outputs + an.effects + read_ops + gathers
     with tf.compat.v1.device(device_fn):
@@ -53,20 +51,22 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     for p in b.plans:
         if p.index in copied:
             continue
-        if not p.partitioned and not an.gathers.get(p.index):
+        if not p.partitioned and not an.gathers.get(p.index) and p.index not in shared:
             b.reads.setdefault(p.units[0].name, []).extend(by_name[x] for x in an.reads.get(p.index, []))
         if an.gathers.get(p.index) and (not p.partitioned or p.axis == 0):
             for gname in an.gathers[p.index]:
-                rewire_gather(b, by_name[gname], p, r)
+                rewire_gather(b, by_name[gname], p, r, len(an.gathers[p.index]))
     loss, grads = tf.nest.pack_sequence_as(an.structured_outputs, outputs, expand_composites=True)
     return loss, list(grads), effects
 
 
-def _map_variables(b, r: int, an: TracedAnalysis, input_map: dict) -> set[int]:
+def _map_variables(b, r: int, an: TracedAnalysis, input_map: dict) -> tuple[set[int], set[int]]:
     """Map the step's variable handles and reads into ``input_map`` for tower ``r``; returns the plans whose every
-    use on the tower reads a tower-local copy (their reads and gathers are left as the step has them)."""
+    use on the tower reads a tower-local copy (their reads and gathers are left as the step has them), and those
+    read more than once, whose reads one read serves (so the value crosses once)."""
     tf = b.tf
     copied: set[int] = set()
+    shared: set[int] = set()
     for p in b.plans:
         ph = an.placeholders.get(("var", p.index))
         if ph is None:
@@ -78,8 +78,11 @@ def _map_variables(b, r: int, an: TracedAnalysis, input_map: dict) -> set[int]:
                 copied.add(p.index)
                 continue
             input_map[ph + ":0"] = v.handle
-            if not an.gathers[p.index] and b.remote(v, r):
-                b.moved(node_address(p.units[0].device), b.tower_addr[r], p.units[0].num_elements * 4)
+            if len(an.reads.get(p.index, [])) > 1 and not an.gathers.get(p.index):
+                shared.add(p.index)
+                value = b.read(v)
+                b.reads.setdefault(p.units[0].name, []).append(value.op)
+                input_map.update({name + ":0": value for name in an.reads[p.index]})
             continue
         if an.others[p.index]:
             input_map[ph + ":0"] = assembled(b, p, r)
@@ -93,7 +96,7 @@ def _map_variables(b, r: int, an: TracedAnalysis, input_map: dict) -> set[int]:
         value = shards_read(b, p, r)
         for name in an.reads[p.index]:
             input_map[name + ":0"] = value
-    return copied
+    return copied, shared
 
 
 def _on_tower(b, v, r: int) -> bool:
@@ -104,15 +107,13 @@ def _on_tower(b, v, r: int) -> bool:
 
 def shards_read(b, p: VarPlan, r: int):
     """Partitioned ``p``'s value on tower ``r``: each unit read where tower r reads it (its copy, its node's proxy
-    or the PS), concatenated on the tower; the reads gate the units' updates and count as moved bytes."""
+    or the PS), concatenated on the tower; the reads gate the units' updates."""
     reads = []
     for u in p.units:
         v = b.unit_var_for_tower(u, r)
         rd = b.read(v)
         b.reads.setdefault(u.name, []).append(rd.op)
         reads.append(rd)
-        if b.remote(v, r):
-            b.moved(node_address(u.device), b.tower_addr[r], u.num_elements * 4)
     with b.tf.compat.v1.device(b.tower_dev[r]):
         return _partition.concat_read(reads, p)
 
@@ -132,21 +133,20 @@ def assembled(b, p: VarPlan, r: int):
             return tf.identity(local.handle)
 
 
-def rewire_gather(b, gather_op, p: VarPlan, r: int) -> None:
-    """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives."""
+def rewire_gather(b, gather_op, p: VarPlan, r: int, lookups: int = 1) -> None:
+    """Replace ``GatherV2(read(var), ids)`` by a gather of only the rows ``ids`` where each unit lives, one of the
+    ``lookups`` of ``p`` in the step (which share its traced rows, where the batch's shape decides them)."""
     tf = b.tf
     old = gather_op.outputs[0]
     vs = [b.unit_var_for_tower(u, r) for u in p.units]
     with tf.compat.v1.device(b.tower_dev[r]):
         rows = _partition.gather_rows([v.handle for v in vs], [v.device for v in vs], gather_op.inputs[1], p,
-                                      old.dtype, list(p.shape[1:]))
+                                      old.dtype, list(p.shape[1:]), (b.traced.gather_rows[p.index] or 0) / lookups,
+                                      b.expect,
+                                      lambda u, ids: b.gather_ids.setdefault((u.name, r), []).append(ids))
         rows = tf.ensure_shape(rows, gather_op.inputs[1].shape.concatenate(p.shape[1:]))
-    for u, v in zip(p.units, vs):
+    for u in p.units:
         b.reads.setdefault(u.name, []).append(rows.op)
-        if b.remote(v, r):
-            n_rows = b.traced.gather_rows[p.index] or 0
-            b.moved(node_address(u.device), b.tower_addr[r],
-                        n_rows * (int(np.prod(p.shape[1:])) * 4 + 4) * u.size / p.shape[0])
     for consumer in list(old.consumers()):
         for i, t in enumerate(consumer.inputs):
             if t is old:

@@ -48,13 +48,13 @@ def test_a_step_loses_the_share_however_its_ps_bytes_are_split_into_tensors(layo
         "four_shards": (inventory((1000, 1000)), [shards("v0", (1000, 1000), 4)], 1.0),
         "one_to_three": (inventory((1000, 1000), (1000, 3000)), [ps_node("v0", dev(0)), ps_node("v1", dev(0))],
                          4.0),
-        # 500 rows pulled (2 MB) and pushed with their int64 ids (2.004 MB): 3 transfers of 2.004 MB staggered,
+        # 500 rows pulled (2 MB) and pushed with their int32 ids (2.002 MB): 3 transfers of 2.002 MB staggered,
         # one of 2 MB more unstaggered
         "sparse_in_four": (sparse, [shards("v0", (1000, 1000), 4)], None),
     }[layout]
     steps = [predict(inv, spec, nodes, zero_cal(spec, ps_serial_fraction=s)).step_time_s for s in (0.0, 0.5, 1.0)]
     if units is None:
-        push, pull = 500 * (4000 + 8) / BW, 500 * 4000 / BW
+        push, pull = 500 * (4000 + 4) / BW, 500 * 4000 / BW
         staggered, unstaggered = 2 * pull + push, 2 * pull + 2 * push
     else:
         staggered, unstaggered = 3 * units * lb, 4 * units * lb

@@ -87,7 +87,7 @@ def test_sparse_table_charged_by_rows_touched():
     spec = cluster(2)
     inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
     p = predict(inv, spec, [ps_node("v0", dev(0))])
-    pull, push = 32 * 256, 32 * (256 + 8)  # rows x row bytes, plus int64 indices on the push
+    pull, push = 32 * 256, 32 * (256 + 4)  # rows x row bytes, plus int32 indices on the push
     assert p.step_time_s == pytest.approx((pull + push) / BW)
 
 
@@ -95,7 +95,7 @@ def test_sparse_table_pulled_whole_without_remote_gather():
     spec = cluster(2)
     inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
     p = predict(inv, spec, [ps_node("v0", dev(0))], zero_cal(spec, sparse_remote_gather=False))
-    assert p.step_time_s == pytest.approx((25.6e6 + 32 * 264) / BW)
+    assert p.step_time_s == pytest.approx((25.6e6 + 32 * 260) / BW)
 
 
 def test_sparse_table_with_a_proxy_is_pulled_whole():
@@ -103,7 +103,7 @@ def test_sparse_table_with_a_proxy_is_pulled_whole():
     inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
     p = predict(inv, spec, [ps_node("v0", dev(0), local_replication=True)])
     # the node's proxy copy is refreshed whole after every update, remote gather or not
-    assert p.step_time_s == pytest.approx((25.6e6 + 32 * 264) / BW)
+    assert p.step_time_s == pytest.approx((25.6e6 + 32 * 260) / BW)
 
 
 def test_sparse_table_split_by_columns_moves_whole():
@@ -115,7 +115,7 @@ def test_sparse_table_split_by_columns_moves_whole():
     inv = inventory((100_000, 64), sparse=["v0"], gather_rows=32)
     rows = partitioned_node("v0", (100_000, 64), 0, [ps_node("v0", dev(0)), ps_node("v0", dev(0))])
     cols = partitioned_node("v0", (100_000, 64), 1, [ps_node("v0", dev(0)), ps_node("v0", dev(0))])
-    push = 32 * (256 + 8)
+    push = 32 * (256 + 4)
     assert predict(inv, spec, [rows]).step_time_s == pytest.approx((32 * 256 + push) / BW)
     assert predict(inv, spec, [cols]).step_time_s == pytest.approx(2 * 25.6e6 / BW)
 
