@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import pathlib
 import sys
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from autotune._modes import output_modes
 from runners.train import StepInfo
 
-__all__ = ["History", "StepInfo", "train"]
+__all__ = ["History", "SearchOutcome", "StepInfo", "search", "train"]
 
 
 @dataclasses.dataclass
@@ -93,3 +94,65 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     return History(steps=result.steps, start_step=result.start_step, losses=result.losses,
                    step_times_s=result.step_times_s, seconds=result.seconds, checkpoint=result.checkpoint,
                    checkpoints=result.checkpoints, steps_per_call=result.steps_per_call)
+
+
+@dataclasses.dataclass
+class SearchOutcome:
+    """What :func:`search` found: the winner's strategy file, the table of what was compared, the rounds, the report."""
+
+    winner: str  # its label: a builder's alias or "trial N"
+    winner_path: pathlib.Path  # best.pb: pass it to :func:`train`
+    lossy: bool  # the winner compresses gradients: training is close to, not equal to, single-device training
+    table: Any  # pandas DataFrame: the builders and the candidates, fastest measured first (the report's table)
+    rounds: list[dict]  # per profiling round: predicted vs measured (MAPE, Kendall tau), why it stopped
+    families: list[dict]  # per synchronizer family: measured, or why not
+    output: pathlib.Path  # the search's output directory
+    report: list[pathlib.Path]  # the search's tables and figures (``autotune report`` adds the strategy map)
+    summary: dict  # summary.json
+
+
+def search(model: str | os.PathLike, spec: str | os.PathLike, output: str | os.PathLike | None = None, *,
+           budget: float | str | None = None, trials: int = 2000, max_profiles: int = 10, lossless: bool = False,
+           calibrate: bool = True, resume: bool = False, seed: int | None = None, progress: bool = False,
+           log: Callable[[str], None] | None = None, **options) -> SearchOutcome:
+    """Search the best strategy of ``model`` on the cluster of ``spec``, as ``autotune search`` does, and write its
+    output directory (default ``runs/<model>-<cluster fingerprint>``).
+
+    Args:
+        budget: bound the whole search, calibration included: seconds, or a duration such as ``"3m"``.
+        trials, max_profiles, lossless, calibrate, resume, seed: as the command's options.
+        progress: print progress to stderr; ``log`` receives the search's messages (default: none).
+        options: any other field of :class:`autotune.tuner.SearchConfig` (``top_k``, ``steps``, ``storage``, ...).
+    Raises:
+        BadInput: a file or option is wrong (checked before any server starts).
+        RunError: every profiled candidate failed.
+    """
+    import dataclasses as dc
+
+    from autotune.report import candidates_table, load_output_dir
+    from autotune.tuner import SearchConfig, run_search
+    from autotune.tuner._budget import parse_duration
+    from space.cluster import load_cluster
+    from space.errors import BadInput
+
+    fields = {f.name for f in dc.fields(SearchConfig)} - {"model", "spec", "output"}
+    unknown = sorted(set(options) - fields)
+    if unknown:
+        raise BadInput(f"search() has no option {unknown[0]!r}", hint=f"options: {', '.join(sorted(fields))}")
+    if isinstance(budget, str):
+        try:
+            budget = parse_duration(budget)
+        except ValueError as e:
+            raise BadInput(f"budget: {e}") from None
+    if output is None:
+        output = pathlib.Path("runs") / f"{pathlib.Path(model).stem}-{load_cluster(spec).fingerprint[:8]}"
+    cfg = SearchConfig(model=str(model), spec=str(spec), output=pathlib.Path(output), trials=trials,
+                       max_profiles=max_profiles, lossless=lossless, calibrate=calibrate, resume=resume, seed=seed,
+                       budget_s=budget, **options)
+    with output_modes():
+        result = run_search(cfg, progress=progress, out=log or (lambda _m: None), show=log or (lambda _m: None))
+    summary = json.loads((cfg.output / "summary.json").read_text())
+    files = sorted(p for p in cfg.output.iterdir() if p.suffix in (".png", ".csv", ".json"))
+    return SearchOutcome(winner=result.winner.label, winner_path=cfg.output / "best.pb", lossy=result.winner.lossy,
+                         table=candidates_table(load_output_dir(cfg.output)), rounds=result.rounds,
+                         families=result.families, output=cfg.output, report=files, summary=summary)

@@ -84,7 +84,7 @@ def pick_strategies(inventory, cluster, n: int, seed: int = 0, max_tries: int | 
     starts from), then random samples of ``space`` (default: the space ``autotune search`` uses by default)."""
     import optuna
 
-    from autotune.search import make_space
+    from autotune.tuner import make_space
     from space.validate import validate
 
     if n < 2:

@@ -78,7 +78,7 @@ def distinct_builders(model: str, spec: str, out: pathlib.Path) -> dict[str, pat
 def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
     from autotune.cli import main as cli
     from autotune.report import compare_strategies
-    from autotune.search import SearchConfig, run_search
+    from autotune.tuner import SearchConfig, run_search
 
     name = pathlib.Path(model).stem
     cache = out / "cache"

@@ -9,7 +9,7 @@ from autotune.commands import _common
 
 
 def register(sub) -> None:
-    from autotune.search._study import SAMPLERS
+    from autotune.tuner._study import SAMPLERS
 
     p = sub.add_parser("search", help="search the best strategy (simulated, then profiled on the cluster)",
                        description=__doc__)
@@ -39,6 +39,9 @@ def register(sub) -> None:
                         "(0.02)")
     p.add_argument("--confirm-within", type=float, default=0.25, metavar="F",
                    help="relative distance to the best measured that counts as a tie worth re-measuring (0.25)")
+    p.add_argument("--budget", type=_duration, default=None, metavar="TIME",
+                   help="bound the whole search, calibration included, e.g. 90s, 3m, 1h: it plans its rounds to fit, "
+                        "ends with the best measured strategy and says what it left unmeasured")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
                    help="stop the simulated stage after this long")
     p.add_argument("--storage", default=None, metavar="URL",
@@ -70,8 +73,19 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _duration(text: str) -> float:
+    import argparse
+
+    from autotune.tuner._budget import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def run(args) -> int:
-    from autotune.search import SearchConfig, run_search
+    from autotune.tuner import SearchConfig, run_search
 
     output = args.output
     if output is not None:
@@ -85,7 +99,8 @@ def run(args) -> int:
                        max_profiles=args.max_profiles, round_size=args.round_size, confirm=args.confirm,
                        confirm_within=args.confirm_within,
                        confirm_steps=args.confirm_steps, run_noise=args.run_noise,
-                       time_budget_s=args.time_budget, storage=args.storage, study_name=args.study_name,
+                       time_budget_s=args.time_budget, budget_s=args.budget, storage=args.storage,
+                       study_name=args.study_name,
                        resume=args.resume, seed=args.seed, sampler=args.sampler, simulate_only=args.simulate_only,
                        prune_ratio=args.prune_ratio, **_common.space_options(args), calibration=args.calibration,
                        calibrate=args.calibrate,

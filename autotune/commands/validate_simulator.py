@@ -87,7 +87,7 @@ def find_calibration(args, cluster, inventory):
 
 def run(args) -> int:
     from autotune import fidelity, fidelity_io
-    from autotune.search import make_space
+    from autotune.tuner import make_space
     from simulator import Scorer
     from space.cluster import load_cluster
     from space.model import load_inventory

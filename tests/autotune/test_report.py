@@ -43,7 +43,7 @@ class FakeProfiler:
         return self
 
     def profile(self, strategy):
-        from autotune.search._profiling import Measurement
+        from autotune.tuner._measurement import Measurement
 
         t = 1e-3 * (1 + (len(strategy.to_bytes()) % 97) / 10)
         return Measurement(median_s=t, p10_s=0.9 * t, p90_s=1.2 * t, examples_per_s=128 / t)
@@ -55,7 +55,7 @@ class FakeProfiler:
 @pytest.fixture(scope="module")
 def profiled_dir(tmp_path_factory, cache_dir):
     """A search whose profiling stage measured its candidates (with a fake profiler: no servers)."""
-    from autotune.search import SearchConfig, run_search
+    from autotune.tuner import SearchConfig, run_search
 
     out = tmp_path_factory.mktemp("profiled")
     cfg = SearchConfig(model=MODEL, spec=SPEC, output=out, trials=30, top_k=3, reduced=True, cache_dir=str(cache_dir))

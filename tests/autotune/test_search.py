@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from autotune.cli import main
-from autotune.search import Measurement, SearchConfig, run_search
+from autotune.tuner import Measurement, SearchConfig, run_search
 from testpaths import CLUSTERS, MODELS, ROOT
 from space.strategy import Strategy
 
@@ -216,7 +216,7 @@ def test_confirmation_undoes_a_lucky_measurement(tmp_path, cache_dir, confirm):
 
 
 def test_choose_keeps_a_confirmed_winner_against_a_single_lucky_run():
-    from autotune.search._profiling import choose, pooled
+    from autotune.tuner._measurement import choose, pooled
 
     class C:
         def __init__(self, name, *medians):
@@ -237,7 +237,7 @@ def test_choose_keeps_a_confirmed_winner_against_a_single_lucky_run():
 
 
 def test_median_se_from_the_spread_of_the_steps():
-    from autotune.search._profiling import median_se
+    from autotune.tuner._measurement import median_se
 
     rng = np.random.default_rng(0)
     times = 0.020 + 0.002 * rng.standard_normal(400)
@@ -247,7 +247,7 @@ def test_median_se_from_the_spread_of_the_steps():
 
 
 def test_a_mix_displaces_the_best_builder_only_beyond_the_head_to_heads_noise():
-    from autotune.search._profiling import choose, decide
+    from autotune.tuner._measurement import choose, decide
 
     class C:
         def __init__(self, label, builders, h2h, se):
@@ -273,7 +273,7 @@ def test_a_mix_displaces_the_best_builder_only_beyond_the_head_to_heads_noise():
 
 
 def test_contenders_put_the_best_builder_right_after_the_best():
-    from autotune.search._profiling import contenders
+    from autotune.tuner._measurement import contenders
 
     class C:
         def __init__(self, name, ms, builders=()):
@@ -370,7 +370,7 @@ def test_a_strategy_is_profiled_and_trained_at_the_steps_per_call_the_search_mea
 
 
 def test_pooled_takes_quantiles_of_every_step():
-    from autotune.search._profiling import pooled
+    from autotune.tuner._measurement import pooled
 
     a = Measurement(0.010, 0.009, 0.011, 100.0, 5.0, step_times_s=(0.009, 0.010, 0.011))
     b = Measurement(0.020, 0.019, 0.021, 50.0, 5.0, step_times_s=(0.019, 0.020, 0.021))
@@ -410,8 +410,8 @@ def test_builders_close_to_the_best_are_profiled(tmp_path, cache_dir):
 
 
 def test_first_round_takes_trials_and_builders_in_turn_and_leaves_room_to_confirm():
-    from autotune.search._pipeline import confirm_reserve, first_round
-    from autotune.search._types import Candidate
+    from autotune.tuner._pipeline import confirm_reserve, first_round
+    from autotune.tuner._types import Candidate
 
     def cand(trial, predicted, builders=()):
         return Candidate(params={}, strategy=None, predicted_s=predicted, builders=list(builders), trial=trial)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from autotune.cli import main
-from autotune.search._progress import Progress
+from autotune.tuner._progress import Progress
 from space.cluster import load_cluster
 from space.model import load_inventory
 from space.strategy import Strategy

@@ -9,8 +9,8 @@ import signal
 import optuna
 import pytest
 
-from autotune.search import Measurement, SearchConfig, run_search
-from autotune.search._profiling import ClusterProfiler
+from autotune.tuner import Measurement, SearchConfig, run_search
+from autotune.tuner._profiler import ClusterProfiler
 from space.errors import RunError
 from testpaths import CLUSTERS, MODELS
 

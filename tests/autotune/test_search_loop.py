@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from autotune.search import Measurement, SearchConfig, run_search
-from autotune.search._loop import UNSEEN_ERROR, ClosedLoop, expected_improvement
-from autotune.search._types import Candidate
+from autotune.tuner import Measurement, SearchConfig, run_search
+from autotune.tuner._loop import UNSEEN_ERROR, ClosedLoop, expected_improvement
+from autotune.tuner._types import Candidate
 from simulator import Calibration, Scorer
 from space.builders import build_strategy
 from space.cluster import load_cluster
@@ -109,7 +109,7 @@ def test_the_loop_refits_on_what_it_measured_and_finds_the_true_best(tmp_path, c
 
 def _simulated(result, cfg) -> list:
     """The simulated stage's best 300 candidates (the loop's pool), decoded again from the journal."""
-    from autotune.search._pipeline import make_space
+    from autotune.tuner._pipeline import make_space
 
     space = make_space(result.inventory, result.cluster, reduced=True)
     records = [json.loads(line) for line in (cfg.output / "simulated.jsonl").read_text().splitlines()]

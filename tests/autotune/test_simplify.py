@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from autotune.search._simplify import TOLERANCE, moves, simplify
+from autotune.tuner._simplify import TOLERANCE, moves, simplify
 from simulator import Calibration, Scorer
 from space.cluster import ClusterSpec
 from space.errors import StrategyError

@@ -96,7 +96,7 @@ def test_pick_strategies_gives_builders_then_distinct_random_samples(inventories
 
 @pytest.mark.parametrize("allow_async", [False, True])
 def test_pick_strategies_draws_from_the_search_space(inventories, clusters, allow_async):
-    from autotune.search import make_space
+    from autotune.tuner import make_space
 
     inv, spec = inventories("mlp"), clusters["two_nodes"]
     space = make_space(inv, spec, allow_async=allow_async)
@@ -110,7 +110,7 @@ def test_pick_strategies_draws_from_the_search_space(inventories, clusters, allo
 
 
 def test_pick_strategies_uses_the_reduced_space_above_16_variables(inventories, clusters):
-    from autotune.search import make_space
+    from autotune.tuner import make_space
 
     inv, spec = inventories("transformer"), clusters["two_nodes"]
     assert len(inv.variables) > 16 and make_space(inv, spec).reduced

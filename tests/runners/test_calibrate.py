@@ -66,7 +66,7 @@ def test_unreachable_host_exits_2_naming_it(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
-    from autotune.search._pipeline import _find_calibration
+    from autotune.tuner._pipeline import _find_calibration
     from simulator import Calibration
     from space.cluster import load_cluster
     from space.model import load_inventory

@@ -11,17 +11,19 @@ from typing import Any, Callable
 
 import optuna
 
-from autotune.search import _study
-from autotune.search._claims import Claims
-from autotune.search import _families
-from autotune.search._journal import Journal
-from autotune.search._loop import POOL, ClosedLoop
-from autotune.search._output import write_outputs
-from autotune.search._profiling import confirm_reserve, decide, profile_candidates
-from autotune.search._progress import Progress
-from autotune.search._select import diverse_top_k
-from autotune.search._simulated import SimulatedStage, simulate
-from autotune.search._types import REDUCE_ABOVE, Candidate, SearchConfig, SearchResult
+from autotune.tuner import _study
+from autotune.tuner._claims import Claims
+from autotune.tuner import _families
+from autotune.tuner._journal import Journal
+from autotune.tuner._loop import POOL, ClosedLoop
+from autotune.tuner._output import write_outputs
+from autotune.tuner._budget import SIMULATED_SHARE, Budget
+from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
+from autotune.tuner._stage import ProfilingStage
+from autotune.tuner._progress import Progress
+from autotune.tuner._select import diverse_top_k
+from autotune.tuner._simulated import SimulatedStage, simulate
+from autotune.tuner._types import REDUCE_ABOVE, Candidate, SearchConfig, SearchResult
 from space.cluster import ClusterSpec
 from space.errors import BadInput, RunError
 from space.inventory import Inventory
@@ -78,7 +80,7 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
 
 def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], None]) -> list[Candidate]:
     """Each non-builder candidate simplified (``_simplify``); two that simplify alike are profiled once."""
-    from autotune.search._simplify import simplify
+    from autotune.tuner._simplify import simplify
 
     order = sorted(range(len(space.inventory.variables)), key=lambda i: space.inventory.variables[i].bytes)
 
@@ -122,6 +124,9 @@ def first_round(to_profile: list[Candidate], n: int) -> list[Candidate]:
 
 # the quick calibration a search runs where it finds none: fewer sizes, runs and steps than `autotune calibrate`
 QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors=100, steps=5, warmup=2)
+# a time budget below this leaves a search no time for a quick calibration and for profiling after it (the quick
+# calibration took 1-13 minutes on a loaded 2-core machine): it predicts with the spec's nominal values instead
+QUICK_CALIBRATION_MIN_BUDGET_S = 300.0
 
 
 def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress):
@@ -177,26 +182,36 @@ class _Setup:
     pool: list = dataclasses.field(default_factory=list)  # the builders and the simulated stage's best
     timing: dict = dataclasses.field(default_factory=dict)  # seconds of each phase: calibration, simulated, ...
     families: dict = dataclasses.field(default_factory=dict)  # family -> its best predicted member
+    budget: Budget = dataclasses.field(default_factory=lambda: Budget(None))  # --budget: the search's deadline
 
 
 def run_search(cfg: SearchConfig, *, profiler_factory: Callable[..., Any] | None = None,
-               progress: bool = True, out: Callable[[str], None] | None = None) -> SearchResult:
+               progress: bool = True, out: Callable[[str], None] | None = None,
+               show: Callable[[str], None] = print) -> SearchResult:
     """Run both stages and write the output directory. ``profiler_factory(inventory, cluster, cfg)`` returns a
-    context manager with ``profile(strategy) -> measurement``; default: the real cluster through ``runners``."""
+    context manager with ``profile(strategy) -> measurement``; default: the real cluster through ``runners``.
+    ``out`` gets the notes on the way (default stderr), ``show`` the result's table and lines (default stdout)."""
     # ERROR: a Ctrl-C inside a trial is a clean stop, not Optuna's "Trial N failed" warning with its parameters
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     say = out or (lambda s: print(s, file=sys.stderr))
     started = time.monotonic()
+    budget = Budget(cfg.budget_s, started=started)
     # a caller's own profiler measures the cluster its own way: the quick calibration runs on the real one only
     quick = cfg.calibrate and profiler_factory is None and not cfg.simulate_only
+    if quick and cfg.budget_s is not None and cfg.budget_s < QUICK_CALIBRATION_MIN_BUDGET_S:
+        quick = False
+        budget.cut(f"no quick calibration: it needs a budget of {QUICK_CALIBRATION_MIN_BUDGET_S:.0f} s or more; "
+                   "the cost model predicts with the spec's nominal values")
     setup = _open(cfg, say, quick, (lambda m: say(f"calibrate: {m}")) if progress else (lambda _m: None))
+    setup.budget = budget
     # the model traced, the study opened, and any calibration (also on its own: calibration_s)
     setup.timing["setup_s"] = time.monotonic() - started
     with Claims(setup.study, heartbeat_s=cfg.claim_grace_s / 6, grace_s=cfg.claim_grace_s) as claims:
-        return _search(setup, claims, profiler_factory, progress, started)
+        return _search(setup, claims, profiler_factory, progress, started, show)
 
 
-def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, started: float) -> SearchResult:
+def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, started: float,
+            show: Callable[[str], None] = print) -> SearchResult:
     """Both stages, on an open study, as one of the searchers sharing it."""
     cfg, say = setup.cfg, setup.say
     if cfg.seed is None:  # searchers sharing the study simulate different trials
@@ -204,9 +219,15 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     journal = Journal(cfg.output / "simulated.jsonl")
     if not cfg.resume and journal.path.exists():
         journal.path.unlink()
-    sim = simulate(setup.space, setup.scorer, setup.dists, journal, cfg, multi=setup.multi,
+    share = setup.budget.share(SIMULATED_SHARE)
+    simulated_cfg = cfg if share is None else dataclasses.replace(
+        cfg, time_budget_s=min(share, cfg.time_budget_s or share))
+    sim = simulate(setup.space, setup.scorer, setup.dists, journal, simulated_cfg, multi=setup.multi,
                    progress=Progress(progress, say))
     setup.timing["simulated_s"] = sim.wall_s
+    if share is not None and sim.finished < cfg.trials:
+        setup.budget.cut(f"the simulated stage stopped at {sim.finished} of {cfg.trials} trials "
+                         f"({share:.0f} s of the time budget)")
     say(f"simulated stage: {sim.finished} trials ({sim.pruned} pruned) in {sim.wall_s:.1f} s; "
         f"best predicted {sim.best_s * 1e3:.2f} ms")
     from simulator import lower_bound
@@ -218,10 +239,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     if not cfg.simulate_only and to_profile and not interrupted:
         claims.set_phase("profiling")
         loop = _closed_loop(setup, sim, builders, to_profile)
-        profiled, interrupted = profile_candidates(to_profile, setup.study, setup.dists, setup.inventory,
-                                                   setup.cluster, cfg, profiler_factory, Progress(progress, say),
-                                                   setup.multi, sim, claims, more=loop.next_round if loop else None,
-                                                   timing=setup.timing)
+        profiled, interrupted = _profile(setup, sim, claims, profiler_factory, Progress(progress, say), loop,
+                                         to_profile)
         if not interrupted:
             claims.set_phase("deciding")
             claims.wait_for_others("deciding", say=say)
@@ -233,7 +252,7 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     families = _families.records(shown, setup.families, tiered=setup.space.tiered, lossless=cfg.lossless,
-                                 unmeasured=_unmeasured(cfg, interrupted))
+                                 unmeasured=_unmeasured(cfg, interrupted, setup.budget))
     setup.study.set_user_attr("families", families)
     result = SearchResult(inventory=setup.inventory, cluster=setup.cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
@@ -243,15 +262,48 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
                           families=families)
     setup.timing["total_s"] = time.monotonic() - started
     result.timing = {k: round(v, 2) for k, v in setup.timing.items()}
-    write_outputs(result, cfg, sim, say)
+    result.budget = setup.budget.record() if cfg.budget_s is not None else {}
+    write_outputs(result, cfg, sim, say, show)
     return result
 
 
-def _unmeasured(cfg: SearchConfig, interrupted: bool) -> str:
+def _profile(setup: _Setup, sim: SimulatedStage, claims: Claims, factory, progress: Progress, loop: ClosedLoop,
+             candidates: list[Candidate]) -> tuple[int, bool]:
+    """The profiling stage, round by round: the first round, then each round the closed loop chooses from what
+    was measured (appended to ``candidates``) while runs and time are left, then the head-to-head. Returns
+    ``(profiling runs done, interrupted)``; every finished measurement is already in the study."""
+    cfg = setup.cfg
+    stage = ProfilingStage(cfg=cfg, study=setup.study, dists=setup.dists, multi=setup.multi, sim=sim,
+                           inventory=setup.inventory, cluster=setup.cluster, progress=progress, claims=claims,
+                           factory=factory, budget=setup.budget)
+    try:
+        with stage:
+            chosen, desc = list(candidates), "profiling"
+            while chosen:
+                stage.measure(chosen, candidates, desc)
+                chosen = [c for c in loop.next_round(candidates, stage.runs_left(candidates))
+                          if all(c is not x for x in candidates)]
+                candidates.extend(chosen)
+                desc = "profiling (refitted)"
+            claims.set_phase("profiled")
+            claims.wait_for_others("profiled", say=progress.say)
+            stage.confirm(candidates)
+    except KeyboardInterrupt:
+        return stage.runs, True
+    finally:
+        setup.timing.update(stage.timing)
+    return stage.runs, False
+
+
+def _unmeasured(cfg: SearchConfig, interrupted: bool, budget: Budget) -> str:
     """Why a candidate chosen to be profiled was not."""
     if cfg.simulate_only:
         return "--simulate-only profiles nothing"
-    return "the search was interrupted before it" if interrupted else "the profiling budget was spent before it"
+    if interrupted:
+        return "the search was interrupted before it"
+    if budget.notes:
+        return "the time budget was spent before it"
+    return "the profiling budget was spent before it"
 
 
 def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = False,
@@ -342,8 +394,6 @@ def _closed_loop(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], 
 def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]:
     """The candidates other searchers measured in the shared study (the most pooled measurement of each): every
     searcher decides among everything measured, so all end with the same winner."""
-    from autotune.search._profiling import _measurement
-
     have = {c.strategy_hash for c in mine}
     best: dict[str, Any] = {}
     for t in setup.study.trials:
@@ -362,7 +412,7 @@ def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]
             continue
         out.append(Candidate(params=t.params, strategy=strategy, predicted_s=a.get("predicted_s", float("nan")),
                              builders=list(a.get("builders") or []), trial=a.get("sim_trial", t.number),
-                             measured=_measurement(a)))
+                             measured=measurement_of(a)))
     return [c for c in out if c.strategy_hash in best]
 
 

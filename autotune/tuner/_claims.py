@@ -20,7 +20,7 @@ import time
 
 import optuna
 
-from autotune.search._study import record
+from autotune.tuner._study import record
 
 _State = optuna.trial.TrialState
 RUNNING, FAIL, COMPLETE = _State.RUNNING, _State.FAIL, _State.COMPLETE

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from autotune.search._types import Candidate
+from autotune.tuner._types import Candidate
 
 POOL = 300  # simulated candidates (best predicted first, plus every builder) the loop re-scores each round
 UNSEEN_ERROR = 0.35  # G above: relative error of a prediction for a strategy unlike every measured one

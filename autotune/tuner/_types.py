@@ -1,6 +1,6 @@
 """The search's data: its configuration, the candidates carried out of the simulated stage, and its result.
 
-Kept apart from the stages (``_pipeline``, ``_simulated``, ``_profiling``) so that each imports them without
+Kept apart from the stages (``_pipeline``, ``_simulated``, ``_stage``) so that each imports them without
 importing the others."""
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ class SearchConfig:
     confirm: int = 3  # of those, re-measure up to this many contenders head to head ...
     confirm_within: float = 0.25  # ... measured within this fraction of the best (one run's noise: 10-20%)
     round_size: int = 2  # candidates per profiling round after the first, chosen by the refitted cost model
-    time_budget_s: float | None = None
+    time_budget_s: float | None = None  # the simulated stage's own limit
+    budget_s: float | None = None  # the whole search's, calibration included (--budget)
     storage: str | None = None
     study_name: str | None = None
     resume: bool = False
@@ -76,6 +77,8 @@ class SearchConfig:
             self.confirm_steps = 3 * self.steps
         if self.time_budget_s is not None and self.time_budget_s <= 0:
             raise BadInput(f"--time-budget must be > 0 seconds, got {self.time_budget_s!r}")
+        if self.budget_s is not None and not self.budget_s > 0:
+            raise BadInput(f"--budget must be > 0 seconds, got {self.budget_s!r}", hint="e.g. --budget 3m")
 
 
 @dataclasses.dataclass
@@ -130,3 +133,4 @@ class SearchResult:
     rounds: list = dataclasses.field(default_factory=list)  # per profiling round: predicted vs measured, why it stopped
     families: list = dataclasses.field(default_factory=list)  # per synchronizer family: measured or why not
     timing: dict = dataclasses.field(default_factory=dict)  # seconds of each phase (setup, calibration, simulated, ...)
+    budget: dict = dataclasses.field(default_factory=dict)  # --budget: the seconds given and used, what it cut

@@ -7,8 +7,8 @@ import json
 import re
 import shlex
 
-from autotune.search._families import lines as family_lines
-from autotune.search._loop import round_lines
+from autotune.tuner._families import lines as family_lines
+from autotune.tuner._loop import round_lines
 from space import __version__
 from space import format_table
 
@@ -84,7 +84,8 @@ def strategy_file(c, result, cfg):
     return s
 
 
-def write_outputs(result, cfg, sim, say) -> None:
+def write_outputs(result, cfg, sim, say, show=print) -> None:
+    """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
     out = result.output
     w = result.winner
     best = strategy_file(w, result, cfg)
@@ -125,7 +126,8 @@ def write_outputs(result, cfg, sim, say) -> None:
                "space": {k: v for k, v in sim.space.describe().items() if k in ("mode", "param_names")},
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
-               "rounds": result.rounds, "families": result.families, "timing": result.timing}
+               "rounds": result.rounds, "families": result.families, "timing": result.timing,
+               "budget": result.budget}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures
@@ -135,14 +137,19 @@ def write_outputs(result, cfg, sim, say) -> None:
         say(f"warning: plots not written: {type(e).__name__}: {e}")
 
     say("")
-    print(format_table(rows))
-    print(f"\nlower bound {_ms(result.lower_bound_s)} ms; {result.simulated} simulated trials "
+    show(format_table(rows))
+    show(f"\nlower bound {_ms(result.lower_bound_s)} ms; {result.simulated} simulated trials "
           f"({result.pruned} pruned), "
           f"{result.profiled} profiling runs, {result.wall_s:.0f} s"
           + ("" if result.calibrated else "; uncalibrated cost model")
           + (" (interrupted)" if result.interrupted else ""))
     for line in round_lines(result.rounds) + family_lines(result.families):
-        print(line)
-    print(winner_line(result))
-    print(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
-    print(f"train with it:\n  {train}")
+        show(line)
+    if result.budget:
+        b = result.budget
+        show(f"time budget {b['budget_s']:.0f} s, {b['used_s']:.0f} s used" + ("" if b["cut"] else "; nothing cut"))
+        for line in b["cut"]:
+            show(f"  cut: {line}")
+    show(winner_line(result))
+    show(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
+    show(f"train with it:\n  {train}")

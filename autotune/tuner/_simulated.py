@@ -7,8 +7,8 @@ from typing import Any
 
 import optuna
 
-from autotune.search import _study
-from autotune.search._types import Candidate
+from autotune.tuner import _study
+from autotune.tuner._types import Candidate
 from space.validate import validate
 
 PRUNED, COMPLETE = "pruned", "complete"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from autotune.search._types import Candidate
+from autotune.tuner._types import Candidate
 from space.families import COMPRESSED, FAMILIES, HIERARCHICAL
 
 
@@ -94,11 +94,10 @@ def lines(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def rule_out(c: Candidate, best_measured_s: float | None) -> bool:
-    """Mark ``c`` skipped when its lower bound shows it cannot beat ``best_measured_s``; returns whether it did."""
+def ruled_out(c: Candidate, best_measured_s: float | None) -> str:
+    """Why ``c`` need not run: its lower bound cannot beat ``best_measured_s`` (else "")."""
     if best_measured_s is None or not c.lower_bound_s or c.lower_bound_s < best_measured_s:
-        return False
-    c.skipped = (f"its lower bound {c.lower_bound_s * 1e3:.2f} ms cannot beat the best measured step "
-                 f"({best_measured_s * 1e3:.2f} ms)")
-    return True
+        return ""
+    return (f"its lower bound {c.lower_bound_s * 1e3:.2f} ms cannot beat the best measured step "
+            f"({best_measured_s * 1e3:.2f} ms)")
 

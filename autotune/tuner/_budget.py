@@ -1,0 +1,68 @@
+"""A search's time budget (``--budget``): what each phase may still spend, and what the budget left unmeasured.
+
+The budget bounds the whole search, calibration included. The phases that can stop early are given shares of what
+is left when they start: the simulated stage a fixed share (its best trials come early; TPE's later trials refine),
+each profiling run the time left less what writing the outputs needs, a run started only when the runs so far say
+it fits (the first whenever time is left: with nothing measured a search has only predictions); the confirmation
+only where its head-to-head fits.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+
+SIMULATED_SHARE = 0.15  # of the time left when the simulated stage starts
+OUTPUTS_S = 8.0  # kept for writing the outputs and their figures (3-6 s on a loaded 2-core machine)
+FIRST_RUN_S = 20.0  # a first profiling run's guess (the cluster's start, the trace, the run), before one is timed
+
+_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds of ``"90"``, ``"90s"``, ``"3m"``, ``"1.5h"``; ValueError naming the text otherwise."""
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h)?\s*", str(text))
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"a duration must be a positive number of seconds, or with s, m or h (90s, 3m, 1h), "
+                         f"got {text!r}")
+    return float(m.group(1)) * _UNITS[m.group(2) or ""]
+
+
+@dataclasses.dataclass
+class Budget:
+    """The search's deadline (``None``: no budget) and what it cost."""
+
+    seconds: float | None
+    started: float = dataclasses.field(default_factory=time.monotonic)
+    run_s: list = dataclasses.field(default_factory=list)  # wall seconds of each profiling run so far
+    notes: list = dataclasses.field(default_factory=list)  # what the budget cut, one line each
+
+    def left(self) -> float:
+        """Seconds left (infinite without a budget)."""
+        if self.seconds is None:
+            return float("inf")
+        return self.seconds - (time.monotonic() - self.started)
+
+    def share(self, fraction: float) -> float | None:
+        """``fraction`` of the time left (``None`` without a budget)."""
+        return None if self.seconds is None else max(0.0, fraction * (self.left() - OUTPUTS_S))
+
+    def next_run_s(self) -> float:
+        """What the next profiling run is expected to take: the slowest so far, or a guess before any."""
+        return max(self.run_s) if self.run_s else FIRST_RUN_S
+
+    def fits(self, seconds: float) -> bool:
+        return self.left() - OUTPUTS_S >= seconds
+
+    def allows_run(self) -> bool:
+        """Whether another profiling run fits: the first does whenever time is left (a search with nothing measured
+        has only predictions to go by), the next ones when the slowest so far would."""
+        return self.fits(self.next_run_s()) if self.run_s else self.fits(0.0)
+
+    def cut(self, line: str) -> None:
+        """Record that the budget cut something (said once each)."""
+        if line not in self.notes:
+            self.notes.append(line)
+
+    def record(self) -> dict:
+        return {"budget_s": self.seconds, "used_s": round(time.monotonic() - self.started, 2), "cut": self.notes}

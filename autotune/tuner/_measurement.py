@@ -1,0 +1,135 @@
+"""What a profiling run measured, and how the measurements decide: pooled runs, the contenders re-measured head to
+head, and the noise rule that keeps the best builder against a mix no faster than the comparison can tell.
+
+One measurement of a step time on a shared machine is noisy, so picking the minimum of several single measurements
+favours whichever got lucky: on the emulated testbed the same strategy measured a few seconds apart differs by
+10-20%, because the machine's speed drifts over seconds, while steps within one run agree to a few percent. The
+confirmation (:class:`autotune.tuner._stage.ProfilingStage`) spends the runs left in the budget on the best, the best
+builder and the candidates closest to them, measured head to head (their jobs take turns, so the drift falls on all
+of them alike), and the winner is the fastest in that comparison.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+NOISE_Z = 2.0  # a mix displaces the best builder only when faster head to head by this many standard errors
+
+
+def median_se(times) -> float:
+    """Standard error of the median of ``times``: 1.2533 sigma / sqrt(n), sigma from the interquartile range (robust
+    to the odd slow step); 0 with fewer than 4 steps."""
+    if len(times) < 4:
+        return 0.0
+    q25, q75 = np.percentile(np.asarray(times, float), [25, 75])
+    return float(1.2533 * (q75 - q25) / 1.349 / np.sqrt(len(times)))
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    median_s: float
+    p10_s: float
+    p90_s: float
+    examples_per_s: float
+    bytes_per_step: float = 0.0
+    step_times_s: tuple[float, ...] = ()
+    runs: int = 1  # profiling runs pooled into this measurement
+    head_to_head_s: float = 0.0  # median in the confirmation's head-to-head comparison (0: not confirmed)
+    head_to_head_se_s: float = 0.0  # standard error of that median, from its steps' spread (0: unknown)
+    steps_per_call: int = 0  # the steps per call it was measured at, which training of it runs (0: unknown)
+
+
+def pooled(a: Measurement, b: Measurement) -> Measurement:
+    """Two measurements of one strategy as one: the quantiles of every timed step when both kept their steps,
+    else the run-weighted mean of the medians (and the wider spread)."""
+    runs = a.runs + b.runs
+    if a.step_times_s and b.step_times_s:
+        times = np.asarray(a.step_times_s + b.step_times_s)
+        median, p10, p90 = (float(np.percentile(times, q)) for q in (50, 10, 90))
+    else:
+        median = (a.median_s * a.runs + b.median_s * b.runs) / runs
+        p10, p90 = min(a.p10_s, b.p10_s), max(a.p90_s, b.p90_s)
+    examples = a.examples_per_s * a.median_s / median if median > 0 else a.examples_per_s  # global batch / step
+    return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs,
+                       steps_per_call=a.steps_per_call)
+
+
+def measurement_of(attrs: dict) -> Measurement:
+    m = attrs["measured_s"]
+    return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
+                       attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
+                       attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0),
+                       attrs.get("steps_per_call", 0))
+
+
+def measured_in(study) -> dict[str, Measurement]:
+    """Per strategy hash, the measurement that pooled the most runs (a confirmation supersedes its first run)."""
+    out: dict[str, Measurement] = {}
+    for t in study.trials:
+        a = t.user_attrs
+        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash") and "measured_s" in a:
+            m = measurement_of(a)
+            if a["strategy_hash"] not in out or m.runs > out[a["strategy_hash"]].runs:
+                out[a["strategy_hash"]] = m
+    return out
+
+
+def contenders(measured: list, n: int, within: float) -> list:
+    """The candidates to re-measure: those within ``within`` (relative) of the best measured, at most ``n``: the
+    best first, then the best builder among them (the reference the search must beat), then the others by
+    their step time; none when fewer than two qualify (a clear winner needs no confirmation)."""
+    if n < 2:
+        return []
+    ranked = sorted(measured, key=lambda c: c.measured.median_s)
+    close = [c for c in ranked if c.measured.median_s <= ranked[0].measured.median_s * (1 + within)]
+    builder = next((c for c in close if c.builders), None)
+    if builder is not None:
+        close = [close[0]] + ([builder] if builder is not close[0] else []) + [c for c in close[1:] if c is not builder]
+    close = close[:n]
+    return close if len(close) >= 2 else []
+
+
+def _confirmed_time(c) -> float:
+    return c.measured.head_to_head_s or c.measured.median_s
+
+
+def choose(measured: list, within: float, run_noise: float = 0.0):
+    """The winner among measured candidates: the fastest, except that a single measurement within ``within``
+    of a confirmed one does not displace it; then the fastest in the confirmation's head-to-head wins, except
+    that a mix faster than the best builder there by less than the comparison's noise does not displace it."""
+    return decide(measured, within, run_noise)[0]
+
+
+def decide(measured: list, within: float, run_noise: float = 0.0):
+    """``choose``'s winner and, when the noise rule kept a builder, a line saying so (else "").
+
+    The noise rule: each head-to-head median has a standard error from its own steps' spread and, beyond that,
+    ``run_noise`` (relative): one job's median moves that much from one comparison to the next (the order the
+    jobs were built in, where their memory landed, the moments its turns saw). The difference of two medians
+    has the root sum of squares of both; a mix must be faster than the best builder by ``NOISE_Z`` of those,
+    else the builder, as fast as far as the comparison can tell and a known quantity, is kept.
+    """
+    best = min(measured, key=lambda c: c.measured.median_s)
+    confirmed = [c for c in measured
+                 if c.measured.runs >= 2 and c.measured.median_s <= best.measured.median_s * (1 + within)]
+    if not confirmed:
+        return best, ""
+    winner = min(confirmed, key=_confirmed_time)
+    builder = min((c for c in confirmed if c.builders), key=_confirmed_time, default=None)
+    if builder is None or winner.builders:
+        return winner, ""
+    w, b = winner.measured, builder.measured
+    margin = NOISE_Z * float(np.hypot(np.hypot(w.head_to_head_se_s, run_noise * w.head_to_head_s),
+                                      np.hypot(b.head_to_head_se_s, run_noise * b.head_to_head_s)))
+    if w.head_to_head_s and b.head_to_head_s and b.head_to_head_s - w.head_to_head_s <= margin:
+        return builder, (f"kept {builder.label}: {winner.label} was {1 - w.head_to_head_s / b.head_to_head_s:.1%} "
+                         f"faster head to head, within the comparison's noise ({NOISE_Z:g} standard errors: "
+                         f"{margin / b.head_to_head_s:.1%})")
+    return winner, ""
+
+
+def confirm_reserve(cfg) -> int:
+    """Profiling runs kept back for the confirmation: ``confirm`` when the budget still leaves two candidates to
+    compare, else none."""
+    return cfg.confirm if cfg.confirm >= 2 and cfg.max_profiles - cfg.confirm >= 2 else 0
