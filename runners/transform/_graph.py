@@ -17,9 +17,10 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _tower
+from runners.transform import (_allreduce, _apply, _control, _eval, _input, _partition, _ps, _repeat, _state,
+                               _tables, _tower)
 from runners.transform._analysis import TracedAnalysis
-from runners.transform._optimizer import Optimizer
+from runners.transform._optimizer import ALIASES, Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
 from space.cluster import hierarchical_units
 from space.errors import RunError
@@ -51,6 +52,7 @@ class TrainGraph:
     inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
     feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
     steps: _repeat.StepOps | None = None  # lockstep: the step's ops and their copies (several steps per call)
+    evaluation: _eval.EvalOps | None = None  # the validation step, on tower 0 (``val_dataset_fn``)
 
     def feed(self, towers=None, copies: int = 1) -> dict | None:
         """The feed of the next ``copies`` steps of ``towers`` (default all): the next batches of each fed one."""
@@ -127,7 +129,7 @@ class _Builder:
         self.plans = plan_strategy(strategy, traced.names, [tuple(v.shape) for v in traced.trainable],
                                    traced.sparse)
         self.mode, self.staleness = execution_mode(self.plans)
-        self.opt = Optimizer(traced.optimizer)
+        self.opt = Optimizer(traced.optimizer, getattr(traced, "keras_optimizer", None))
         self.key_base = key_base
         self.synchronize = synchronize
         self.update = update
@@ -198,7 +200,10 @@ class _Builder:
 
     def _slots(self, v, prefix: str, device: str, p: VarPlan, u: Unit) -> dict:
         """The optimizer's slots of unit ``u`` of ``p``: zeros, or the unit's part of the start's slots."""
-        start = self.start_slots.get(p.name, {})
+        start = dict(self.start_slots.get(p.name, {}))
+        for old, new in ALIASES.items():  # a checkpoint of an older layout names some slots otherwise
+            if old in start and new not in start:
+                start[new] = start.pop(old)
 
         def make(s: str, zero: np.ndarray):
             value = zero if s not in start else start[s] if not zero.shape else self.slice_value(start[s], u)
@@ -226,27 +231,6 @@ class _Builder:
         return self.tf.DeviceSpec.from_string(v.device).task != self.tf.DeviceSpec.from_string(self.tower_dev[r]).task
 
     # ---- towers --------------------------------------------------------------------------------------
-    def build_state(self) -> None:
-        """BatchNorm-like state: one canonical copy on tower 0's device. Lockstep with N > 1: each tower works on
-        a local copy refreshed from it, and the canonical becomes the mean of the towers' new values (floats)."""
-        tf = self.tf
-        self.state_canon, self.state_local, self.state_refresh = [], [], []
-        for j, (value, name) in enumerate(zip(self.state_values, self.traced.state_names)):
-            canon = self.var(f"state/{name}", value, self.tower_dev[0])
-            self.state_canon.append(canon)
-            locals_, refresh = [], []
-            if self.mode == "lockstep" and self.n > 1:
-                canon_read = self.read(canon)
-                for r, dev in enumerate(self.tower_dev):
-                    loc = self.var(f"state_t{r}/{name}", value, dev)
-                    with tf.compat.v1.device(dev):
-                        refresh.append(loc.assign(canon_read, read_value=False))
-                    locals_.append(loc)
-                    if self.remote(canon, r):
-                        self.moved(self.tower_addr[0], self.tower_addr[r], 2 * value.nbytes)
-            self.state_local.append(locals_)
-            self.state_refresh.append(refresh)
-
     def build_datasets(self) -> list:
         """Each tower's flat batch tensors; the placeholders of fed towers go to ``self.feeds``."""
         batches = []
@@ -279,15 +263,17 @@ class _Builder:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
         tf = self.tf
         common: list = []
-        per_tower: list[list] = [[] for _ in range(self.n)]
         unit_grads: dict[str, list] = {}
+        plan_of = {}
         for p in self.plans:
             for r, dev in enumerate(self.tower_dev):
                 with tf.compat.v1.device(dev):
                     parts = _partition.split_grad(tower_grads[r][p.index], p)
                 for u, g in zip(p.units, parts):
                     unit_grads.setdefault(u.name, []).append(g)
-        ar_items, gathered = [], []
+                    plan_of[u.name] = p
+        ar_items, gathered, updates = [], [], []
+        extra: dict[str, dict] = {}  # unit -> the per-row sums a densified sparse gradient carries besides its own
         for p in self.plans:
             for u in p.units:
                 grads = unit_grads[u.name]
@@ -298,11 +284,12 @@ class _Builder:
                     if u.gather and all(_static_rows(g) for g in grads):
                         gathered.append((u, grads))  # rows and indices travel, not the densified table
                         continue
-                    dense = []
-                    for r, dev in enumerate(self.tower_dev):
-                        with tf.compat.v1.device(dev):
-                            dense.append(tf.convert_to_tensor(grads[r]))
+                    dense, sums = _apply.densified(self, u, grads, self.opt.piece_sums)
                     ar_items.append((u, dense))
+                    for key, values in sums.items():  # uncompressed: fp16 would flush a square's small values
+                        part = dataclasses.replace(u, name=f"{u.name}#{key}", compressor="NoneCompressor", rank=0)
+                        ar_items.append((part, values))
+                        extra.setdefault(u.name, {})[key] = part.name
                     continue
                 v, slots = self.store[u.name]["ps"]
                 for r, g in enumerate(grads):
@@ -310,13 +297,9 @@ class _Builder:
                         self.moved(node_address(u.device), self.tower_addr[r], self._grad_bytes(g, p, u))
                 if u.sync:
                     with tf.compat.v1.device(v.device):
-                        apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n)))
-                    common += self._refresh_proxies(u, apply)
+                        updates.append(_apply.Update(p, u, v, slots, _ps.aggregate(grads, self.n), v.device))
                 else:
-                    for r, g in enumerate(grads):
-                        with tf.compat.v1.device(v.device):
-                            apply = self.opt.apply(v, slots, self._after_reads(u, g))
-                        per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
+                    updates += [_apply.Update(p, u, v, slots, g, v.device, async_tower=r) for r, g in enumerate(grads)]
         if ar_items or gathered:
             if self.synchronize:
                 coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
@@ -332,17 +315,21 @@ class _Builder:
                 reduced = {u.name: grads for u, grads in ar_items}
             kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
             for u, _ in ar_items:
+                if u.name not in plan_of:  # the per-row sums of another unit, applied with it
+                    continue
                 for r, dev in enumerate(self.tower_dev):
                     v, slots = self.store[u.name]["copies"][r]
                     # every op of each tower's update waits for every tower's reads, control edges between tasks
                     # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
                     # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
                     # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
-                    with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
-                        g = reduced[u.name][r]
-                        if self.update:
-                            common.append(self.opt.apply(v, slots, g))
-                        else:
+                    g = reduced[u.name][r]
+                    if u.name in extra:
+                        g = {"sum": g, **{key: reduced[part][r] for key, part in extra[u.name].items()}}
+                    if self.update:
+                        updates.append(_apply.Update(plan_of[u.name], u, v, slots, g, dev, tower=r))
+                    else:
+                        with tf.compat.v1.device(dev):
                             g = g.values if isinstance(g, tf.IndexedSlices) else g
                             kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
             for r, dev in enumerate(self.tower_dev):
@@ -352,7 +339,8 @@ class _Builder:
                     sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
                     with tf.compat.v1.device(dev):
                         common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
-        return common, per_tower
+        applied, per_tower = _apply.apply_all(self, updates, tower_grads)
+        return common + applied, per_tower
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
         return self.var(name, value, device)
@@ -393,23 +381,6 @@ class _Builder:
                     out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
         return out
 
-    def sync_state(self, tower_effects: list[list]) -> list:
-        """Canonical state <- mean of the towers' new values (float), tower 0's value (other dtypes)."""
-        tf = self.tf
-        ops = []
-        all_effects = [e for es in tower_effects for e in es]
-        for j, canon in enumerate(self.state_canon):
-            locals_ = self.state_local[j]
-            if not locals_:
-                continue
-            with tf.control_dependencies(all_effects):
-                values = [self.read(loc) for loc in locals_]
-            with tf.compat.v1.device(canon.device):
-                new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
-                ops.append(canon.assign(new, read_value=False))
-        return ops
-
-
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
                       start: Start | None = None, key_limit: int | None = None,
@@ -441,7 +412,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()
-        b.build_state()
+        _state.build(b)
+        b.tables = _tables.build_tables(b)
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
@@ -450,7 +422,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             grads.append(gr)
             effects.append(eff)
         common, per_tower = b.sync(grads)
-        state_ops = b.sync_state(effects)
+        state_ops = _state.synchronize(b, effects)
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
         train_op = _control.group_by_device(common + state_ops + [o for ops in per_tower for o in ops]
@@ -461,6 +433,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         if b.mode == "lockstep":
             steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
                                     key_base, key_limit if key_limit is not None else key_base + (1 << 20))
+        evaluation = _eval.build_eval(b)
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
@@ -481,4 +454,5 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, bytes_per_step=b.bytes, container=container, inputs=b.inputs,
-                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node), steps=steps)
+                      feeds=b.feeds, slot_values=slot_values, bytes_by_node=dict(b.bytes_by_node), steps=steps,
+                      evaluation=evaluation)
