@@ -37,16 +37,20 @@ class Table:
 
 def _owners(roots: list[tuple[str, Any]], depth: int = 6) -> dict[int, tuple[str, Any]]:
     """id(resource handle) -> (a readable name, the table object), for every tf.lookup table reachable from
-    ``roots`` through attributes, lists and dicts of Keras objects and ``tf.Module``s."""
+    ``roots`` through attributes, lists and dicts of Keras objects and ``tf.Module``s (breadth first: an object is
+    reached by its shortest path)."""
+    import collections
+
     import tensorflow as tf
     from tensorflow.python.ops import lookup_ops
 
     found: dict[int, tuple[str, Any]] = {}
     seen: set[int] = set()
-
-    def visit(name: str, x, d: int) -> None:
+    queue = collections.deque((name, root, depth) for name, root in roots)
+    while queue:
+        name, x, d = queue.popleft()
         if id(x) in seen or d < 0:
-            return
+            continue
         seen.add(id(x))
         if isinstance(x, lookup_ops.LookupInterface):
             handle = getattr(x, "_resource_handle", None)
@@ -59,15 +63,12 @@ def _owners(roots: list[tuple[str, Any]], depth: int = 6) -> dict[int, tuple[str
         elif hasattr(x, "__dict__") and not isinstance(x, (type, types.ModuleType)) and (
                 isinstance(x, (tf.Module, lookup_ops.LookupInterface))
                 or type(x).__module__.startswith(("keras", "tf_keras")) or d == depth):
-            layer = getattr(x, "name", None) if type(x).__module__.startswith("keras") else None
+            layer = (getattr(x, "path", None) or getattr(x, "name", None)) if type(x).__module__.startswith("keras") \
+                else None
             children = [(f"{layer or name}/{k}".strip("/"), c) for k, c in vars(x).items()]
         else:
-            return
-        for child_name, c in children:
-            visit(child_name, c, d - 1)
-
-    for name, root in roots:
-        visit(name, root, depth)
+            continue
+        queue.extend((child_name, c, d - 1) for child_name, c in children)
     return found
 
 

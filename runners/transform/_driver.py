@@ -127,16 +127,18 @@ class TrainingJob:
         return self.set_steps_per_call(max(1, min(k, cap)))
 
     def run(self, steps: int, *, delays: dict[int, float] | None = None,
-            on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
+            on_step: Callable[[int, float, float], None] | None = None,
+            until: Callable[[], bool] | None = None) -> list[float]:
         """Run ``steps`` steps (per tower, in threads mode); returns each step's seconds.
 
         ``on_step(step, seconds, loss)`` is called after each lockstep step (threads mode: each of tower 0's steps);
         an exception it raises ends the run. ``delays`` (tower -> seconds slept before each of its steps, threads
         mode) makes one tower slow, for experiments on staleness. With several steps per call, each step of a
-        call is told the call's seconds over its steps, after the call.
+        call is told the call's seconds over its steps, after the call. ``until()``, asked after each call (each of
+        tower 0's steps in threads mode), ends the run early when true.
         """
         if self.graph.mode == "threads":
-            return self._run_threads(steps, delays or {}, on_step)
+            return self._run_threads(steps, delays or {}, on_step, until)
         times: list[float] = []
         g = self.graph
         s = 0
@@ -156,15 +158,25 @@ class TrainingJob:
                 if on_step:
                     on_step(s, dt, float(loss))
                 s += 1
+            if until is not None and until():
+                break
         return times
 
+    def evaluate(self, feed: dict):
+        """(loss, predictions) of the validation step on one batch (``feed``: its placeholders' values)."""
+        ev = self.graph.evaluation
+        return self._run([ev.loss, ev.outputs], feed_dict=feed)
+
     def _run_threads(self, steps: int, delays: dict[int, float],
-                     on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
+                     on_step: Callable[[int, float, float], None] | None = None,
+                     until: Callable[[], bool] | None = None) -> list[float]:
         n, bound = self.graph.num_towers, self.graph.staleness
         cond = threading.Condition()
         errors: list[BaseException] = []
         times: list[list[float]] = [[] for _ in range(n)]
         start = list(self.steps_done)
+
+        stopped: list = []
 
         def tower(r: int) -> None:
             try:
@@ -172,7 +184,7 @@ class TrainingJob:
                     with cond:
                         while bound and not errors and self.steps_done[r] - min(self.steps_done) >= bound:
                             cond.wait(0.5)
-                        if errors:
+                        if errors or stopped:
                             return
                     if delays.get(r):
                         time.sleep(delays[r])
@@ -182,6 +194,10 @@ class TrainingJob:
                     times[r].append(time.perf_counter() - t0)
                     if r == 0 and on_step:
                         on_step(len(times[0]) - 1, times[0][-1], float(loss))
+                    if r == 0 and until is not None and until():
+                        with cond:
+                            stopped.append(True)
+                            cond.notify_all()
                     with cond:
                         self.steps_done[r] += 1
                         self.max_lead = max(self.max_lead, self.steps_done[r] - min(self.steps_done))
@@ -199,7 +215,7 @@ class TrainingJob:
             t.join()
         if errors:
             raise errors[0]
-        if any(self.steps_done[r] - start[r] != steps for r in range(n)):
+        if not stopped and any(self.steps_done[r] - start[r] != steps for r in range(n)):
             raise RunError(f"towers finished {self.steps_done} steps, expected {steps} more each")
         return [t for ts in times for t in ts]
 
