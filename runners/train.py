@@ -191,9 +191,9 @@ class _Run:
             if remaining > 0 and not self.hooks.stop:
                 job.run(remaining, on_step=self.on_step, until=stop)
             self.done = self.start_step + len(self.losses)
+            if evaluate is not None and (self.done % eval_every == 0 or self.done == self.steps or self.hooks.stop):
+                self.evaluated(evaluate(self.done))  # a callback may stop the job on its results
             last = self.done == self.steps or self.hooks.stop
-            if evaluate is not None and (self.done % eval_every == 0 or last):
-                self.evaluated(evaluate(self.done))
             if self.out is not None and ((save_every and self.done % save_every == 0) or last):
                 self.checkpoint()
 

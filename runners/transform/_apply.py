@@ -138,17 +138,18 @@ def apply_all(b, updates: list[Update], tower_grads: list[list]) -> tuple[list, 
     return common, per_tower
 
 
-def densified(b, u, grads: list, sums: Callable) -> tuple[list, dict]:
-    """Each tower's dense gradient of all-reduce unit ``u``, and the extra per-row sums (name -> per tower) a
-    sparse one carries where the update reads more than its dense sum (``Optimizer.piece_sums``)."""
+def densified(b, u, grads: list, sums: Callable) -> tuple[list, dict | None]:
+    """Each tower's dense gradient of all-reduce unit ``u``, and, for a sparse one whose update reads more than its
+    dense sum, the extra per-row sums (name -> per tower; ``Optimizer.piece_sums``), else None."""
     tf = b.tf
-    dense, extra = [], {}
+    dense, extra = [], None
     for r, dev in enumerate(b.tower_dev):
         with tf.compat.v1.device(dev):
             g = grads[r]
             if isinstance(g, tf.IndexedSlices) and b.opt.needs_pieces():
                 parts = sums(g, b.n)
                 dense.append(parts.pop("sum"))
+                extra = extra if extra is not None else {}
                 for key, value in parts.items():
                     extra.setdefault(key, []).append(value)
             else:

@@ -286,7 +286,9 @@ class _Builder:
                         continue
                     dense, sums = _apply.densified(self, u, grads, self.opt.piece_sums)
                     ar_items.append((u, dense))
-                    for key, values in sums.items():  # uncompressed: fp16 would flush a square's small values
+                    if sums is not None:  # the update reads it as the sums of its row pieces
+                        extra[u.name] = {}
+                    for key, values in (sums or {}).items():  # uncompressed: fp16 would flush a square's small values
                         part = dataclasses.replace(u, name=f"{u.name}#{key}", compressor="NoneCompressor", rank=0)
                         ar_items.append((part, values))
                         extra.setdefault(u.name, {})[key] = part.name

@@ -137,8 +137,10 @@ class Optimizer:
         g = self._clipped(self.grad(grad), clip)
         first = []
         if self.k.weight_decay is not None and name not in self.no_decay:
-            wd = tf.cast(self.k.weight_decay, var.dtype)
-            first.append(var.assign_sub(var.read_value() * wd * lr, read_value=False))
+            # after the gradient: a parameter server's update waits for the step's reads through its gradient
+            with tf.control_dependencies([g.dense if g.slices is None else g.slices.values]):
+                wd = tf.cast(self.k.weight_decay, var.dtype)
+                first.append(var.assign_sub(var.read_value() * wd * lr, read_value=False))
         with tf.control_dependencies(first):
             updated = [self.rule(self, var, slots, g, lr, it)]
         if self.k.use_ema:
