@@ -9,9 +9,9 @@ under the same strategy or another. ``<DIR>/ckpt-<step>/`` holds
   ``tf.Module``: the single-device model, as its own library saves it;
 - ``checkpoint.json``: the step, the batches each replica's pipeline has served, the loss, the strategy's id.
 
-Each is written under a temporary name and renamed into place; ``<DIR>/train.json`` names the latest; the last
-``keep`` are kept. :func:`load_checkpoint` reads one back, :func:`keras_optimizer` rebuilds the Keras optimizer
-with its slots, for evaluation or fine-tuning on one device.
+Each is written under a temporary name and renamed into place; ``<DIR>/train.json`` names the latest and holds
+the evaluations so far; the last ``keep`` are kept. :func:`load_checkpoint` reads one back, :func:`keras_optimizer`
+rebuilds the Keras optimizer with its slots, for evaluation or fine-tuning on one device.
 """
 from __future__ import annotations
 

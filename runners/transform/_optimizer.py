@@ -158,14 +158,15 @@ class Optimizer:
                 return _rules.Grad(tf, slices=tf.IndexedSlices(tf.clip_by_value(s.values, low, high), s.indices,
                                                                s.dense_shape))
             return _rules.Grad(tf, dense_value=tf.clip_by_value(g.dense, low, high))
+        if clip is None:  # no norm given (the calibration's probe of the update alone)
+            return g
         if self.clipnorm:
             pred = clip > 0
             norm = tf.where(pred, tf.sqrt(tf.where(pred, clip, tf.ones_like(clip))), clip)
             c = self.clipnorm
             return self._scaled(g, lambda x: (x * c) / tf.maximum(norm, c), c / tf.maximum(norm, c))
-        if self.global_clipnorm:  # Keras scales with `*`, which turns row pieces into their dense sum
-            return _rules.Grad(tf, dense_value=g.dense * clip)
-        return g
+        # global_clipnorm: Keras scales with `*`, which turns row pieces into their dense sum
+        return _rules.Grad(tf, dense_value=g.dense * clip)
 
     def _scaled(self, g: _rules.Grad, fn, factor) -> _rules.Grad:
         tf = self.tf

@@ -233,3 +233,27 @@ def test_evaluation_matches_keras_and_early_stopping_stops_the_job(tmp_path, cac
             for v in event.summary.value:
                 tags.setdefault(v.tag, []).append(event.step)
     assert tags["val_loss"] == [10, 20] and tags["val_accuracy"] == [10, 20] and tags["learning_rate"] == [10, 20]
+
+
+def test_evaluation_and_callbacks_are_checked_before_any_server_starts(tmp_path, cache_dir, run):
+    """``--eval-every`` without ``val_dataset_fn``, a validation set that never ends without ``--eval-steps``, a
+    Keras callback that would need the cluster's weights: each one line, exit code 2, no server started."""
+    import keras
+
+    import autotune
+    from space.errors import BadInput
+
+    strategy = _build(MODELS / "mlp.py", "ps", tmp_path, cache_dir)
+    code, _, err = run("train", "--model", MODELS / "mlp.py", "--spec", SPEC, "--strategy", strategy, "--steps", "5",
+                       "--eval-every", "2")
+    assert code == 2 and err.startswith("error: --eval-every needs val_dataset_fn") and len(err.splitlines()) == 1
+    endless = tmp_path / "endless.py"
+    endless.write_text((ROOT / "examples" / "zoo" / "compiled_metrics.py").read_text().replace(".batch(64)",
+                                                                                               ".batch(64).repeat()"))
+    (tmp_path / "endless").mkdir()
+    other = _build(endless, "ps", tmp_path / "endless", cache_dir)
+    code, _, err = run("train", "--model", endless, "--spec", SPEC, "--strategy", other, "--steps", "5",
+                       "--eval-every", "2")
+    assert code == 2 and "val_dataset_fn(0, 1) never ends" in err and "--eval-steps" in err
+    with pytest.raises(BadInput, match="ModelCheckpoint cannot run under autotune; hint: use --checkpoint"):
+        autotune.train(endless, SPEC, other, 5, callbacks=[keras.callbacks.ModelCheckpoint(str(tmp_path / "x.keras"))])
