@@ -261,11 +261,7 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
     trainable, state, names, state_names = _model_variables(model, source)
     if not trainable:
         raise ModelError("the model has no trainable variables", source)
-    keras_vars = list(getattr(model, "trainable_variables", trainable))
-    _keras.check_constraints(keras_vars, names, source)
-    excluded = _keras.no_weight_decay(keras_optimizer, keras_vars, names)
-    if excluded:
-        optimizer = {**optimizer, "no_weight_decay": excluded}
+    optimizer = _with_exclusions(optimizer, keras_optimizer, model, trainable, names, source)
     batch_spec = tf.nest.map_structure(tf.type_spec_from_value, batch)
 
     @tf.function  # AutoGraph on, as for any tf.function: the user's Python `if` on a tensor means tf.cond
@@ -297,6 +293,14 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
                       element_spec=element_spec, keras_optimizer=keras_optimizer, tables=tables,
                       state_written=_written(state, [cf, step_cf]), eval_function=eval_function,
                       eval_spec=eval_spec, compiled=_keras.is_compiled(model))
+
+
+def _with_exclusions(optimizer: dict, keras_optimizer, model, trainable: list, names: list[str], source: str) -> dict:
+    """``optimizer`` with the variables Keras keeps out of weight decay (a variable constraint is refused)."""
+    keras_vars = list(getattr(model, "trainable_variables", trainable))
+    _keras.check_constraints(keras_vars, names, source)
+    excluded = _keras.no_weight_decay(keras_optimizer, keras_vars, names)
+    return {**optimizer, "no_weight_decay": excluded} if excluded else optimizer
 
 
 def _loss_of(module, model, source: str):

@@ -315,34 +315,42 @@ class _Builder:
                         self.bytes_by_node[addr] = self.bytes_by_node.get(addr, 0.0) + coll.bytes_on_wire / self.n
             else:  # every tower applies its own gradient to its own copy
                 reduced = {u.name: grads for u, grads in ar_items}
-            kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
-            for u, _ in ar_items:
-                if u.name not in plan_of:  # the per-row sums of another unit, applied with it
-                    continue
-                for r, dev in enumerate(self.tower_dev):
-                    v, slots = self.store[u.name]["copies"][r]
-                    # every op of each tower's update waits for every tower's reads, control edges between tasks
-                    # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
-                    # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
-                    # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
-                    g = reduced[u.name][r]
-                    if u.name in extra:
-                        g = {"sum": g, **{key: reduced[part][r] for key, part in extra[u.name].items()}}
-                    if self.update:
-                        updates.append(_apply.Update(plan_of[u.name], u, v, slots, g, dev, tower=r))
-                    else:
-                        with tf.compat.v1.device(dev):
-                            g = g.values if isinstance(g, tf.IndexedSlices) else g
-                            kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
-            for r, dev in enumerate(self.tower_dev):
-                if kept[r]:
-                    # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
-                    # wait on into a no-op (and so the whole backward pass), so one element of each is written
-                    sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
-                    with tf.compat.v1.device(dev):
-                        common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+            updates += self._copies_updates(ar_items, reduced, extra, plan_of, common)
         applied, per_tower = _apply.apply_all(self, updates, tower_grads)
         return common + applied, per_tower
+
+    def _copies_updates(self, ar_items: list, reduced: dict, extra: dict, plan_of: dict, common: list) -> list:
+        """Each tower's update of its copy of every all-reduce unit (``update=False``: one element of each gradient
+        written to a sink instead, appended to ``common``)."""
+        tf = self.tf
+        updates = []
+        kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
+        for u, _ in ar_items:
+            if u.name not in plan_of:  # the per-row sums of another unit, applied with it
+                continue
+            for r, dev in enumerate(self.tower_dev):
+                v, slots = self.store[u.name]["copies"][r]
+                # every op of each tower's update waits for every tower's reads (``_apply.apply_all``), control
+                # edges between tasks included. Gated like a PS unit's (its own tower's reads), transformer steps on
+                # the 3-host testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a
+                # PS step did not (79 ms): the cost model, calibrated on this, does not follow that yet
+                g = reduced[u.name][r]
+                if u.name in extra:
+                    g = {"sum": g, **{key: reduced[part][r] for key, part in extra[u.name].items()}}
+                if self.update:
+                    updates.append(_apply.Update(plan_of[u.name], u, v, slots, g, dev, tower=r))
+                else:
+                    with tf.compat.v1.device(dev):
+                        g = g.values if isinstance(g, tf.IndexedSlices) else g
+                        kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
+        for r, dev in enumerate(self.tower_dev):
+            if kept[r]:
+                # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
+                # wait on into a no-op (and so the whole backward pass), so one element of each is written
+                sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
+                with tf.compat.v1.device(dev):
+                    common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+        return updates
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
         return self.var(name, value, device)
