@@ -12,6 +12,7 @@ import dataclasses
 import types
 from typing import Any
 
+from space._values import keras_object
 from space.errors import ModelError
 
 READS = frozenset({"LookupTableFindV2", "LookupTableSizeV2"})  # the ops by which a step may use a table
@@ -61,10 +62,8 @@ def _owners(roots: list[tuple[str, Any]], depth: int = 6) -> dict[int, tuple[str
         elif isinstance(x, dict):
             children = [(f"{name}.{k}", c) for k, c in x.items()]
         elif hasattr(x, "__dict__") and not isinstance(x, (type, types.ModuleType)) and (
-                isinstance(x, (tf.Module, lookup_ops.LookupInterface))
-                or type(x).__module__.startswith(("keras", "tf_keras")) or d == depth):
-            layer = (getattr(x, "path", None) or getattr(x, "name", None)) if type(x).__module__.startswith("keras") \
-                else None
+                isinstance(x, (tf.Module, lookup_ops.LookupInterface)) or keras_object(x) or d == depth):
+            layer = (getattr(x, "path", None) or getattr(x, "name", None)) if keras_object(x) else None
             children = [(f"{layer or name}/{k}".strip("/"), c) for k, c in vars(x).items()]
         else:
             continue
@@ -112,3 +111,4 @@ def captured_tables(cf, model, module, variable_handles: set[int], source: str) 
         tables.append(Table(name=name, kind=kind, key_dtype=owner.key_dtype, value_dtype=owner.value_dtype,
                             value_shape=shape, keys=keys.numpy(), values=values.numpy(), handle=external))
     return tables
+

@@ -8,36 +8,37 @@ import types
 
 def reachable_variables(obj, depth: int = 5) -> list:
     """The ``tf.Variable``s an object holds: those Keras or ``tf.Module`` tracks, and plain ones set as attributes
-    (Keras 3 does not track those), searched through attributes, lists and dicts."""
+    (Keras 3 does not track those), searched through attributes, lists and dicts, breadth first (an object is
+    reached by its shortest path, so the depth limit cannot hide one reached first by a longer one)."""
+    import collections
+
     import tensorflow as tf
 
     found: dict[int, object] = {}
     seen: set[int] = set()
-
-    def visit(x, d: int) -> None:
+    queue = collections.deque([(obj, depth)])
+    while queue:
+        x, d = queue.popleft()
         if id(x) in seen or d < 0:
-            return
+            continue
         seen.add(id(x))
         if isinstance(x, tf.Variable):
             found.setdefault(id(x.handle), x)
-            return
+            continue
         inner = getattr(x, "_value", None)  # a Keras variable
         if isinstance(inner, tf.Variable):
             found.setdefault(id(inner.handle), inner)
-            return
+            continue
         if isinstance(x, (list, tuple)):
             children = list(x)
         elif isinstance(x, dict):
             children = list(x.values())
         elif hasattr(x, "__dict__") and not isinstance(x, (type, types.ModuleType)) and (
-                isinstance(x, tf.Module) or type(x).__module__.startswith(("keras", "tf_keras")) or d == depth):
+                isinstance(x, tf.Module) or keras_object(x) or d == depth):
             children = list(getattr(x, "variables", None) or []) + list(vars(x).values())
         else:
-            return
-        for c in children:
-            visit(c, d - 1)
-
-    visit(obj, depth)
+            continue
+        queue.extend((c, d - 1) for c in children)
     return list(found.values())
 
 
@@ -69,3 +70,8 @@ class values_kept:
         for v, value in self.saved + self.created:
             with contextlib.suppress(Exception):
                 v.assign(value)
+
+
+def keras_object(x) -> bool:
+    """Whether ``x`` is of a Keras class, a user's subclass of one (a custom layer) included."""
+    return any(c.__module__.startswith(("keras", "tf_keras")) for c in type(x).__mro__)

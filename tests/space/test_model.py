@@ -321,3 +321,32 @@ def test_every_optimizer_of_a_plain_dict(name):
     assert config["name"] == name and config["clipnorm"] == 1.0
     assert config["learning_rate"]["schedule"] == "ExponentialDecay" and float(opt.learning_rate) == pytest.approx(0.1)
     assert type(opt).__name__.lower() == {"momentum": "sgd"}.get(name, name)
+
+
+def test_checking_a_model_leaves_its_variables_as_they_were(tmp_path):
+    """The first loss runs eagerly on the model, a plain ``tf.Variable`` deep in a layer that counts its calls
+    included: every variable has its value back afterwards."""
+    from space.model import trace_step
+
+    model = tmp_path / "m.py"
+    model.write_text('''
+import tensorflow as tf, keras
+class Counting(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.inner = {"state": [tf.Variable(0.0, trainable=False)]}
+    def call(self, x):
+        self.inner["state"][0].assign_add(1.0)
+        return x
+def build_model():
+    return keras.Sequential([keras.Input((3,)), Counting(), keras.layers.BatchNormalization(), keras.layers.Dense(2)])
+def loss_fn(model, batch):
+    return tf.reduce_mean(model(batch, training=True) ** 2)
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(tf.random.stateless_normal([8, 3], [1, 2])).batch(4)
+''')
+    traced = trace_step(model)
+    counter = traced.model.layers[0].inner["state"][0]
+    assert float(counter.numpy()) == 0.0
+    moving_mean = traced.model.layers[1].moving_mean
+    assert float(abs(moving_mean.numpy()).max()) == 0.0
