@@ -288,10 +288,10 @@ class _Builder:
                     ar_items.append((u, dense))
                     if sums is not None:  # the update reads it as the sums of its row pieces
                         extra[u.name] = {}
-                    for key, values in (sums or {}).items():  # uncompressed: fp16 would flush a square's small values
-                        part = dataclasses.replace(u, name=f"{u.name}#{key}", compressor="NoneCompressor", rank=0)
-                        ar_items.append((part, values))
-                        extra.setdefault(u.name, {})[key] = part.name
+                        for key, values in sums.items():  # uncompressed: fp16 would flush a square's small values
+                            part = dataclasses.replace(u, name=f"{u.name}#{key}", compressor="NoneCompressor", rank=0)
+                            ar_items.append((part, values))
+                            extra[u.name][key] = part.name
                     continue
                 v, slots = self.store[u.name]["ps"]
                 for r, g in enumerate(grads):
@@ -390,6 +390,7 @@ class _Builder:
                 with self.tf.compat.v1.device(self.tower_dev[0]):
                     out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
         return out
+
 
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
