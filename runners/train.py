@@ -112,7 +112,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     plain, hooks = _callbacks.split(callbacks)
     run = _Run(traced, strategy, steps, start_step, resume_from, log, plain,
                _callbacks.KerasHooks(hooks, traced.model, steps), checkpoint_dir, keep)
-    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s,
+    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, evaluation=bool(eval_every),
                      start=resume_from.start() if resume_from is not None else None) as job:
         run.job = job
         run.metrics = _Metrics(logdir, log_every, job.graph.bytes_per_step, job.graph.bytes_by_node) \

@@ -29,8 +29,9 @@ class TrainingJob:
     PROBE_CALLS = 5  # the first of them builds the executors and is not counted
 
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
-                 update: bool = True, start=None, graph: TrainGraph | None = None) -> None:
-        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now)."""
+                 update: bool = True, start=None, graph: TrainGraph | None = None, evaluation: bool = False) -> None:
+        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now);
+        ``evaluation``: with the validation step (:meth:`evaluate`)."""
         import tensorflow as tf
 
         from runners._watched import run_with_timeout
@@ -40,7 +41,7 @@ class TrainingJob:
         self.step_timeout_s = step_timeout_s
         t0 = time.perf_counter()
         self.graph: TrainGraph = graph or job_graph(traced, strategy, cluster, synchronize=synchronize,
-                                                    update=update, start=start)
+                                                    update=update, start=start, evaluation=evaluation)
         self.steps_per_call = 1
         self.probe_steps = 0
         self._probe = None
@@ -262,12 +263,13 @@ class TrainingJob:
 
 
 def job_graph(traced, strategy, cluster, *, synchronize: bool = True, update: bool = True, start=None,
-              copies: int = 1) -> TrainGraph:
+              copies: int = 1, evaluation: bool = False) -> TrainGraph:
     """The graph a :class:`TrainingJob` of these arguments runs, with ``copies`` copies of its step where it is
     lockstep (:meth:`TrainGraph.repeat`). Python alone, no server: a caller with several jobs to start builds the
     next one's graph while the servers build the executors of the last."""
     key_base = cluster.next_instance_key_base()
     graph = build_train_graph(traced, strategy, cluster.task_device, key_base, synchronize=synchronize, update=update,
+                              evaluation=evaluation,
                               start=start, key_limit=key_base + cluster.instance_keys_per_trial,
                               replica_units=cluster.spec.replica_units(strategy.replicas))
     if copies > 1 and graph.mode == "lockstep":

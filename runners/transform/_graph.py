@@ -395,7 +395,7 @@ class _Builder:
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
                       start: Start | None = None, key_limit: int | None = None,
-                      replica_units: list[list[int]] | None = None) -> TrainGraph:
+                      replica_units: list[list[int]] | None = None, evaluation: bool = False) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -412,6 +412,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             step (:meth:`TrainGraph.repeat`) take keys of their own.
         replica_units: the replica units (indices into the strategy's replicas) a hierarchical all-reduce reduces
             inside first (``ClusterSpec.replica_units``); default one unit per node.
+        evaluation: also import the validation step of a model with ``val_dataset_fn`` (``_eval``).
     """
     import tensorflow as tf
 
@@ -444,7 +445,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         if b.mode == "lockstep":
             steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
                                     key_base, key_limit if key_limit is not None else key_base + (1 << 20))
-        evaluation = _eval.build_eval(b)
+        evaluation = _eval.build_eval(b) if evaluation else None
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
