@@ -4,8 +4,8 @@ needs (``runners.transform._optimizer``).
 Keras clips before it updates: ``clipnorm`` by each variable's norm, ``global_clipnorm`` by the norm of every
 gradient of the step. A partitioned variable's norm spans its shards and the global one every unit, on whatever
 devices they are stored: each device sums the squares of its own units' gradients and one device adds the sums.
-For the global norm that is the chief's replica (tower 0), where the all-reduced gradients already are, one scalar
-in from each parameter server and the factor out to every device that updates; a strategy of all-reduced
+For the global norm that is the first replica's device (tower 0), where the all-reduced gradients already are, one
+scalar in from each parameter server and the factor out to every device that updates; a strategy of all-reduced
 variables alone needs no message: every replica holds every reduced gradient and computes the norm itself. An
 asynchronous unit's update is one replica's step: its norm is that replica's own gradients'.
 """

@@ -31,7 +31,7 @@ class TrainingJob:
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
                  update: bool = True, start=None, graph: TrainGraph | None = None, evaluation: bool = False) -> None:
         """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now);
-        ``evaluation``: with the validation step (:meth:`evaluate`)."""
+        ``evaluation``: with the validation step on the chief's replica (:meth:`evaluate`)."""
         import tensorflow as tf
 
         from runners._watched import run_with_timeout
@@ -269,7 +269,7 @@ def job_graph(traced, strategy, cluster, *, synchronize: bool = True, update: bo
     next one's graph while the servers build the executors of the last."""
     key_base = cluster.next_instance_key_base()
     graph = build_train_graph(traced, strategy, cluster.task_device, key_base, synchronize=synchronize, update=update,
-                              evaluation=evaluation,
+                              evaluation=cluster.spec.chief.address if evaluation else None,
                               start=start, key_limit=key_base + cluster.instance_keys_per_trial,
                               replica_units=cluster.spec.replica_units(strategy.replicas))
     if copies > 1 and graph.mode == "lockstep":

@@ -1,5 +1,5 @@
 """The validation step in the training graph: the traced ``val_dataset_fn`` step imported once more on the chief's
-replica (tower 0), reading the variables where the strategy keeps them, fed one validation batch per call by the
+first replica, reading the variables where the strategy keeps them, fed one validation batch per call by the
 driver. It is built after the training step and its copies, and nothing of the training step waits on it: a call
 that fetches it runs it alone."""
 from __future__ import annotations
@@ -21,9 +21,10 @@ class EvalOps:
     outputs: Any
 
 
-def build_eval(b) -> EvalOps | None:
-    """The validation step of ``b.traced`` (None without ``val_dataset_fn``); ``b``: the graph's builder, after
-    ``sync``. Its reads count no bytes: a step's bytes are a training step's."""
+def build_eval(b, node: str) -> EvalOps | None:
+    """The validation step of ``b.traced`` on the first replica of the node at address ``node`` (the first replica
+    of all where none is there), or None without ``val_dataset_fn``; ``b``: the graph's builder, after ``sync``.
+    Its reads count no bytes: a step's bytes are a training step's."""
     tf, traced = b.tf, b.traced
     if getattr(traced, "eval_function", None) is None:
         return None
@@ -32,9 +33,10 @@ def build_eval(b) -> EvalOps | None:
                                  path=traced.path, tables=traced.tables)
     an = TracedAnalysis(like)
     flat = tf.nest.flatten(traced.eval_spec, expand_composites=True)
-    with tf.compat.v1.device(b.tower_dev[0]), tf.name_scope("eval"):
+    r = b.tower_addr.index(node) if node in b.tower_addr else 0
+    with tf.compat.v1.device(b.tower_dev[r]), tf.name_scope("eval"):
         feeds = [tf.compat.v1.placeholder(s.dtype, s.shape, name=f"batch{i}") for i, s in enumerate(flat)]
     counted = (b.bytes, dict(b.bytes_by_node))
-    loss, outputs, _ = _tower.import_tower(b, 0, feeds, an)
+    loss, outputs, _ = _tower.import_tower(b, r, feeds, an)
     b.bytes, b.bytes_by_node = counted
     return EvalOps(feeds=feeds, loss=loss, outputs=outputs[0] if outputs else ())

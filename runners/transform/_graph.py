@@ -52,7 +52,7 @@ class TrainGraph:
     inputs: list = dataclasses.field(default_factory=list)  # each tower's ``_input.TowerInput``
     feeds: list = dataclasses.field(default_factory=list)  # each tower's batch placeholders (fed towers only)
     steps: _repeat.StepOps | None = None  # lockstep: the step's ops and their copies (several steps per call)
-    evaluation: _eval.EvalOps | None = None  # the validation step, on tower 0 (``val_dataset_fn``)
+    evaluation: _eval.EvalOps | None = None  # the validation step, on the chief's replica (``val_dataset_fn``)
 
     def feed(self, towers=None, copies: int = 1) -> dict | None:
         """The feed of the next ``copies`` steps of ``towers`` (default all): the next batches of each fed one."""
@@ -395,7 +395,7 @@ class _Builder:
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
                       start: Start | None = None, key_limit: int | None = None,
-                      replica_units: list[list[int]] | None = None, evaluation: bool = False) -> TrainGraph:
+                      replica_units: list[list[int]] | None = None, evaluation: str | None = None) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -412,7 +412,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             step (:meth:`TrainGraph.repeat`) take keys of their own.
         replica_units: the replica units (indices into the strategy's replicas) a hierarchical all-reduce reduces
             inside first (``ClusterSpec.replica_units``); default one unit per node.
-        evaluation: also import the validation step of a model with ``val_dataset_fn`` (``_eval``).
+        evaluation: the address of the node (the chief's) whose first replica runs the validation step of a model
+            with ``val_dataset_fn`` (``_eval``); None: no validation step.
     """
     import tensorflow as tf
 
@@ -445,7 +446,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         if b.mode == "lockstep":
             steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
                                     key_base, key_limit if key_limit is not None else key_base + (1 << 20))
-        evaluation = _eval.build_eval(b) if evaluation else None
+        evaluation = _eval.build_eval(b, evaluation) if evaluation is not None else None
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
