@@ -26,13 +26,15 @@ class History:
     checkpoint: str | None  # the latest checkpoint directory
     checkpoints: list[str]
     steps_per_call: int = 1  # training steps per call: those the search measured the strategy at, or chosen
+    evaluations: list[dict] = dataclasses.field(default_factory=list)  # {"step", "val_loss", "val_<metric>"...}
 
 
 def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.PathLike, steps: int, *,
           checkpoint: str | os.PathLike | None = None, save_every: int = 0, keep: int = 3, resume: bool = False,
-          callbacks: Iterable[Callable[[StepInfo], None]] = (), logdir: str | os.PathLike | None = None,
+          callbacks: Iterable = (), logdir: str | os.PathLike | None = None,
           log_every: int = 10, step_timeout_s: float = 120.0, accept_unknown_hosts: bool = False,
-          log: Callable[[str], None] | None = None, steps_per_call: int = 0) -> History:
+          log: Callable[[str], None] | None = None, steps_per_call: int = 0, eval_every: int = 0,
+          eval_steps: int | None = None) -> History:
     """Train ``model`` with the strategy file ``strategy`` on the cluster of ``spec`` until ``steps`` steps in all.
 
     Args:
@@ -40,7 +42,13 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
             the last ``keep`` are kept.
         resume: continue from the newest checkpoint in ``checkpoint`` (its variables, optimizer slots, step and
             data position), under this strategy or another.
-        callbacks: each called with a :class:`StepInfo` after every step; an exception it raises stops the job.
+        callbacks: callables, each called with a :class:`StepInfo` after every step (an exception it raises stops
+            the job), and Keras callbacks (``keras.callbacks.Callback``): ``on_train_batch_end`` after every step,
+            ``on_epoch_end`` after every evaluation with its ``val_*`` results (``EarlyStopping`` stops the job),
+            ``on_train_begin``/``on_train_end`` (``runners._callbacks`` says which are refused).
+        eval_every: every that many steps and at the end, the validation loss and a compiled model's metrics on
+            ``val_dataset_fn(0, 1)`` (``eval_steps`` batches of it, default all), evaluated on the chief's replica;
+            logged, written to TensorBoard and to ``<checkpoint>/train.json``, and returned in ``evaluations``.
         logdir: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every ``log_every`` steps.
         steps_per_call: training steps per ``Session.run`` (0: those the search measured the strategy at, where it
             was chosen by a search on this cluster, else chosen after the first steps); the callbacks of a call's
@@ -57,18 +65,20 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         return _train(model, spec, strategy, steps, checkpoint=checkpoint, save_every=save_every, keep=keep,
                       resume=resume, callbacks=callbacks, logdir=logdir, log_every=log_every,
                       step_timeout_s=step_timeout_s, accept_unknown_hosts=accept_unknown_hosts, log=log,
-                      steps_per_call=steps_per_call)
+                      steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps)
 
 
 def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
-           step_timeout_s, accept_unknown_hosts, log, steps_per_call) -> History:
+           step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps) -> History:
+    from runners import _callbacks, _evaluate
     from runners.cluster import start_cluster
     from runners.profile import measured_steps_per_call, prepare
     from runners.train import check_fits, load_checkpoint, train_strategy
     from space.errors import BadInput
 
     for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
-                             ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0)):
+                             ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0),
+                             ("eval_every", eval_every, 0), ("eval_steps", 1 if eval_steps is None else eval_steps, 1)):
         if not isinstance(value, int) or value < low:
             raise BadInput(f"`{name} >= {low}` must hold, but got {value!r}")
     if resume and checkpoint is None:
@@ -85,15 +95,20 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     if start is not None:
         check_fits(start, traced)
     steps_per_call = steps_per_call or measured_steps_per_call(strat, cluster_spec) or 0
+    callbacks = list(callbacks)
+    _callbacks.split(callbacks)  # checked before any server starts, as the evaluation is
+    _evaluate.check(traced, eval_every, eval_steps)
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
         result = train_strategy(traced, strat, cluster, steps=steps,
                                 checkpoint_dir=str(checkpoint) if checkpoint is not None else None,
                                 save_every=save_every, keep=keep, resume_from=start, step_timeout_s=step_timeout_s,
                                 log=log, callbacks=callbacks, logdir=str(logdir) if logdir else None,
-                                log_every=log_every, steps_per_call=steps_per_call)
+                                log_every=log_every, steps_per_call=steps_per_call, eval_every=eval_every,
+                                eval_steps=eval_steps)
     return History(steps=result.steps, start_step=result.start_step, losses=result.losses,
                    step_times_s=result.step_times_s, seconds=result.seconds, checkpoint=result.checkpoint,
-                   checkpoints=result.checkpoints, steps_per_call=result.steps_per_call)
+                   checkpoints=result.checkpoints, steps_per_call=result.steps_per_call,
+                   evaluations=result.evaluations)
 
 
 @dataclasses.dataclass

@@ -9,9 +9,9 @@ under the same strategy or another. ``<DIR>/ckpt-<step>/`` holds
   ``tf.Module``: the single-device model, as its own library saves it;
 - ``checkpoint.json``: the step, the batches each replica's pipeline has served, the loss, the strategy's id.
 
-Each is written under a temporary name and renamed into place; ``<DIR>/train.json`` names the latest; the last
-``keep`` are kept. :func:`load_checkpoint` reads one back, :func:`keras_optimizer` rebuilds the Keras optimizer
-with its slots, for evaluation or fine-tuning on one device.
+Each is written under a temporary name and renamed into place; ``<DIR>/train.json`` names the latest and holds
+the evaluations so far; the last ``keep`` are kept. :func:`load_checkpoint` reads one back, :func:`keras_optimizer`
+rebuilds the Keras optimizer with its slots, for evaluation or fine-tuning on one device.
 """
 from __future__ import annotations
 
@@ -27,11 +27,11 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from runners import _callbacks, _evaluate
 from space.errors import BadInput, RunError
 
 CHECKPOINT_PREFIX = "ckpt-"
 PROBE_STEPS = 5  # one-step calls that time the step before the steps per call are chosen
-KERAS_SLOTS = {"adam": {"m": "_momentums", "v": "_velocities"}, "momentum": {"momentum": "momentums"}}
 
 
 @dataclasses.dataclass
@@ -42,6 +42,7 @@ class StepInfo:
     loss: float
     step_time_s: float
     examples_per_s: float
+    learning_rate: float = 0.0  # of the update that made this step
 
 
 @dataclasses.dataclass
@@ -55,6 +56,7 @@ class TrainResult:
     state: dict
     start_step: int = 0
     checkpoints: list[str] = dataclasses.field(default_factory=list)
+    evaluations: list[dict] = dataclasses.field(default_factory=list)  # {"step", "val_loss", "val_<metric>"...}
     steps_per_call: int = 1  # the steps each call ran (where the steps filled a call)
 
 
@@ -83,79 +85,150 @@ class Checkpoint:
 
 def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str | None = None, save_every: int = 0,
                    keep: int = 3, resume_from: Checkpoint | None = None, step_timeout_s: float = 120.0,
-                   log: Callable[[str], None] | None = None, callbacks: Iterable[Callable[[StepInfo], None]] = (),
-                   logdir: str | None = None, log_every: int = 10, steps_per_call: int = 0,
-                   on_build: Callable[[str], None] | None = None) -> TrainResult:
+                   log: Callable[[str], None] | None = None, callbacks: Iterable = (),
+                   logdir: str | None = None, log_every: int = 10, steps_per_call: int = 0, eval_every: int = 0,
+                   eval_steps: int | None = None, on_build: Callable[[str], None] | None = None) -> TrainResult:
     """Train until ``steps`` steps in all are done (from ``resume_from``'s step, else 0) on a running cluster.
 
     With ``checkpoint_dir``, a checkpoint every ``save_every`` steps (0: at the end only) and at the end. A NaN or
     infinite loss raises :class:`NonFiniteLoss` naming the step and the last good checkpoint. With ``logdir``,
-    TensorBoard scalars (loss, step time, examples/s, bytes moved per step by node) every ``log_every`` steps.
-    ``steps_per_call`` steps run in each ``Session.run`` (0: chosen after the first steps, so that the call's own
-    cost is a small share of a call); the losses, NaN checks and callbacks of a call's steps come after the call,
-    and a call never spans a checkpoint.
+    TensorBoard scalars (loss, learning rate, step time, examples/s, bytes moved per step by node) every
+    ``log_every`` steps. ``eval_every``: the validation loss and compiled metrics every that many steps and at the
+    end (``runners._evaluate``; ``eval_steps`` batches of ``val_dataset_fn(0, 1)``, default all), logged, written to
+    TensorBoard and to ``train.json``. ``callbacks``: plain callables told each step's :class:`StepInfo`, and Keras
+    callbacks (``runners._callbacks``). ``steps_per_call`` steps run in each ``Session.run`` (0: chosen after the
+    first steps, so that the call's own cost is a small share of a call); the losses, NaN checks and callbacks of a
+    call's steps come after the call, and a call never spans a checkpoint or an evaluation.
     """
     from runners.transform import TrainingJob
 
     start_step = resume_from.step if resume_from is not None else 0
-    if steps_per_call < 0:
-        raise BadInput(f"`steps_per_call >= 0` must hold, but got {steps_per_call}", hint="0 chooses it")
+    for name, value in (("steps_per_call", steps_per_call), ("eval_every", eval_every)):
+        if value < 0:
+            raise BadInput(f"`{name} >= 0` must hold, but got {value}", hint="0 chooses it" if name[0] == "s" else "")
     if steps < start_step:
         raise BadInput(f"--steps {steps} is fewer than the {start_step} steps the checkpoint has done",
                        hint="give the steps in all, the checkpoint's included")
-    out = pathlib.Path(checkpoint_dir) if checkpoint_dir else None
-    losses: list[float] = []
-    times: list[float] = []
-    saved: list[str] = []
-    callbacks = list(callbacks)
-    t0 = time.perf_counter()
-    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build or log,
+    _evaluate.check(traced, eval_every, eval_steps)
+    plain, hooks = _callbacks.split(callbacks)
+    run = _Run(traced, strategy, steps, start_step, resume_from, log, plain,
+               _callbacks.KerasHooks(hooks, traced.model, steps), checkpoint_dir, keep)
+    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, evaluation=bool(eval_every),
+                     on_build=on_build or log,
                      start=resume_from.start() if resume_from is not None else None) as job:
-        batch = job.graph.global_batch
-        metrics = _Metrics(logdir, log_every, job.graph.bytes_per_step, job.graph.bytes_by_node) if logdir else None
-
-        def on_step(_s: int, dt: float, loss: float) -> None:
-            done = start_step + len(losses) + 1
-            if not math.isfinite(loss):
-                last = saved[-1] if saved else (str(resume_from.path) if resume_from else "none")
-                raise NonFiniteLoss(f"the loss is {loss} at step {done}: training stopped; the last good "
-                                    f"checkpoint is {last}", hint="lower the learning rate or check the inputs")
-            losses.append(loss)
-            times.append(dt)
-            info = StepInfo(done, loss, dt, batch / dt if dt > 0 else 0.0)
-            if metrics:
-                metrics.add(info)
-            for cb in callbacks:
-                cb(info)
-            if log and (done == start_step + 1 or done % max(1, steps // 10) == 0 or done == steps):
-                log(f"step {done}/{steps}  loss {loss:.5f}  {dt * 1e3:.1f} ms")
-
+        run.job = job
+        run.metrics = _Metrics(logdir, log_every, job.graph.bytes_per_step, job.graph.bytes_by_node) \
+            if logdir else None
+        evaluate = _evaluate.Evaluator(traced, job, eval_steps) if eval_every else None
         try:
-            done = start_step
-            chosen = steps_per_call > 0 and job.set_steps_per_call(steps_per_call)
-            step_s = None
-            while done < steps:
-                chunk = left = min(save_every or steps, steps - done)
-                if not chosen and step_s is None:  # one-step calls time the step (the first builds the executors)
-                    first = job.run(min(PROBE_STEPS, left), on_step=on_step)
-                    step_s, left = statistics.median(first[1:] or first), left - len(first)
-                if not chosen and left >= job.PROBE_CALLS * job.probe_length():  # room for its probe calls
-                    chosen = job.choose_steps_per_call(step_s, on_step=on_step)
-                    left -= job.probe_steps
-                job.run(left, on_step=on_step)
-                done += chunk
-                if out is not None and (save_every or done == steps):
-                    values, state, slots = job.snapshot()
-                    path = save_checkpoint(traced, out, done, values, state, slots, [done] * job.graph.num_towers,
-                                           strategy=strategy, loss=losses[-1] if losses else None, keep=keep)
-                    saved.append(str(path))
+            run.hooks.begin()
+            run.loop(save_every, eval_every, evaluate, steps_per_call)
             values, state = job.values()
         finally:
-            if metrics:
-                metrics.close()
-    return TrainResult(steps=steps, losses=losses, step_times_s=times, seconds=time.perf_counter() - t0,
-                       checkpoint=saved[-1] if saved else None, values=values, state=state, start_step=start_step,
-                       checkpoints=saved, steps_per_call=job.steps_per_call)
+            if run.metrics:
+                run.metrics.close()
+    run.hooks.end(run.logs())
+    return TrainResult(steps=run.done, losses=run.losses, step_times_s=run.times, seconds=time.perf_counter() - run.t0,
+                       checkpoint=run.saved[-1] if run.saved else None, values=values, state=state,
+                       start_step=start_step, checkpoints=run.saved, evaluations=run.evaluations,
+                       steps_per_call=run.job.steps_per_call)
+
+
+class _Run:
+    """The driver's side of one training job: each step's loss, the callbacks, evaluations and checkpoints."""
+
+    def __init__(self, traced, strategy, steps: int, start_step: int, resume_from, log, plain: list, hooks,
+                 checkpoint_dir: str | None, keep: int) -> None:
+        from runners.transform._optimizer import Optimizer
+
+        self.traced, self.strategy, self.steps, self.start_step = traced, strategy, steps, start_step
+        self.resume_from, self.log, self.plain, self.hooks, self.keep = resume_from, log, plain, hooks, keep
+        self.out = pathlib.Path(checkpoint_dir) if checkpoint_dir else None
+        self.optimizer = Optimizer(traced.optimizer, getattr(traced, "keras_optimizer", None))
+        self.losses: list[float] = []
+        self.times: list[float] = []
+        self.saved: list[str] = []
+        self.evaluations = _evaluations_before(self.out, start_step) if resume_from is not None else []
+        self.done, self.t0 = start_step, time.perf_counter()
+        self.job = self.metrics = None
+
+    def logs(self) -> dict:
+        logs = {"loss": self.losses[-1]} if self.losses else {}
+        logs["learning_rate"] = self.optimizer.learning_rate_at(max(self.done, 1))
+        return logs
+
+    def on_step(self, _s: int, dt: float, loss: float) -> None:
+        done = self.start_step + len(self.losses) + 1
+        if not math.isfinite(loss):
+            last = self.saved[-1] if self.saved else (str(self.resume_from.path) if self.resume_from else "none")
+            raise NonFiniteLoss(f"the loss is {loss} at step {done}: training stopped; the last good "
+                                f"checkpoint is {last}", hint="lower the learning rate or check the inputs")
+        self.losses.append(loss)
+        self.times.append(dt)
+        lr = self.optimizer.learning_rate_at(done)
+        info = StepInfo(done, loss, dt, self.job.graph.global_batch / dt if dt > 0 else 0.0, lr)
+        if self.metrics:
+            self.metrics.add(info)
+        for cb in self.plain:
+            cb(info)
+        self.hooks.step(done, {"loss": loss, "learning_rate": lr})
+        steps = self.steps
+        if self.log and (done == self.start_step + 1 or done % max(1, steps // 10) == 0 or done == steps):
+            self.log(f"step {done}/{steps}  loss {loss:.5f}  {dt * 1e3:.1f} ms")
+
+    def loop(self, save_every: int, eval_every: int, evaluate, steps_per_call: int) -> None:
+        """Steps in calls up to the next checkpoint or evaluation, then those, until the steps are done or a
+        callback stops the job."""
+        job, stop = self.job, (lambda: self.hooks.stop)
+        chosen = steps_per_call > 0 and job.set_steps_per_call(steps_per_call)
+        step_s = None
+        while self.done < self.steps and not self.hooks.stop:
+            target = min([self.steps] + [(self.done // k + 1) * k for k in (save_every, eval_every) if k])
+            left = target - self.done
+            if not chosen and step_s is None:  # one-step calls time the step (the first builds the executors)
+                first = job.run(min(PROBE_STEPS, left), on_step=self.on_step, until=stop)
+                step_s, left = statistics.median(first[1:] or first), left - len(first)
+            if not chosen and left >= job.PROBE_CALLS * job.probe_length() and not self.hooks.stop:
+                chosen = job.choose_steps_per_call(step_s, on_step=self.on_step)  # room for its probe calls
+            remaining = target - self.start_step - len(self.losses)
+            if remaining > 0 and not self.hooks.stop:
+                job.run(remaining, on_step=self.on_step, until=stop)
+            self.done = self.start_step + len(self.losses)
+            if evaluate is not None and (self.done % eval_every == 0 or self.done == self.steps or self.hooks.stop):
+                self.evaluated(evaluate(self.done))  # a callback may stop the job on its results
+            last = self.done == self.steps or self.hooks.stop
+            if self.out is not None and ((save_every and self.done % save_every == 0) or last):
+                self.checkpoint()
+
+    def evaluated(self, ev) -> None:
+        self.evaluations = [e for e in self.evaluations if e["step"] < ev.step] + [ev.to_dict()]
+        if self.log:
+            self.log(ev.line())
+        if self.metrics:
+            self.metrics.scalars(ev.metrics, ev.step)
+        if self.out is not None:
+            index = self.out / "train.json"
+            self.out.mkdir(parents=True, exist_ok=True)
+            _write_index(self.out, {**(json.loads(index.read_text()) if index.is_file() else {}),
+                                    "evaluations": self.evaluations})
+        self.hooks.epoch_end({**self.logs(), **ev.metrics})
+
+    def checkpoint(self) -> None:
+        values, state, slots = self.job.snapshot()
+        path = save_checkpoint(self.traced, self.out, self.done, values, state, slots,
+                               [self.done] * self.job.graph.num_towers, strategy=self.strategy,
+                               loss=self.losses[-1] if self.losses else None, keep=self.keep,
+                               evaluations=self.evaluations)
+        self.saved.append(str(path))
+
+
+def _evaluations_before(out: pathlib.Path | None, step: int) -> list[dict]:
+    """The evaluations a resumed job's earlier runs recorded in ``train.json``, up to the step it resumes at."""
+    try:
+        index = json.loads((out / "train.json").read_text()) if out is not None else {}
+    except (OSError, ValueError):
+        return []
+    return [e for e in index.get("evaluations", []) if isinstance(e, dict) and e.get("step", step + 1) <= step]
 
 
 class _Metrics:
@@ -180,15 +253,19 @@ class _Metrics:
             return
         last = self.window[-1]
         mean_s = sum(i.step_time_s for i in self.window) / len(self.window)
-        scalars = {"loss": last.loss, "step_time_ms": mean_s * 1e3,
+        scalars = {"loss": last.loss, "learning_rate": last.learning_rate, "step_time_ms": mean_s * 1e3,
                    "examples_per_s": sum(i.examples_per_s for i in self.window) / len(self.window),
                    "bytes_per_step/all_nodes": self.bytes_per_step,
                    **{f"bytes_per_step/{node}": b for node, b in sorted(self.bytes_by_node.items())}}
-        with self.writer.as_default():
-            for tag, value in scalars.items():
-                self._scalar(tag, value, last.step)
-        self.writer.flush()
         self.window = []
+        self.scalars(scalars, last.step)
+
+    def scalars(self, values: dict, step: int) -> None:
+        """Write ``values`` (tag -> number) at ``step`` now (an evaluation's results)."""
+        with self.writer.as_default():
+            for tag, value in values.items():
+                self._scalar(tag, value, step)
+        self.writer.flush()
 
     def _scalar(self, tag: str, value: float, step: int) -> None:
         """A scalar as TensorBoard's scalars plugin reads it, written with TensorFlow's own summary op (the
@@ -205,7 +282,7 @@ class _Metrics:
 
 def save_checkpoint(traced, directory: str | os.PathLike, step: int, values: dict, state: dict, slots: dict,
                     batches_done: list[int], *, strategy=None, loss: float | None = None,
-                    keep: int = 3) -> pathlib.Path:
+                    keep: int = 3, evaluations: list[dict] | None = None) -> pathlib.Path:
     """Write ``<directory>/ckpt-<step>/`` atomically, point ``train.json`` at it, keep the last ``keep``.
 
     The traced model's variables take the checkpoint's values (its library saves them from there)."""
@@ -243,11 +320,18 @@ def save_checkpoint(traced, directory: str | os.PathLike, step: int, values: dic
         strategy.save(out / "strategy.pb")
     index = {"latest": name, "step": step, "model": traced.path, "weights": f"{name}/{weights}",
              "variables": f"{name}/variables.npz"}
-    (out / "train.json.tmp").write_text(json.dumps(index, indent=1) + "\n")
-    os.replace(out / "train.json.tmp", out / "train.json")
+    if evaluations:
+        index["evaluations"] = evaluations
+    _write_index(out, index)
     for old in checkpoints(out)[:-max(1, keep)]:
         shutil.rmtree(old, ignore_errors=True)
     return final
+
+
+def _write_index(out: pathlib.Path, index: dict) -> None:
+    """``<out>/train.json``, atomically: the latest checkpoint and the evaluations so far."""
+    (out / "train.json.tmp").write_text(json.dumps(index, indent=1) + "\n")
+    os.replace(out / "train.json.tmp", out / "train.json")
 
 
 def checkpoints(directory: str | os.PathLike) -> list[pathlib.Path]:
@@ -328,19 +412,30 @@ def check_fits(checkpoint: Checkpoint, traced) -> None:
 
 
 def keras_optimizer(checkpoint: Checkpoint, traced):
-    """The Keras optimizer of the model, built on its trainable variables, with the checkpoint's slots: the
-    single-device continuation of the job (``traced``: the model's ``space.model.TracedStep``)."""
-    from runners.transform._optimizer import Optimizer
+    """The Keras optimizer of the model, built on its trainable variables, with the checkpoint's slots and step
+    count: the single-device continuation of the job (``traced``: the model's ``space.model.TracedStep``)."""
+    from runners.transform._optimizer import ALIASES, Optimizer
 
-    opt = Optimizer(traced.optimizer).keras()
+    opt = Optimizer(traced.optimizer, getattr(traced, "keras_optimizer", None)).keras()
     variables = list(getattr(traced.model, "trainable_variables", traced.trainable))
     opt.build(variables)
-    names = KERAS_SLOTS.get(traced.optimizer.get("name", "sgd"), {})
-    for i, name in enumerate(traced.names):
-        for slot, attr in names.items():
-            getattr(opt, attr)[i].assign(checkpoint.slots[name][slot])
-    if traced.optimizer.get("name") == "adam" and traced.names:
-        opt.iterations.assign(int(checkpoint.slots[traced.names[0]]["t"]))
-    else:
-        opt.iterations.assign(checkpoint.step)
+    by_name = {v.name: v for v in opt.variables}
+    for model_var, name in zip(variables, traced.names):
+        slots = {ALIASES.get(k, k): v for k, v in checkpoint.slots.get(name, {}).items()}
+        for slot, value in slots.items():
+            target = by_name.get(f"{_reference_name(model_var)}_{slot}")
+            if target is not None:
+                target.assign(value)
+    first = {ALIASES.get(k, k): v for k, v in checkpoint.slots.get(traced.names[0], {}).items()} \
+        if traced.names else {}
+    opt.iterations.assign(int(first.get("iterations", checkpoint.step)))
+    if "u_product" in first and hasattr(opt, "_u_product"):
+        opt._u_product.assign(first["u_product"])  # noqa: SLF001 - Nadam's running product has no public setter
     return opt
+
+
+def _reference_name(variable) -> str:
+    """The prefix Keras gives the optimizer slots of ``variable`` (``add_variable_from_reference``)."""
+    if hasattr(variable, "path"):
+        return variable.path.replace("/", "_")
+    return str(variable.name).replace("/", "_").replace(":", "_")

@@ -10,9 +10,10 @@ import json
 import math
 from typing import Any, Iterable
 
+from space._optimizers import SPARSE_UPDATES
 from space.errors import ModelError
 
-INVENTORY_VERSION = 5
+INVENTORY_VERSION = 6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,9 +69,20 @@ class VariableInfo:
         return self.num_elements if rows is None else rows * (self.num_elements // max(self.shape[0], 1))
 
     def updated_elements(self, optimizer_name: str) -> int:
-        """Elements the optimizer writes in one step: the rows touched where plain SGD scatters a sparse gradient,
-        every element otherwise (momentum and Adam densify it, as Keras does)."""
-        return self.touched_elements if optimizer_name == "sgd" else self.num_elements
+        """Elements the optimizer writes in one step: the rows touched where plain SGD or Adagrad scatters a sparse
+        gradient, every element otherwise (the other optimizers densify it, as Keras does)."""
+        return self.touched_elements if optimizer_name in SPARSE_UPDATES else self.num_elements
+
+
+@dataclasses.dataclass(frozen=True)
+class TableInfo:
+    """A lookup table the step reads (a ``StringLookup`` in the model): on every replica, not synchronized."""
+
+    name: str
+    kind: str
+    key_dtype: str
+    value_dtype: str
+    size: int
 
 
 _ITEMSIZE = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int32": 4, "int64": 8,
@@ -90,6 +102,7 @@ class Inventory:
     optimizer: dict[str, Any] = dataclasses.field(default_factory=dict)
     flops_lower_bound: bool = False  # a loop of unknown length was counted once: the step computes more
     flops_note: str = ""  # where control flow made ``flops_per_step`` an estimate, for a person
+    tables: tuple[TableInfo, ...] = ()
     version: int = INVENTORY_VERSION
 
     def __post_init__(self) -> None:
@@ -144,7 +157,8 @@ class Inventory:
                    variables=tuple(var(x) for x in d["variables"]), state=tuple(var(x) for x in d["state"]),
                    flops_per_step=float(d["flops_per_step"]), batch_size=int(d["batch_size"]),
                    optimizer=dict(d.get("optimizer") or {}), flops_lower_bound=bool(d.get("flops_lower_bound")),
-                   flops_note=str(d.get("flops_note") or ""), version=int(d.get("version", INVENTORY_VERSION)))
+                   flops_note=str(d.get("flops_note") or ""), tables=tuple(TableInfo(**t) for t in d.get("tables", ())),
+                   version=int(d.get("version", INVENTORY_VERSION)))
 
     @classmethod
     def from_json(cls, text: str) -> "Inventory":

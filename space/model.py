@@ -1,14 +1,14 @@
 """The model contract: load a user's model file, trace one training step, produce the inventory.
 
-A model file defines ``build_model()`` (a Keras 3 model or a ``tf.Module``), ``loss_fn(model, batch)`` -> scalar,
-``dataset_fn(worker_index, num_workers)`` -> ``tf.data.Dataset`` of batches, and optionally
-``OPTIMIZER = {"name": "sgd"|"momentum"|"adam", "learning_rate": ..., ...}`` (default SGD 0.01).
+A model file defines ``build_model()`` (a Keras 3 model, compiled or not, or a ``tf.Module``) and
+``dataset_fn(worker_index, num_workers)`` -> ``tf.data.Dataset`` of batches; ``loss_fn(model, batch)`` -> scalar
+unless the model is compiled with a loss; optionally ``OPTIMIZER`` (a dict or a Keras optimizer; else the compiled
+one, else SGD 0.01) and ``val_dataset_fn`` (same signature) for evaluation.
 
 TensorFlow is imported inside the functions, so ``import space`` stays free of it.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import importlib.util
@@ -19,13 +19,12 @@ import traceback
 import types
 from typing import Any
 
+from space import _keras, _tables
+from space._values import values_kept
 from space.errors import ModelError
-from space.inventory import Inventory, VariableInfo
+from space.inventory import Inventory, TableInfo, VariableInfo
 
-REQUIRED = ("build_model", "loss_fn", "dataset_fn")
-OPTIMIZERS = {"sgd": {"learning_rate"}, "momentum": {"learning_rate", "momentum", "nesterov"},
-              "adam": {"learning_rate", "beta_1", "beta_2", "epsilon"}}
-DEFAULT_OPTIMIZER = {"name": "sgd", "learning_rate": 0.01}
+REQUIRED = ("build_model", "dataset_fn")
 
 
 def file_hash(path: str | os.PathLike) -> str:
@@ -102,20 +101,8 @@ def import_model_file(path: str | os.PathLike) -> types.ModuleType:
 
 
 def optimizer_config(module: types.ModuleType, source: str) -> dict[str, Any]:
-    """The validated ``OPTIMIZER`` dict of a model module (default SGD, learning rate 0.01)."""
-    cfg = getattr(module, "OPTIMIZER", None)
-    if cfg is None:
-        return dict(DEFAULT_OPTIMIZER)
-    if not isinstance(cfg, dict) or cfg.get("name") not in OPTIMIZERS:
-        raise ModelError(f"OPTIMIZER must be a dict with name in {sorted(OPTIMIZERS)}, got {cfg!r}", source)
-    unknown = set(cfg) - {"name"} - OPTIMIZERS[cfg["name"]]
-    if unknown:
-        raise ModelError(f"OPTIMIZER has unknown key {sorted(unknown)[0]!r} for {cfg['name']}", source,
-                         hint=f"allowed: {sorted(OPTIMIZERS[cfg['name']])}")
-    lr = cfg.get("learning_rate", DEFAULT_OPTIMIZER["learning_rate"])
-    if not isinstance(lr, (int, float)) or isinstance(lr, bool) or lr <= 0:
-        raise ModelError(f"OPTIMIZER learning_rate must be a positive number, got {lr!r}", source)
-    return {**cfg, "learning_rate": float(lr)}
+    """The plain optimizer config of a model module whose optimizer does not come from a compiled model."""
+    return _keras.resolve_optimizer(module, None, source)[0]
 
 
 @dataclasses.dataclass
@@ -140,15 +127,23 @@ class TracedStep:
     sample_batch: Any
     sparse: list[bool]
     gather_rows: list[int | None]
-    optimizer: dict[str, Any]
+    optimizer: dict[str, Any]  # plain config (``space._optimizers``)
     step_function: Any = None  # batch -> (loss, grads), on the dataset's element_spec
     element_spec: Any = None
+    keras_optimizer: Any = None  # the Keras optimizer ``optimizer`` describes (a compiled model's own)
+    tables: list = dataclasses.field(default_factory=list)  # ``space._tables.Table`` the step reads
+    state_written: list = dataclasses.field(default_factory=list)  # per state variable: does the step assign it
+    eval_function: Any = None  # val batch -> (loss, [y_pred] or []), with ``val_dataset_fn``
+    eval_spec: Any = None  # the validation dataset's element_spec
+    compiled: bool = False  # a compiled Keras model: its metrics are evaluated with the validation loss
 
     def __post_init__(self) -> None:
         if self.step_function is None:
             self.step_function = self.concrete_function
         if self.element_spec is None:
             self.element_spec = self.batch_spec
+        if not self.state_written:
+            self.state_written = [True] * len(self.state)
 
 
 def _tf_variable(v):
@@ -200,77 +195,12 @@ def _fresh_keras_names() -> None:
     keras.backend.clear_session(free_memory=False)
 
 
-def _reachable_variables(obj, depth: int = 5) -> list:
-    """The ``tf.Variable``s an object holds: those Keras or ``tf.Module`` tracks, and plain ones set as attributes
-    (Keras 3 does not track those), searched through attributes, lists and dicts."""
+def _first_batch(module, source: str, r: int, n: int, fn_name: str = "dataset_fn"):
+    """(dataset, first batch) of ``<fn_name>(r, n)``, every failure a :class:`ModelError`."""
     import tensorflow as tf
 
-    found: dict[int, object] = {}
-    seen: set[int] = set()
-
-    def visit(x, d: int) -> None:
-        if id(x) in seen or d < 0:
-            return
-        seen.add(id(x))
-        if isinstance(x, tf.Variable):
-            found.setdefault(id(x.handle), x)
-            return
-        inner = getattr(x, "_value", None)  # a Keras variable
-        if isinstance(inner, tf.Variable):
-            found.setdefault(id(inner.handle), inner)
-            return
-        if isinstance(x, (list, tuple)):
-            children = list(x)
-        elif isinstance(x, dict):
-            children = list(x.values())
-        elif hasattr(x, "__dict__") and not isinstance(x, (type, types.ModuleType)) and (
-                isinstance(x, tf.Module) or type(x).__module__.startswith(("keras", "tf_keras")) or d == depth):
-            children = list(getattr(x, "variables", None) or []) + list(vars(x).values())
-        else:
-            return
-        for c in children:
-            visit(c, d - 1)
-
-    visit(obj, depth)
-    return list(found.values())
-
-
-class _values_kept:
-    """Within the block, user code may run eagerly (the first loss), but no variable keeps what it assigned: those
-    that existed get their values back, those created inside (lazily built layers) their initial values."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-
-    def __enter__(self) -> "_values_kept":
-        import tensorflow as tf
-
-        self.saved = [(v, v.numpy()) for v in _reachable_variables(self.model)]
-        self.created: list = []
-
-        def creator(next_creator, **kwargs):
-            v = next_creator(**kwargs)
-            with contextlib.suppress(Exception):  # a variable whose value cannot be read yet is left alone
-                self.created.append((v, v.numpy()))
-            return v
-
-        self._scope = tf.variable_creator_scope(creator)
-        self._scope.__enter__()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._scope.__exit__(*exc)
-        for v, value in self.saved + self.created:
-            with contextlib.suppress(Exception):
-                v.assign(value)
-
-
-def _first_batch(module, source: str, r: int, n: int):
-    """(dataset, first batch) of ``dataset_fn(r, n)``, every failure a :class:`ModelError`."""
-    import tensorflow as tf
-
-    what = f"dataset_fn({r}, {n})"
-    dataset = call_user(source, what, module.dataset_fn, r, n)
+    what = f"{fn_name}({r}, {n})"
+    dataset = call_user(source, what, getattr(module, fn_name), r, n)
     if not isinstance(dataset, tf.data.Dataset):
         raise ModelError(f"{what} returned {type(dataset).__name__}, not a tf.data.Dataset", source)
     batch = call_user(source, f"the first batch of {what}", lambda: next(iter(dataset), None))
@@ -298,7 +228,7 @@ def _check_loss(loss, line: str) -> None:
 
 def _loss_line(module, source: str) -> str:
     """Where ``loss_fn`` is defined: the place a bad loss value is reported at."""
-    code = getattr(module.loss_fn, "__code__", None)
+    code = getattr(getattr(module, "loss_fn", None), "__code__", None)
     return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else source
 
 
@@ -307,16 +237,18 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
 
     Everything the backend will need of the file is checked here, so that a file ``autotune inspect`` accepts
     does not fail later for a reason it could have seen: ``dataset_fn`` for two workers as well as one, with one
-    batch structure; a finite scalar loss; a gradient for every trainable variable; a step that traces on the
-    dataset's batch shapes.
+    batch structure; a loss (``loss_fn`` or the compiled one) and an optimizer autotune runs; a finite scalar loss;
+    a gradient for every trainable variable; a step that traces on the dataset's batch shapes; the resources it
+    reads; the validation step.
     """
     import tensorflow as tf
 
     source = str(path)
     _fresh_keras_names()
     module = import_model_file(path)
-    optimizer = optimizer_config(module, source)
     model = call_user(source, "build_model()", module.build_model)
+    loss_fn, what = _loss_of(module, model, source)
+    optimizer, keras_optimizer = _keras.resolve_optimizer(module, model, source)
     dataset, batch = _first_batch(module, source, 0, 1)
     element_spec = dataset.element_spec
     other, _ = _first_batch(module, source, 1, 2)
@@ -324,39 +256,117 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
         raise ModelError("dataset_fn(1, 2) yields batches of another structure than dataset_fn(0, 1): "
                          f"{other.element_spec} vs {element_spec}", source,
                          hint="every worker's batches must have one structure and dtypes")
-    with _values_kept(model):  # checking the loss must not train: a step counter, BatchNorm statistics
-        loss = call_user(source, "loss_fn(model, batch)", module.loss_fn, model, batch)  # builds lazy variables
+    loss_fn, loss = _first_loss(model, loss_fn, what, batch, source)
     _check_loss(loss, _loss_line(module, source))
     trainable, state, names, state_names = _model_variables(model, source)
     if not trainable:
         raise ModelError("the model has no trainable variables", source)
+    optimizer = _with_exclusions(optimizer, keras_optimizer, model, trainable, names, source)
     batch_spec = tf.nest.map_structure(tf.type_spec_from_value, batch)
 
     @tf.function  # AutoGraph on, as for any tf.function: the user's Python `if` on a tensor means tf.cond
     def step(b):
         with tf.GradientTape() as tape:
-            value = module.loss_fn(model, b)
+            value = loss_fn(model, b)
         return value, tape.gradient(value, trainable)
 
-    cf = call_user(source, "tracing loss_fn as a tf.function", step.get_concrete_function, batch_spec)
+    cf = call_user(source, f"tracing {what} as a tf.function", step.get_concrete_function, batch_spec)
     _, grads = cf.structured_outputs
     missing = [n for n, g in zip(names, grads) if g is None]
     if missing:
-        raise ModelError(f"variable {missing[0]!r} gets no gradient from loss_fn", source,
+        raise ModelError(f"variable {missing[0]!r} gets no gradient from the loss", source,
                          hint="remove unused layers or mark them trainable=False")
     step_cf = cf
     if not _fully_defined(element_spec):  # batches may differ in shape: one function for all of them
-        step_cf = call_user(source, f"tracing loss_fn on the dataset's batch shapes {element_spec}",
+        step_cf = call_user(source, f"tracing {what} on the dataset's batch shapes {element_spec}",
                             step.get_concrete_function, element_spec)
     state, state_names = _with_untracked_state(cf, trainable, state, state_names)
-    _check_captures(cf, trainable + state, source)
+    handles = {id(v.handle) for v in trainable + state}
+    tables = _tables.captured_tables(cf, model, module, handles, source)
+    eval_function, eval_spec = _eval_function(module, model, loss_fn, what, source)
     sparse = [isinstance(g, tf.IndexedSlices) for g in grads]
     rows = [int(g.indices.shape[0]) if s and g.indices.shape[0] is not None else None
             for g, s in zip(grads, sparse)]
     return TracedStep(path=source, module=module, model=model, trainable=trainable, state=state, names=names,
                       state_names=state_names, concrete_function=cf, batch_spec=batch_spec, sample_batch=batch,
                       sparse=sparse, gather_rows=rows, optimizer=optimizer, step_function=step_cf,
-                      element_spec=element_spec)
+                      element_spec=element_spec, keras_optimizer=keras_optimizer, tables=tables,
+                      state_written=_written(state, [cf, step_cf]), eval_function=eval_function,
+                      eval_spec=eval_spec, compiled=_keras.is_compiled(model))
+
+
+def _with_exclusions(optimizer: dict, keras_optimizer, model, trainable: list, names: list[str], source: str) -> dict:
+    """``optimizer`` with the variables Keras keeps out of weight decay (a variable constraint is refused)."""
+    keras_vars = list(getattr(model, "trainable_variables", trainable))
+    _keras.check_constraints(keras_vars, names, source)
+    excluded = _keras.no_weight_decay(keras_optimizer, keras_vars, names)
+    return {**optimizer, "no_weight_decay": excluded} if excluded else optimizer
+
+
+def _loss_of(module, model, source: str):
+    """(the loss callable, how to name it): ``loss_fn``, else the compiled model's loss."""
+    user = getattr(module, "loss_fn", None)
+    if callable(user):
+        return user, "loss_fn"
+    if _keras.has_compiled_loss(model):
+        _keras.check_train_step(model, source)
+        return _keras.compiled_loss_fn, "the compiled loss"
+    compiled = " and build_model() returns a model compiled without a loss" if _keras.is_compiled(model) else ""
+    raise ModelError(f"model file does not define loss_fn(){compiled}", source,
+                     hint="define loss_fn(model, batch), or compile the model with a loss")
+
+
+def _first_loss(model, loss_fn, what: str, batch, source: str):
+    """(the step's loss callable, its value on ``batch``): ``loss_fn`` plus ``model.losses`` unless the user's code
+    read ``model.losses`` itself (a loss that adds them already), run eagerly on values it leaves as they were."""
+    with values_kept(model):  # checking the loss must not train: a step counter, BatchNorm statistics
+        with _keras.LossesRead() as read:
+            loss = call_user(source, f"{what}(model, batch)" if what == "loss_fn" else what, loss_fn, model, batch)
+        if read.seen or not getattr(model, "losses", None):
+            return loss_fn, loss
+        total = _keras.with_model_losses(loss_fn)
+        return total, call_user(source, "model.losses", _keras.add_losses, model, loss)
+
+
+def _eval_function(module, model, loss_fn, what: str, source: str):
+    """(the validation step, the validation batches' spec) of a file with ``val_dataset_fn``, else (None, None).
+
+    The step is Keras' ``test_step`` less its metrics for a compiled model (its metrics are updated where the
+    predictions arrive), else the training loss."""
+    import tensorflow as tf
+
+    if getattr(module, "val_dataset_fn", None) is None:
+        return None, None
+    if not callable(module.val_dataset_fn):
+        raise ModelError("val_dataset_fn is not a function", source, hint="def val_dataset_fn(worker_index, "
+                                                                          "num_workers): -> tf.data.Dataset")
+    dataset, _ = _first_batch(module, source, 0, 1, "val_dataset_fn")
+    compiled_loss = what != "loss_fn"
+    predicts = _keras.is_compiled(model)
+
+    @tf.function
+    def evaluate(b):  # -> (loss, [predictions]) or (loss, [])
+        if compiled_loss:
+            loss, predictions = _keras.keras_loss(model, b, training=False)
+            return loss, [predictions]
+        return loss_fn(model, b), [_keras.keras_loss(model, b, training=False)[1]] if predicts else []
+
+    cf = call_user(source, "tracing the validation step on val_dataset_fn(0, 1)'s batches",
+                   evaluate.get_concrete_function, dataset.element_spec)
+    return cf, dataset.element_spec
+
+
+def _written(state: list, functions: list) -> list[bool]:
+    """Per state variable, whether a step function does more than read it (an assign, a nested call)."""
+    handles = {id(v.handle): j for j, v in enumerate(state)}
+    written = [False] * len(state)
+    for cf in functions:
+        for external, internal in cf.graph.captures:
+            j = handles.get(id(external))
+            if j is not None and any(op.type not in ("ReadVariableOp", "ResourceGather")
+                                     for op in internal.consumers()):
+                written[j] = True
+    return written
 
 
 def _with_untracked_state(cf, trainable: list, state: list, state_names: list[str]) -> tuple[list, list[str]]:
@@ -380,18 +390,6 @@ def _with_untracked_state(cf, trainable: list, state: list, state_names: list[st
         taken.add(name)
         names[i] = name
     return state + extra, state_names + names
-
-
-def _check_captures(cf, variables: list, source: str) -> None:
-    """The step may capture variables and constants; any other resource (a lookup table made in ``build_model``)
-    would have to live on every replica, and is refused here rather than in the backend."""
-    import tensorflow as tf
-
-    handles = {id(v.handle) for v in variables}
-    for external, internal in cf.graph.captures:
-        if external.dtype == tf.resource and id(external) not in handles:
-            raise ModelError(f"loss_fn uses a TensorFlow resource that is not a variable ({internal.name})", source,
-                             hint="use lookup tables and other resources in dataset_fn, not in the model")
 
 
 def _fully_defined(spec) -> bool:
@@ -434,7 +432,8 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
                         zip(traced.trainable, traced.names, traced.sparse, traced.gather_rows, ready, lookups, vary)),
         state=tuple(info(v, n, False) for v, n in zip(traced.state, traced.state_names)),
         flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
-        batch_size=batch_size, optimizer=traced.optimizer)
+        batch_size=batch_size, optimizer=traced.optimizer,
+        tables=tuple(TableInfo(t.name, t.kind, t.key_dtype.name, t.value_dtype.name, t.size) for t in traced.tables))
 
 
 def _lookups(traced: TracedStep) -> tuple[list[int], list[bool]]:

@@ -191,7 +191,19 @@ CASES: list[Case] = [
     _model("sys.exit in build_model", _replace("    return keras.Sequential", "    raise SystemExit(0)\n    return k"),
            "called sys.exit(0)"),
     _model("sys.exit on import", "import sys\nsys.exit()\n" + GOOD_MODEL, "called sys.exit() on import"),
-    _model("unknown optimizer", "OPTIMIZER = {'name': 'rmsprop'}\n" + GOOD_MODEL, "OPTIMIZER must be a dict"),
+    _model("unknown optimizer", "OPTIMIZER = {'name': 'adafactor'}\n" + GOOD_MODEL, "OPTIMIZER must be a dict"),
+    _model("a Keras optimizer autotune cannot run", GOOD_MODEL + "OPTIMIZER = keras.optimizers.Adafactor()\n",
+           "OPTIMIZER is Adafactor, which autotune cannot run"),
+    _model("a compiled model without a loss", _replace(
+        "    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
+        "    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n    m.compile('adam')\n    return m"
+    ).replace("def loss_fn", "def unused_loss_fn"), "compiled without a loss"),
+    _model("a compiled model with its own train_step", _replace(
+        "    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
+        "    m = Own([keras.Input((3,)), keras.layers.Dense(2)])\n    m.compile('adam', 'mse')\n    return m"
+    ).replace("def loss_fn", "def unused_loss_fn").replace(
+        "def build_model", "class Own(keras.Sequential):\n    def train_step(self, data):\n        return {}\n"
+                           "def build_model"), "overrides train_step()"),
     _model("optimizer key typo", "OPTIMIZER = {'name': 'adam', 'lr': 0.1}\n" + GOOD_MODEL, "unknown key 'lr'"),
     _model("negative learning rate", "OPTIMIZER = {'name': 'sgd', 'learning_rate': -1}\n" + GOOD_MODEL,
            "learning_rate must be a positive number"),
@@ -206,11 +218,11 @@ CASES: list[Case] = [
            "another structure"),
     _model("dataset_fn raises", _replace("    return tf.data", "    {}['k']\n    return tf.data"),
            "dataset_fn(0, 1) failed: KeyError"),
-    _model("a lookup table in the model", _replace(
+    _model("a lookup table the step writes", _replace(
         "    return tf.reduce_mean(model(batch) ** 2)",
-        "    return tf.reduce_mean(model(batch) ** 2) + tf.cast(TABLE.lookup(tf.constant('a')), tf.float32)")
-        + "TABLE = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(['a'], [1]), 0)\n",
-        "resource that is not a variable"),
+        "    TABLE.insert(tf.constant(['a']), tf.constant([1.0]))\n    return tf.reduce_mean(model(batch) ** 2)")
+        + "TABLE = tf.lookup.experimental.MutableHashTable(tf.string, tf.float32, 0.0)\n",
+        "changes the lookup table"),
     # the cluster spec
     Case("spec missing", ("build", "--builder", "ps", "--model", "{model}", "--spec", "{d}/nope.yml", "-o", "{d}/s.pb"),
          needle="not found"),

@@ -1,8 +1,10 @@
-"""``autotune inspect --model m.py``: the model's variables (shape, bytes, sparse gradient), FLOPs, batch."""
+"""``autotune inspect --model m.py``: the model's variables (shape, bytes, sparse gradient), its state (lookup tables
+included), FLOPs, batch and optimizer."""
 from __future__ import annotations
 
 from autotune.commands import _common
 from space import format_table
+from space._optimizers import describe
 
 
 def register(sub) -> None:
@@ -26,10 +28,13 @@ def run(args) -> int:
              "bytes": v.bytes, "gradient": "sparse" if v.sparse else "dense",
              "rows/step": v.gather_rows if v.sparse else ""} for v in inv.variables]
     print(format_table(rows))
-    if inv.state:
-        print("\nnon-trainable state: " + ", ".join(f"{v.name} {list(v.shape)}" for v in inv.state))
+    if inv.state or inv.tables:
+        state = [f"{v.name} {list(v.shape)}" for v in inv.state]
+        state += [f"{t.name} (lookup table {t.key_dtype} -> {t.value_dtype}, {t.size} entries, on every replica)"
+                  for t in inv.tables]
+        print("\nnon-trainable state: " + ", ".join(state))
     print(f"\n{len(inv.variables)} trainable variables, {inv.total_bytes / 1e6:.3f} MB; "
           f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step"
           f"{f' ({inv.flops_note})' if inv.flops_note else ''}; "
-          f"optimizer {inv.optimizer_name}")
+          f"optimizer {describe(inv.optimizer)}")
     return 0

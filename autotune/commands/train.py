@@ -28,7 +28,8 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue from the newest checkpoint in --checkpoint DIR: variables, slots, step, data")
     p.add_argument("--logdir", default=None, metavar="DIR",
-                   help="TensorBoard scalars (default: DIR/logs of --checkpoint): loss, step time, examples/s, bytes")
+                   help="TensorBoard scalars (default: DIR/logs of --checkpoint): loss, learning rate, step time, "
+                        "examples/s, bytes, validation results")
     p.add_argument("--log-every", type=_common.count(1), default=10, metavar="N",
                    help="average the scalars over N steps (10)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
@@ -36,6 +37,11 @@ def register(sub) -> None:
     p.add_argument("--steps-per-call", type=_common.count(0), default=0, metavar="K",
                    help="training steps per Session.run (0: those the search measured the strategy at, else "
                         "chosen so that a call's own cost is ~2%% of it)")
+    p.add_argument("--eval-every", type=_common.count(0), default=0, metavar="N",
+                   help="every N steps and at the end: the validation loss and the compiled metrics on "
+                        "val_dataset_fn(0, 1), on the chief (terminal, train.json, TensorBoard)")
+    p.add_argument("--eval-steps", type=_common.count(1), default=None, metavar="K",
+                   help="evaluate on the first K validation batches (default: all of them)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
 
@@ -52,7 +58,7 @@ def run(args) -> int:
                     save_every=args.save_every, keep=args.keep, resume=args.resume, logdir=args.logdir,
                     log_every=args.log_every, step_timeout_s=args.step_timeout, callbacks=[progress],
                     accept_unknown_hosts=args.accept_unknown_hosts, log=progress.log,
-                    steps_per_call=args.steps_per_call)
+                    steps_per_call=args.steps_per_call, eval_every=args.eval_every, eval_steps=args.eval_steps)
     if history.start_step >= history.steps:
         print(f"nothing to do: the checkpoint has done {history.start_step} of {history.steps} steps",
               file=sys.stderr)

@@ -218,8 +218,9 @@ def reduce_units(items: list[tuple[Unit, list]], coll: Collectives, make_var: Ma
 def gather_units(items: list[tuple[Unit, list]], coll: Collectives) -> dict:
     """Average each unit's per-tower sparse gradients by all-gathering them, as tf.distribute does: every tower
     receives every tower's rows and indices (a replica's batch touches a few rows of a large table, so this moves
-    far less than the densified table) and sums the duplicate indices before applying. Returns
-    ``{unit name: [IndexedSlices per tower]}``."""
+    far less than the densified table), each row over the number of towers. Rows of one index stay apart, as Keras'
+    optimizers read them (a row's pieces are squared one by one). Returns ``{unit name: [IndexedSlices per
+    tower]}``."""
     import tensorflow as tf
 
     out: dict[str, list] = {}
@@ -232,9 +233,7 @@ def gather_units(items: list[tuple[Unit, list]], coll: Collectives) -> dict:
         out[u.name] = []
         for r, dev in enumerate(coll.devices):
             with tf.compat.v1.device(dev):
-                unique, position = tf.unique(indices[r])
-                rows = tf.math.unsorted_segment_sum(values[r], position, tf.size(unique, out_type=tf.int32))
-                out[u.name].append(tf.IndexedSlices(rows / coll.size, unique, grads[r].dense_shape))
+                out[u.name].append(tf.IndexedSlices(values[r] / coll.size, indices[r], grads[r].dense_shape))
     return out
 
 

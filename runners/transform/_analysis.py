@@ -22,10 +22,14 @@ class TracedAnalysis:
         by_handle.update({id(v.handle): ("state", j) for j, v in enumerate(traced.state)})
         self.placeholders: dict[tuple, str] = {}
         self.constants: dict[str, object] = {}  # placeholder -> value of a captured constant (a regularizer's factor)
+        tables = {id(t.handle): j for j, t in enumerate(getattr(traced, "tables", ()))}
+        self.tables: dict[int, str] = {}  # lookup table (``traced.tables`` index) -> its placeholder
         for external, internal in g.captures:
             key = by_handle.get(id(external))
             if key is not None:
                 self.placeholders[key] = internal.op.name
+            elif id(external) in tables:
+                self.tables[tables[id(external)]] = internal.op.name
             elif external.dtype != tf.resource and hasattr(external, "numpy"):
                 self.constants[internal.op.name] = external.numpy()
             else:

@@ -39,9 +39,10 @@ class TrainingJob:
     BUILD_TIMEOUT_S = 900.0
 
     def __init__(self, traced, strategy, cluster, *, step_timeout_s: float = 120.0, synchronize: bool = True,
-                 update: bool = True, start=None, graph: TrainGraph | None = None,
+                 update: bool = True, start=None, graph: TrainGraph | None = None, evaluation: bool = False,
                  build_timeout_s: float | None = None, on_build: Callable[[str], None] | None = None) -> None:
-        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now).
+        """``graph``: the job's graph built ahead by :func:`job_graph` with the same arguments (default: built now);
+        ``evaluation``: with the validation step on the chief's replica (:meth:`evaluate`).
         ``on_build(message)`` hears every 15 s that a call is still building its executors on the servers."""
         import tensorflow as tf
 
@@ -55,7 +56,7 @@ class TrainingJob:
         self._built: set = set()  # the kinds of call (what they fetch) whose executors the servers have built
         t0 = time.perf_counter()
         self.graph: TrainGraph = graph or job_graph(traced, strategy, cluster, synchronize=synchronize,
-                                                    update=update, start=start)
+                                                    update=update, start=start, evaluation=evaluation)
         self.steps_per_call = 1
         self.probe_steps = 0
         self._probe = None
@@ -157,16 +158,18 @@ class TrainingJob:
         return cap if 2 <= cap <= self.PROBE_AT_CAP else self.PROBE_STEPS_PER_CALL
 
     def run(self, steps: int, *, delays: dict[int, float] | None = None,
-            on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
+            on_step: Callable[[int, float, float], None] | None = None,
+            until: Callable[[], bool] | None = None) -> list[float]:
         """Run ``steps`` steps (per tower, in threads mode); returns each step's seconds.
 
         ``on_step(step, seconds, loss)`` is called after each lockstep step (threads mode: each of tower 0's steps);
         an exception it raises ends the run. ``delays`` (tower -> seconds slept before each of its steps, threads
         mode) makes one tower slow, for experiments on staleness. With several steps per call, each step of a
-        call is told the call's seconds over its steps, after the call.
+        call is told the call's seconds over its steps, after the call. ``until()``, asked after each call (each of
+        tower 0's steps in threads mode), ends the run early when true.
         """
         if self.graph.mode == "threads":
-            return self._run_threads(steps, delays or {}, on_step)
+            return self._run_threads(steps, delays or {}, on_step, until)
         times: list[float] = []
         g = self.graph
         s = 0
@@ -186,15 +189,25 @@ class TrainingJob:
                 if on_step:
                     on_step(s, dt, float(loss))
                 s += 1
+            if until is not None and until():
+                break
         return times
 
+    def evaluate(self, feed: dict):
+        """(loss, predictions) of the validation step on one batch (``feed``: its placeholders' values)."""
+        ev = self.graph.evaluation
+        return self._run([ev.loss, ev.outputs], feed_dict=feed)
+
     def _run_threads(self, steps: int, delays: dict[int, float],
-                     on_step: Callable[[int, float, float], None] | None = None) -> list[float]:
+                     on_step: Callable[[int, float, float], None] | None = None,
+                     until: Callable[[], bool] | None = None) -> list[float]:
         n, bound = self.graph.num_towers, self.graph.staleness
         cond = threading.Condition()
         errors: list[BaseException] = []
         times: list[list[float]] = [[] for _ in range(n)]
         start = list(self.steps_done)
+
+        stopped: list = []
 
         def tower(r: int) -> None:
             try:
@@ -202,7 +215,7 @@ class TrainingJob:
                     with cond:
                         while bound and not errors and self.steps_done[r] - min(self.steps_done) >= bound:
                             cond.wait(0.5)
-                        if errors:
+                        if errors or stopped:
                             return
                     if delays.get(r):
                         time.sleep(delays[r])
@@ -212,6 +225,10 @@ class TrainingJob:
                     times[r].append(time.perf_counter() - t0)
                     if r == 0 and on_step:
                         on_step(len(times[0]) - 1, times[0][-1], float(loss))
+                    if r == 0 and until is not None and until():
+                        with cond:
+                            stopped.append(True)
+                            cond.notify_all()
                     with cond:
                         self.steps_done[r] += 1
                         self.max_lead = max(self.max_lead, self.steps_done[r] - min(self.steps_done))
@@ -229,7 +246,7 @@ class TrainingJob:
             t.join()
         if errors:
             raise errors[0]
-        if any(self.steps_done[r] - start[r] != steps for r in range(n)):
+        if not stopped and any(self.steps_done[r] - start[r] != steps for r in range(n)):
             raise RunError(f"towers finished {self.steps_done} steps, expected {steps} more each")
         return [t for ts in times for t in ts]
 
@@ -277,12 +294,13 @@ class TrainingJob:
 
 
 def job_graph(traced, strategy, cluster, *, synchronize: bool = True, update: bool = True, start=None,
-              copies: int = 1) -> TrainGraph:
+              copies: int = 1, evaluation: bool = False) -> TrainGraph:
     """The graph a :class:`TrainingJob` of these arguments runs, with ``copies`` copies of its step where it is
     lockstep (:meth:`TrainGraph.repeat`). Python alone, no server: a caller with several jobs to start builds the
     next one's graph while the servers build the executors of the last."""
     key_base = cluster.next_instance_key_base()
     graph = build_train_graph(traced, strategy, cluster.task_device, key_base, synchronize=synchronize, update=update,
+                              evaluation=cluster.spec.chief.address if evaluation else None,
                               start=start, key_limit=key_base + cluster.instance_keys_per_trial,
                               replica_units=cluster.spec.replica_units(strategy.replicas))
     if copies > 1 and graph.mode == "lockstep":

@@ -18,9 +18,10 @@ from typing import Callable
 
 import numpy as np
 
-from runners.transform import _allreduce, _control, _input, _partition, _ps, _repeat, _state, _tower, _traffic
+from runners.transform import (_allreduce, _apply, _control, _eval, _input, _partition, _ps, _repeat, _state,
+                               _tables, _tower, _traffic)
 from runners.transform._analysis import TracedAnalysis
-from runners.transform._optimizer import Optimizer
+from runners.transform._optimizer import ALIASES, Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
 from space.cluster import hierarchical_units
 from space.errors import RunError
@@ -53,6 +54,7 @@ class TrainGraph:
     task_addresses: dict = dataclasses.field(default_factory=dict)  # TF task name -> node address
     # tensor name -> elements per step of a tensor whose size depends on the batch's ids (rows gathered or pushed)
     expected_elements: dict = dataclasses.field(default_factory=dict)
+    evaluation: _eval.EvalOps | None = None  # the validation step, on the chief's replica (``val_dataset_fn``)
 
     @functools.cached_property
     def traffic(self) -> dict[tuple[str, str], float]:
@@ -144,7 +146,7 @@ class _Builder:
         self.plans = plan_strategy(strategy, traced.names, [tuple(v.shape) for v in traced.trainable],
                                    traced.sparse)
         self.mode, self.staleness = execution_mode(self.plans)
-        self.opt = Optimizer(traced.optimizer)
+        self.opt = Optimizer(traced.optimizer, getattr(traced, "keras_optimizer", None))
         self.key_base = key_base
         self.synchronize = synchronize
         self.update = update
@@ -216,7 +218,10 @@ class _Builder:
 
     def _slots(self, v, prefix: str, device: str, p: VarPlan, u: Unit) -> dict:
         """The optimizer's slots of unit ``u`` of ``p``: zeros, or the unit's part of the start's slots."""
-        start = self.start_slots.get(p.name, {})
+        start = dict(self.start_slots.get(p.name, {}))
+        for old, new in ALIASES.items():  # a checkpoint of an older layout names some slots otherwise
+            if old in start and new not in start:
+                start[new] = start.pop(old)
 
         def make(s: str, zero: np.ndarray):
             value = zero if s not in start else start[s] if not zero.shape else self.slice_value(start[s], u)
@@ -302,28 +307,86 @@ class _Builder:
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
         """Returns (ops of a lockstep step, per-tower ops for async units)."""
         common: list = []
-        per_tower: list[list] = [[] for _ in range(self.n)]
         self._tower_grads = tower_grads
         unit_grads = self._unit_grads(tower_grads)
-        ar_items, gathered = [], []
+        plan_of = {u.name: p for p in self.plans for u in p.units}
+        ar_items, gathered, updates = [], [], []
+        extra: dict[str, dict] = {}  # unit -> the per-row sums a densified sparse gradient carries besides its own
         for p in self.plans:
             for u in p.units:
                 grads = unit_grads[u.name]
-                if u.kind == "ps":
-                    self._apply_on_server(u, grads, common, per_tower)
-                elif not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
-                    ar_items.append((u, grads))
-                elif u.gather and all(_static_rows(g) for g in grads):
-                    gathered.append((u, grads))  # rows and indices travel, not the densified table
-                else:
-                    dense = []
-                    for r, dev in enumerate(self.tower_dev):
-                        with self.tf.compat.v1.device(dev):
-                            dense.append(self.tf.convert_to_tensor(grads[r]))
+                if u.kind == "ar":
+                    if not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
+                        ar_items.append((u, grads))
+                        continue
+                    if u.gather and all(_static_rows(g) for g in grads):
+                        gathered.append((u, grads))  # rows and indices travel, not the densified table
+                        continue
+                    dense, sums = _apply.densified(self, u, grads, self.opt.piece_sums)
                     ar_items.append((u, dense))
+                    if sums is not None:  # the update reads it as the sums of its row pieces
+                        extra[u.name] = {}
+                        for key, values in sums.items():  # uncompressed: fp16 would flush a square's small values
+                            part = dataclasses.replace(u, name=f"{u.name}#{key}", compressor="NoneCompressor", rank=0)
+                            ar_items.append((part, values))
+                            extra[u.name][key] = part.name
+                    continue
+                updates += self._server_updates(p, u, grads)
         if ar_items or gathered:
-            common += self._apply_all_reduced(ar_items, gathered)
-        return common, per_tower
+            if self.synchronize:
+                coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
+                reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
+                reduced.update(_allreduce.gather_units(gathered, coll))
+                ar_items += gathered
+                common += effects
+            else:  # every tower applies its own gradient to its own copy
+                reduced = {u.name: grads for u, grads in ar_items}
+            updates += self._copies_updates(ar_items, reduced, extra, plan_of, common)
+        applied, per_tower = _apply.apply_all(self, updates, tower_grads)
+        return common + applied, per_tower
+
+    def _server_updates(self, p: VarPlan, u: Unit, grads: list) -> list:
+        """PS unit ``u``'s update: the towers' mean applied once, or each tower's own gradient in its step (its dense
+        shape, for a sparse one, made on the server)."""
+        v, slots = self.store[u.name]["ps"]
+        with self.tf.compat.v1.device(v.device):
+            if u.sync:
+                return [_apply.Update(p, u, v, slots, _ps.aggregate(grads, self.n, u.shape), v.device)]
+            return [_apply.Update(p, u, v, slots, _ps.aggregate([g], 1, u.shape), v.device, async_tower=r)
+                    for r, g in enumerate(grads)]
+
+    def _copies_updates(self, ar_items: list, reduced: dict, extra: dict, plan_of: dict, common: list) -> list:
+        """Each tower's update of its copy of every all-reduce unit (``update=False``: one element of each gradient
+        written to a sink instead, appended to ``common``)."""
+        tf = self.tf
+        updates = []
+        kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
+        for u, _ in ar_items:
+            if u.name not in plan_of:  # the per-row sums of another unit, applied with it
+                continue
+            for r, dev in enumerate(self.tower_dev):
+                v, slots = self.store[u.name]["copies"][r]
+                # every op of each tower's update waits for every tower's reads (``_apply.apply_all``), control
+                # edges between tasks included. Gated like a PS unit's (its own tower's reads), transformer steps on
+                # the 3-host testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a
+                # PS step did not (79 ms): the cost model, calibrated on this, does not follow that yet
+                g = reduced[u.name][r]
+                if u.name in extra:
+                    g = {"sum": g, **{key: reduced[part][r] for key, part in extra[u.name].items()}}
+                if self.update:
+                    updates.append(_apply.Update(plan_of[u.name], u, v, slots, g, dev, tower=r))
+                else:
+                    with tf.compat.v1.device(dev):
+                        g = g.values if isinstance(g, tf.IndexedSlices) else g
+                        kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
+        for r, dev in enumerate(self.tower_dev):
+            if kept[r]:
+                # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
+                # wait on into a no-op (and so the whole backward pass), so one element of each is written
+                sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
+                with tf.compat.v1.device(dev):
+                    common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
+        return updates
 
     def _unit_grads(self, tower_grads: list[list]) -> dict[str, list]:
         """Unit name -> each tower's gradient of it (split per shard on the tower)."""
@@ -336,55 +399,6 @@ class _Builder:
                     self.expect_rows(g, p, u)
                     out.setdefault(u.name, []).append(self._with_sent_ids(g, u, r))
         return out
-
-    def _apply_on_server(self, u: Unit, grads: list, common: list, per_tower: list[list]) -> None:
-        """PS unit ``u``: the towers' mean applied once (a lockstep op), or each tower's own gradient in its step."""
-        v, slots = self.store[u.name]["ps"]
-        if u.sync:
-            with self.tf.compat.v1.device(v.device):
-                apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate(grads, self.n, u.shape)))
-            common += self._refresh_proxies(u, apply)
-            return
-        for r, g in enumerate(grads):
-            with self.tf.compat.v1.device(v.device):
-                apply = self.opt.apply(v, slots, self._after_reads(u, _ps.aggregate([g], 1, u.shape), tower=r))
-            per_tower[r] += self._refresh_proxies(u, apply, only=self.tower_addr[r])
-
-    def _apply_all_reduced(self, ar_items: list, gathered: list) -> list:
-        """The all-reduced units' collectives and every tower's update of its copy (ops of the step)."""
-        tf = self.tf
-        common: list = []
-        if self.synchronize:
-            coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
-            reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
-            reduced.update(_allreduce.gather_units(gathered, coll))
-            ar_items = ar_items + gathered
-            common += effects
-        else:  # every tower applies its own gradient to its own copy
-            reduced = {u.name: grads for u, grads in ar_items}
-        kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
-        for u, _ in ar_items:
-            for r, dev in enumerate(self.tower_dev):
-                v, slots = self.store[u.name]["copies"][r]
-                # every op of each tower's update waits for every tower's reads, control edges between tasks
-                # included. Gated like a PS unit's (its own tower's reads), transformer steps on the 3-host
-                # testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a PS
-                # step did not (79 ms): the cost model, calibrated on this, does not follow that yet
-                with tf.compat.v1.device(dev), tf.control_dependencies(self.reads.get(u.name, [])):
-                    g = reduced[u.name][r]
-                    if self.update:
-                        common.append(self.opt.apply(v, slots, g))
-                    else:
-                        g = g.values if isinstance(g, tf.IndexedSlices) else g
-                        kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
-        for r, dev in enumerate(self.tower_dev):
-            if kept[r]:
-                # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
-                # wait on into a no-op (and so the whole backward pass), so one element of each is written
-                sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
-                with tf.compat.v1.device(dev):
-                    common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
-        return common
 
     def _make_var(self, name: str, value: np.ndarray, device: str):
         return self.var(name, value, device)
@@ -422,7 +436,7 @@ class _Builder:
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
                       start: Start | None = None, key_limit: int | None = None,
-                      replica_units: list[list[int]] | None = None) -> TrainGraph:
+                      replica_units: list[list[int]] | None = None, evaluation: str | None = None) -> TrainGraph:
     """Build the training graph of ``strategy`` for ``traced`` (a ``space.model.TracedStep``).
 
     Args:
@@ -439,6 +453,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             step (:meth:`TrainGraph.repeat`) take keys of their own.
         replica_units: the replica units (indices into the strategy's replicas) a hierarchical all-reduce reduces
             inside first (``ClusterSpec.replica_units``); default one unit per node.
+        evaluation: the address of the node (the chief's) whose first replica runs the validation step of a model
+            with ``val_dataset_fn`` (``_eval``); None: no validation step.
     """
     import tensorflow as tf
 
@@ -451,6 +467,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     with g.as_default(), g.container(container):
         b.create_units()
         _state.build_state(b)
+        b.tables = _tables.build_tables(b)
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
@@ -471,6 +488,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         if b.mode == "lockstep":
             steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
                                     key_base, key_limit if key_limit is not None else key_base + (1 << 20))
+        evaluation = _eval.build_eval(b, evaluation) if evaluation is not None else None
         var_values, state_values = {}, {}
         for p in b.plans:
             reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
@@ -492,4 +510,4 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
                       slot_values=slot_values, steps=steps, task_addresses=_traffic.task_addresses(b),
-                      expected_elements=dict(b.expected))
+                      expected_elements=dict(b.expected), evaluation=evaluation)

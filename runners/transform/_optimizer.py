@@ -1,83 +1,235 @@
-"""SGD, momentum and Adam as raw resource ops, with Keras 3's update rules (so results equal ``model.fit``).
+"""A model's Keras optimizer as graph ops applied per stored unit (a variable or a shard), equal to ``model.fit``.
 
-Slots are created by the caller inside the device scope of their variable (or shard): they live with it.
-Sparse gradients (``tf.IndexedSlices``): SGD applies them as a scatter; momentum and Adam follow Keras' dense
-semantics (every row's slot decays each step), so they are densified where the variable lives.
+What Keras' ``apply`` does around each variable's ``update_step`` is done here in its order: clip the gradient
+(``clipvalue``; ``clipnorm`` by the whole variable's norm; ``global_clipnorm`` by every gradient's, both summed by
+the caller over the units and devices they span), decay the variable (``weight_decay``), update it (the rules of
+:mod:`_rules`), keep its moving average (``use_ema``), count the step. The learning rate is the optimizer's
+schedule evaluated in the graph at the unit's own step count.
+
+Slots are created by the caller inside the device scope of their variable (or shard): they live with it. Each
+unit counts its own steps (``iterations``, and Nadam's running product): in a synchronous step every unit is
+updated exactly once, so the counts agree without a message between the units.
 """
 from __future__ import annotations
 
 from typing import Any
 
-DEFAULTS = {"sgd": {}, "momentum": {"momentum": 0.9, "nesterov": False},
-            "adam": {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}}
+from runners.transform import _rules
+
+SCALARS = ("iterations", "u_product")  # per-unit scalar state; the rest of a unit's slots have its shape
+ALIASES = {"m": "momentum", "v": "velocity", "t": "iterations"}  # slot names of checkpoints of an older layout
 
 
 class Optimizer:
-    """One optimizer configuration (``TracedStep.optimizer``) applied per variable or shard."""
+    """One optimizer (``TracedStep.optimizer``, its plain config, and ``keras_optimizer``, the Keras object it
+    describes) applied per variable or shard."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
-        name = config.get("name", "sgd")
-        if name not in DEFAULTS:
-            raise ValueError(f"optimizer name must be one of {sorted(DEFAULTS)}, but got {name!r}")
-        self.name = name
-        self.config = {**DEFAULTS[name], **{k: v for k, v in config.items() if k != "name"}}
-        self.learning_rate = float(self.config.get("learning_rate", 0.01))
+    def __init__(self, config: dict[str, Any], keras_optimizer=None) -> None:
+        import tensorflow as tf
 
+        from space import _optimizers
+
+        self.tf = tf
+        self.config = dict(config or _optimizers.DEFAULT)
+        self.name = self.config.get("name", "sgd")
+        if self.name not in _rules.RULES:
+            raise ValueError(f"optimizer name must be one of {sorted(_rules.RULES)}, but got {self.name!r}")
+        self.k = keras_optimizer if keras_optimizer is not None else build_keras(self.config)
+        self.rule = _rules.RULES[self.name]
+        self.clipvalue, self.clipnorm = self.k.clipvalue, self.k.clipnorm
+        self.global_clipnorm = self.k.global_clipnorm
+        self.no_decay = set(self.config.get("no_weight_decay", ()))
+        lr = self.k._learning_rate  # noqa: SLF001 - the schedule itself; the public property evaluates it
+        import keras
+
+        self.schedule = lr if isinstance(lr, keras.optimizers.schedules.LearningRateSchedule) else None
+        self.lr_value = None if self.schedule is not None else float(lr.numpy() if hasattr(lr, "numpy") else lr)
+
+    # ---- slots -------------------------------------------------------------------------------------------------
     def slot_names(self) -> list[str]:
-        return {"sgd": [], "momentum": ["momentum"], "adam": ["m", "v", "t"]}[self.name]
+        names = [s for s, _ in _rules.slots_of(self.name, self.k)] + (["average"] if self.k.use_ema else [])
+        return names + ["iterations"] + (["u_product"] if self.name == "nadam" else [])
 
     def create_slots(self, var, make_variable) -> dict[str, Any]:
         """``make_variable(name, np_value)`` creates a variable in the caller's device scope."""
         import numpy as np
 
         shape, dtype = var.shape.as_list(), var.dtype.as_numpy_dtype
+        initial = dict(_rules.slots_of(self.name, self.k))
         out = {}
         for s in self.slot_names():
-            value = np.zeros([], np.float32) if s == "t" else np.zeros(shape, dtype)
+            if s == "iterations":
+                value = np.zeros([], np.int64)
+            elif s == "u_product":
+                value = np.ones([], dtype)
+            else:
+                value = np.full(shape, initial.get(s, 0.0), dtype)
             out[s] = make_variable(s, value)
         return out
 
-    def apply(self, var, slots: dict[str, Any], grad):
-        """The op applying ``grad`` (already reduced) to ``var``; runs on ``var``'s device."""
-        import tensorflow as tf
+    # ---- what the synchronization must provide ------------------------------------------------------------------
+    @property
+    def clip_kind(self) -> str | None:
+        """``"norm"`` (per variable), ``"global"`` (every variable) or None: which norm the caller sums."""
+        return "norm" if self.clipnorm else "global" if self.global_clipnorm else None
 
-        raw = tf.raw_ops
-        lr = tf.constant(self.learning_rate, var.dtype)
-        if isinstance(grad, tf.IndexedSlices):
-            if self.name == "sgd":
-                return raw.ResourceScatterAdd(resource=var.handle, indices=grad.indices, updates=-lr * grad.values)
-            grad = tf.convert_to_tensor(grad)
-        if self.name == "sgd":
-            return raw.ResourceApplyGradientDescent(var=var.handle, alpha=lr, delta=grad, use_locking=True)
-        if self.name == "momentum":
-            return raw.ResourceApplyKerasMomentum(var=var.handle, accum=slots["momentum"].handle, lr=lr, grad=grad,
-                                                  momentum=tf.constant(float(self.config["momentum"]), var.dtype),
-                                                  use_locking=True, use_nesterov=bool(self.config["nesterov"]))
-        return self._adam(var, slots, grad, lr)
+    def needs_pieces(self) -> bool:
+        """Whether the update reads more of a sparse gradient than its dense sum: squares or absolute values of
+        its row pieces, or pieces clipped one by one (then a densified sparse gradient carries those sums too)."""
+        return self.name in _rules.SQUARES or self.name == "adamax" or bool(
+            self.clipvalue or self.clipnorm or self.global_clipnorm)
 
-    def _adam(self, var, slots: dict[str, Any], grad, lr):
-        """Keras 3's Adam, op for op. Not ``ResourceApplyAdam``: it takes ``1 - beta_2`` in float32 from a float32
-        ``beta_2`` (0.00099998713 for 0.999), where Keras rounds the double 0.001 (0.001): a 1.3e-5 relative
-        difference in every second moment, 6.7e-6 in every update."""
-        import tensorflow as tf
+    def piece_sums(self, slices, n: int) -> dict[str, Any]:
+        """The dense per-row sums one tower's sparse gradient contributes, each n times the tower's share of the
+        whole batch's (a mean over the n towers gives the whole batch's): ``sum`` (of the pieces, clipped where
+        ``clipvalue`` clips them), ``sq`` and ``ab`` where the update reads them."""
+        tf = self.tf
+        values = slices.values / n if n > 1 else slices.values
+        if self.clipvalue:
+            values = tf.clip_by_value(values, -self.clipvalue, self.clipvalue)
 
-        dtype = var.dtype
-        b1, b2 = float(self.config["beta_1"]), float(self.config["beta_2"])
-        t = tf.cast(slots["t"].assign_add(1.0, read_value=True), dtype)
-        alpha = lr * tf.sqrt(1 - tf.pow(tf.constant(b2, dtype), t)) / (1 - tf.pow(tf.constant(b1, dtype), t))
-        m, v = slots["m"], slots["v"]
-        m_new = m.assign_add((grad - m.read_value()) * tf.constant(1 - b1, dtype), read_value=True)
-        v_new = v.assign_add((tf.square(grad) - v.read_value()) * tf.constant(1 - b2, dtype), read_value=True)
-        return var.assign_sub((m_new * alpha) / (tf.sqrt(v_new) + tf.constant(float(self.config["epsilon"]), dtype)),
-                              read_value=False)
+        def dense(v):
+            whole = tf.convert_to_tensor(tf.IndexedSlices(v, slices.indices, slices.dense_shape))
+            return whole * n if n > 1 else whole
+
+        out = {"sum": dense(values)}
+        if self.name in _rules.SQUARES or self.clipnorm or self.global_clipnorm:
+            out["sq"] = dense(tf.square(values))
+        if self.name == "adamax":
+            out["ab"] = dense(tf.abs(values))
+        return out
+
+    def grad(self, g) -> _rules.Grad:
+        """``g`` (a tensor, ``IndexedSlices``, or :meth:`piece_sums` reduced) as a :class:`_rules.Grad`."""
+        tf = self.tf
+        if isinstance(g, dict):
+            return _rules.Grad(tf, dense_value=g["sum"], sq_value=g.get("sq"), ab_value=g.get("ab"), summed=True)
+        if isinstance(g, tf.IndexedSlices):
+            return _rules.Grad(tf, slices=g)
+        return _rules.Grad(tf, dense_value=g)
+
+    def norm_sq(self, g):
+        """The sum of squares Keras takes of a gradient for its norm (a sparse one's: of its row pieces)."""
+        tf = self.tf
+        grad = g if isinstance(g, _rules.Grad) else self.grad(g)
+        if grad.slices is not None:
+            return tf.reduce_sum(tf.square(grad.slices.values))
+        if grad.sq_value is not None:
+            return tf.reduce_sum(grad.sq_value)
+        return tf.reduce_sum(tf.square(grad.dense))
+
+    def global_scale(self, total_sq):
+        """Keras' ``clip_by_global_norm`` factor from the summed squares of every gradient of the step."""
+        tf = self.tf
+        norm = tf.sqrt(total_sq)
+        c = self.global_clipnorm
+        scale = c * tf.minimum(1.0 / norm, 1.0 / c)
+        return scale + (norm - norm)  # NaN where the norm is not finite, as Keras makes it
+
+    # ---- the update ---------------------------------------------------------------------------------------------
+    def apply(self, var, slots: dict[str, Any], grad, *, name: str = "", clip=None):
+        """The op applying ``grad`` (already reduced) to ``var`` (run it on ``var``'s device). ``clip``: the whole
+        variable's summed squares (``clipnorm``) or the step's global factor (``global_clipnorm``); ``name``: the
+        variable's, for the weight-decay exclusions."""
+        tf = self.tf
+        it = slots["iterations"].read_value()
+        lr = tf.cast(self.learning_rate(it), var.dtype)
+        g = self._clipped(self.grad(grad), clip)
+        first = []
+        if self.k.weight_decay is not None and name not in self.no_decay:
+            # after the gradient: a parameter server's update waits for the step's reads through its gradient
+            with tf.control_dependencies([g.dense if g.slices is None else g.slices.values]):
+                wd = tf.cast(self.k.weight_decay, var.dtype)
+                first.append(var.assign_sub(var.read_value() * wd * lr, read_value=False))
+        with tf.control_dependencies(first):
+            updated = [self.rule(self, var, slots, g, lr, it)]
+        if self.k.use_ema:
+            with tf.control_dependencies(updated):
+                updated = [self._average(var, slots["average"], it)]
+        with tf.control_dependencies(updated):
+            return slots["iterations"].assign_add(tf.constant(1, tf.int64), read_value=False)
+
+    def _clipped(self, g: _rules.Grad, clip) -> _rules.Grad:
+        tf = self.tf
+        if self.clipvalue and not g.summed:  # the piece sums come clipped
+            low, high = -self.clipvalue, self.clipvalue
+            if g.slices is not None:
+                s = g.slices
+                return _rules.Grad(tf, slices=tf.IndexedSlices(tf.clip_by_value(s.values, low, high), s.indices,
+                                                               s.dense_shape))
+            return _rules.Grad(tf, dense_value=tf.clip_by_value(g.dense, low, high))
+        if clip is None:  # no norm given (the calibration's probe of the update alone)
+            return g
+        if self.clipnorm:
+            pred = clip > 0
+            norm = tf.where(pred, tf.sqrt(tf.where(pred, clip, tf.ones_like(clip))), clip)
+            c = self.clipnorm
+            return self._scaled(g, lambda x: (x * c) / tf.maximum(norm, c), c / tf.maximum(norm, c))
+        # global_clipnorm: Keras scales with `*`, which turns row pieces into their dense sum
+        return _rules.Grad(tf, dense_value=g.dense * clip)
+
+    def _scaled(self, g: _rules.Grad, fn, factor) -> _rules.Grad:
+        tf = self.tf
+        if g.slices is not None:
+            s = g.slices
+            return _rules.Grad(tf, slices=tf.IndexedSlices(fn(s.values), s.indices, s.dense_shape))
+        if g.summed:
+            return _rules.Grad(tf, dense_value=fn(g.dense), sq_value=g.sq_value * tf.square(factor),
+                               ab_value=None if g.ab_value is None else g.ab_value * tf.abs(factor), summed=True)
+        return _rules.Grad(tf, dense_value=fn(g.dense))
+
+    def _average(self, var, average, it):
+        """Keras' moving average of the variable after its update (and its copy into the variable, every
+        ``ema_overwrite_frequency`` steps)."""
+        tf = self.tf
+        value = var.read_value()
+        momentum = tf.cast(tf.not_equal(it, 0), var.dtype) * self.k.ema_momentum
+        new = average.assign(momentum * average.read_value() + (1 - momentum) * value, read_value=True)
+        every = self.k.ema_overwrite_frequency
+        if not every:
+            return new
+        overwrite = tf.equal((it + 1) % every, 0)
+        return var.assign(tf.where(overwrite, new, value), read_value=False)
+
+    def learning_rate(self, it):
+        """The learning rate at step count ``it`` (an int64 tensor), as the Keras optimizer evaluates it."""
+        if self.schedule is not None:
+            return self.schedule(it)
+        return self.tf.constant(self.lr_value, self.tf.float32)
+
+    def learning_rate_at(self, step: int) -> float:
+        """The learning rate of the update that makes step ``step`` (1-based), evaluated eagerly."""
+        return float(self.schedule(max(step - 1, 0))) if self.schedule is not None else self.lr_value
 
     def keras(self):
-        """The equivalent Keras optimizer (the single-device reference)."""
-        import keras
+        """A fresh Keras optimizer like the model's (the single-device reference; its slots start at zero)."""
+        k = self.k
+        cfg = {key: value for key, value in k.get_config().items() if key != "name"}
+        cfg["learning_rate"] = self.schedule if self.schedule is not None else self.lr_value
+        fresh = type(k)(**cfg)
+        for attr in ("_exclude_from_weight_decay", "_exclude_from_weight_decay_pattern"):
+            if hasattr(k, attr):
+                setattr(fresh, attr, getattr(k, attr))
+        return fresh
 
-        c = self.config
-        if self.name == "sgd":
-            return keras.optimizers.SGD(self.learning_rate)
-        if self.name == "momentum":
-            return keras.optimizers.SGD(self.learning_rate, momentum=c["momentum"], nesterov=c["nesterov"])
-        return keras.optimizers.Adam(self.learning_rate, beta_1=c["beta_1"], beta_2=c["beta_2"], epsilon=c["epsilon"])
+
+def build_keras(config: dict[str, Any]):
+    """The Keras optimizer a plain config describes (a schedule no dict can name becomes its first value)."""
+    import keras
+
+    from space import _optimizers
+
+    name = config.get("name", "sgd")
+    kwargs = {k: v for k, v in config.items() if k not in ("name", "no_weight_decay")}
+    lr = kwargs.get("learning_rate", _optimizers.DEFAULT["learning_rate"])
+    if isinstance(lr, dict):
+        kind = lr.get("schedule")
+        args = {k: v for k, v in lr.items() if k != "schedule"}
+        cls = getattr(keras.optimizers.schedules, kind, None) if kind in _optimizers.SCHEDULES else None
+        kwargs["learning_rate"] = cls(**args) if cls is not None else float(
+            args.get("initial_learning_rate", _optimizers.DEFAULT["learning_rate"]))
+    else:
+        kwargs["learning_rate"] = float(lr)
+    if name == "momentum":
+        kwargs.setdefault("momentum", 0.9)
+    return getattr(keras.optimizers, _optimizers.KERAS_CLASSES[name])(**kwargs)

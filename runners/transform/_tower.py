@@ -23,6 +23,8 @@ def import_tower(b, r: int, batch: list, an: TracedAnalysis):
     for name, value in an.constants.items():
         with tf.compat.v1.device(dev):
             input_map[name + ":0"] = tf.constant(value)
+    for j, name in an.tables.items():  # the tower's own copy of each lookup table
+        input_map[name + ":0"] = b.tables[j][r]
     for j, locals_ in enumerate(b.state_local):
         ph = an.placeholders.get(("state", j))
         if ph is None:

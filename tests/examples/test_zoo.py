@@ -1,6 +1,7 @@
 """The conformance zoo (``examples/zoo/``): models written as ordinary TF2 code, each around one idiom, run through
 every command a user meets: ``inspect``; ``build`` + ``compare`` (every builder profiled on the loopback cluster);
-``train`` equal to single-device training; ``search`` ending with a winner."""
+``train`` equal to single-device training (for a compiled model, ``model.fit``'s own); ``search`` ending with a
+winner."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ pytestmark = pytest.mark.slow
 
 ZOO = ROOT / "examples" / "zoo"
 MODELS = sorted(p.stem for p in ZOO.glob("*.py"))
+COMPILED = [name for name in MODELS if ".compile(" in (ZOO / f"{name}.py").read_text()]
 SPEC = CLUSTERS / "localhost.yml"
 EXACT = 1e-5  # max |a - b| / max |b|, per variable
 MIXED = "parallax"  # sparse gradients on a PS, dense ones all-reduced: both mechanisms in one job
@@ -28,7 +30,7 @@ def rel_err(a, b) -> float:
 
 
 def test_the_zoo_is_a_zoo():
-    assert len(MODELS) >= 15
+    assert len(MODELS) >= 15 and len(COMPILED) >= 8
     for name in MODELS:
         assert (ZOO / f"{name}.py").read_text().lstrip().startswith('"""'), f"{name}.py: say its idiom first"
 
@@ -84,6 +86,21 @@ def test_train_equals_single_device(name, run, cache_dir, tmp_path):
     errors.update({f"npz {n}": rel_err(saved[f"state/{n}"], want_state[n]) for n in want_state})
     worst = max(errors, key=errors.get)
     assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
+    if name in COMPILED:
+        _reference_is_model_fit(traced)
+
+
+def _reference_is_model_fit(traced) -> None:
+    """10 steps of ``model.fit`` on ``dataset_fn(0, 1)`` end where the single-device reference ends: its loss, its
+    optimizer (a fresh copy), its sparse updates are Keras' own."""
+    from runners.transform._reference import reference_train
+
+    want, _, _ = reference_train(traced, 1, TRAIN_STEPS)
+    traced.model.fit(traced.module.dataset_fn(0, 1).repeat(), steps_per_epoch=TRAIN_STEPS, epochs=1, verbose=0,
+                     shuffle=False)
+    errors = {n: rel_err(v.numpy(), want[n]) for n, v in zip(traced.names, traced.trainable)}
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= EXACT, f"model.fit: {worst}: relative error {errors[worst]:.3g}"
 
 
 def _checkpoint_values(traced, directory) -> tuple[dict, dict]:
@@ -114,3 +131,4 @@ def test_search_ends_with_a_winner(name, run, cache_dir, tmp_path):
     assert code == 0, err
     summary = json.loads((out / "summary.json").read_text())
     assert (out / "best.pb").is_file() and summary["winner_measured_s"] > 0
+

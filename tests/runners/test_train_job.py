@@ -67,15 +67,21 @@ def _kill_when(proc: subprocess.Popen, ready: pathlib.Path, victim) -> None:
     proc.communicate(timeout=60)
 
 
-CASES = [("sgd", MODELS / "mlp.py", "ps", "all_reduce", 300, 100),
-         ("adam", MODELS / "recommender.py", "all_reduce", "ps", 90, 30)]
+ZOO = ROOT / "examples" / "zoo"
+CASES = [("sgd", MODELS / "mlp.py", "ps", "all_reduce", 300, 100, True),
+         ("adam", MODELS / "recommender.py", "all_reduce", "ps", 90, 30, True),
+         ("adamw-schedule", ZOO / "adamw_cosine_warmup.py", "parallax", "ps", 120, 40, False),
+         ("adagrad-embeddings", ZOO / "adagrad_embeddings.py", "ps", "parallax", 120, 40, False)]
 
 
-@pytest.mark.parametrize("name,model,first,then,steps,every", CASES, ids=[c[0] for c in CASES])
-def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, first, then, steps, every, tmp_path,
-                                                                  cache_dir):
-    """Killed with SIGKILL (the driver, then a server of the resumed run), resumed under another strategy after
-    the first kill: after ``steps`` steps in all, the variables equal uninterrupted training's."""
+@pytest.mark.parametrize("name,model,first,then,steps,every,server", CASES, ids=[c[0] for c in CASES])
+def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, first, then, steps, every, server,
+                                                                  tmp_path, cache_dir):
+    """Killed with SIGKILL (the driver, then, with ``server``, a server of the resumed run), resumed under another
+    strategy after the first kill: after ``steps`` steps in all, the variables and every optimizer slot (moments,
+    accumulators, step counts) equal uninterrupted training's."""
+    from runners.train import keras_optimizer, load_checkpoint
+    from runners.transform._optimizer import Optimizer
     from runners.transform._reference import reference_train
     from space.model import trace_step
 
@@ -84,18 +90,24 @@ def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, fi
     job = _train(model, s1, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5")
     _kill_when(job, ckpt / f"ckpt-{every:08d}", lambda p: [p.pid])
     assert job.returncode == -signal.SIGKILL
-    job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
-    _kill_when(job, ckpt / f"ckpt-{2 * every:08d}", lambda p: _servers(p.pid)[-1:])
-    assert job.returncode == 1
+    if server:
+        job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
+        _kill_when(job, ckpt / f"ckpt-{2 * every:08d}", lambda p: _servers(p.pid)[-1:])
+        assert job.returncode == 1
     job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
     out, err = job.communicate(timeout=300)
     assert job.returncode == 0, err
-    assert f"resumed at step {2 * every}" in out or f"resumed at step {3 * every}" in out
+    assert any(f"resumed at step {k * every}" in out for k in ((2, 3) if server else (1, 2)))
     index = json.loads((ckpt / "train.json").read_text())
     assert index["step"] == steps
     saved = np.load(ckpt / index["variables"])
-    want, _, _ = reference_train(trace_step(model), 2, steps)
+    traced = trace_step(model)
+    reference = Optimizer(traced.optimizer, traced.keras_optimizer).keras()
+    want, _, _ = reference_train(traced, 2, steps, optimizer=reference)
     errors = {n: rel_err(saved[f"trainable/{n}"], want[n]) for n in want}
+    restored = keras_optimizer(load_checkpoint(ckpt), traced)
+    errors.update({f"slot {v.name}": rel_err(v.numpy(), w.numpy())
+                   for v, w in zip(restored.variables, reference.variables)})
     worst = max(errors, key=errors.get)
     assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
 
@@ -185,3 +197,63 @@ def test_several_steps_per_call_checkpoint_between_calls_and_train_as_one_step_c
     for name, slots in one.slots.items():
         for slot, value in slots.items():
             np.testing.assert_array_equal(four.slots[name][slot], value, err_msg=f"{name}/{slot}")
+
+
+def test_evaluation_matches_keras_and_early_stopping_stops_the_job(tmp_path, cache_dir):
+    """A compiled model trained with an evaluation every 10 steps and Keras' ``EarlyStopping``: the job stops after
+    the second evaluation and checkpoints there; its validation loss and accuracy equal ``model.evaluate`` of the
+    checkpoint's weights; the evaluations are in ``train.json`` and TensorBoard, beside the learning rate."""
+    import keras
+    import tensorflow as tf
+
+    import autotune
+    from space.model import trace_step
+
+    model = ROOT / "examples" / "zoo" / "compiled_metrics.py"
+    strategy = _build(model, "parallax", tmp_path, cache_dir)
+    seen = []
+    lines = []
+    history = autotune.train(model, SPEC, strategy, 60, checkpoint=tmp_path / "ckpt", eval_every=10, log=lines.append,
+                             callbacks=[keras.callbacks.EarlyStopping(monitor="val_loss", patience=0, min_delta=1e9),
+                                        lambda info: seen.append(info.learning_rate)])
+    assert history.steps == 20 and [e["step"] for e in history.evaluations] == [10, 20]
+    assert seen == [pytest.approx(0.005)] * 20 and sum("val_accuracy" in line for line in lines) == 2
+    index = json.loads((tmp_path / "ckpt" / "train.json").read_text())
+    assert index["step"] == 20 and index["evaluations"] == history.evaluations
+    traced = trace_step(model)
+    traced.model.load_weights(str(tmp_path / "ckpt" / index["weights"]))
+    want = traced.model.evaluate(traced.module.val_dataset_fn(0, 1), return_dict=True, verbose=0)
+    last = history.evaluations[-1]
+    assert last["val_loss"] == pytest.approx(want["loss"], rel=1e-5)
+    assert last["val_accuracy"] == pytest.approx(want["accuracy"], rel=1e-6)
+    assert last["val_top2"] == pytest.approx(want["top2"], rel=1e-6)
+    tags: dict[str, list] = {}
+    for events in (tmp_path / "ckpt" / "logs").glob("events.out.tfevents.*"):
+        for event in tf.compat.v1.train.summary_iterator(str(events)):
+            for v in event.summary.value:
+                tags.setdefault(v.tag, []).append(event.step)
+    assert tags["val_loss"] == [10, 20] and tags["val_accuracy"] == [10, 20] and tags["learning_rate"] == [10, 20]
+
+
+def test_evaluation_and_callbacks_are_checked_before_any_server_starts(tmp_path, cache_dir, run):
+    """``--eval-every`` without ``val_dataset_fn``, a validation set that never ends without ``--eval-steps``, a
+    Keras callback that would need the cluster's weights: each one line, exit code 2, no server started."""
+    import keras
+
+    import autotune
+    from space.errors import BadInput
+
+    strategy = _build(MODELS / "mlp.py", "ps", tmp_path, cache_dir)
+    code, _, err = run("train", "--model", MODELS / "mlp.py", "--spec", SPEC, "--strategy", strategy, "--steps", "5",
+                       "--eval-every", "2")
+    assert code == 2 and err.startswith("error: --eval-every needs val_dataset_fn") and len(err.splitlines()) == 1
+    endless = tmp_path / "endless.py"
+    endless.write_text((ROOT / "examples" / "zoo" / "compiled_metrics.py").read_text().replace(".batch(64)",
+                                                                                               ".batch(64).repeat()"))
+    (tmp_path / "endless").mkdir()
+    other = _build(endless, "ps", tmp_path / "endless", cache_dir)
+    code, _, err = run("train", "--model", endless, "--spec", SPEC, "--strategy", other, "--steps", "5",
+                       "--eval-every", "2")
+    assert code == 2 and "val_dataset_fn(0, 1) never ends" in err and "--eval-steps" in err
+    with pytest.raises(BadInput, match="ModelCheckpoint cannot run under autotune; hint: use --checkpoint"):
+        autotune.train(endless, SPEC, other, 5, callbacks=[keras.callbacks.ModelCheckpoint(str(tmp_path / "x.keras"))])

@@ -22,6 +22,18 @@ def dataset_fn(worker_index, num_workers):
 '''
 
 
+COMPILED_TAIL = '''
+import tensorflow as tf, keras
+def build_model():
+    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, kernel_regularizer=keras.regularizers.L2(0.1))])
+    m.compile(optimizer=keras.optimizers.Adam(0.01), loss='mse', metrics=['mae'])
+    return m
+def dataset_fn(worker_index, num_workers):
+    x = tf.reshape(tf.range(24, dtype=tf.float32), [8, 3]) / 24.0
+    return tf.data.Dataset.from_tensor_slices((x, x[:, :2])).batch(4)
+'''
+
+
 def test_mlp_inventory(inventories):
     inv = inventories("mlp")
     assert inv.names[0] == "mlp/dense/kernel:0"
@@ -31,7 +43,7 @@ def test_mlp_inventory(inventories):
     # matmuls: forward + weight gradient for every layer, input gradient for all but the first
     matmuls = 2 * 32 * (2 * 784 * 256 + 3 * 256 * 128 + 3 * 128 * 10)
     assert matmuls <= inv.flops_per_step <= 1.2 * matmuls
-    assert inv.optimizer == {"name": "sgd", "learning_rate": 0.05}
+    assert inv.optimizer == {"name": "sgd", "learning_rate": 0.05, "momentum": 0.0, "nesterov": False}
 
 
 def test_recommender_tables_are_sparse(inventories):
@@ -147,7 +159,27 @@ BROKEN = {
                     r"loss_fn\(model, batch\) failed: ValueError: boom"),
     "dataset_not_dataset": (GOOD_TAIL.replace("return tf.data.Dataset.from_tensor_slices(tf.ones([8, 3])).batch(4)",
                                               "return [1, 2]"), r"returned list, not a tf.data.Dataset"),
-    "bad_optimizer": ("OPTIMIZER = {'name': 'rmsprop'}\n" + GOOD_TAIL, r"OPTIMIZER must be a dict with name in"),
+    "bad_optimizer": ("OPTIMIZER = {'name': 'adafactor'}\n" + GOOD_TAIL, r"OPTIMIZER must be a dict with name in"),
+    "unsupported_keras_optimizer": (GOOD_TAIL + "OPTIMIZER = keras.optimizers.Adafactor()\n",
+                                    r"OPTIMIZER is Adafactor, which autotune cannot run"),
+    "compiled_with_unsupported_optimizer": (
+        COMPILED_TAIL.replace("keras.optimizers.Adam(0.01)", "keras.optimizers.Lamb()"),
+        r"the compiled optimizer is Lamb, which autotune cannot run, .*m.py; hint: use one of Adadelta"),
+    "gradient_accumulation": (GOOD_TAIL + "OPTIMIZER = keras.optimizers.SGD(0.1, gradient_accumulation_steps=2)\n",
+                              r"OPTIMIZER sets gradient_accumulation_steps=2"),
+    "compiled_without_loss": (COMPILED_TAIL.replace(", loss='mse'", ""),
+                              r"does not define loss_fn\(\) and build_model\(\) returns a model compiled without a "
+                              r"loss"),
+    "train_step_override": (COMPILED_TAIL.replace("    m = keras.Sequential", "    m = Own").replace(
+        "def build_model", "class Own(keras.Sequential):\n    def train_step(self, data):\n        return {}\n"
+                           "def build_model"), r"Own overrides train_step\(\), which autotune does not call"),
+    "constraint": (GOOD_TAIL.replace("keras.layers.Dense(2)", "keras.layers.Dense(2, kernel_constraint='non_neg')"),
+                   r"has a constraint \(NonNeg\)"),
+    "table_the_step_writes": (GOOD_TAIL.replace(
+        "    return tf.reduce_mean(model(batch) ** 2)",
+        "    TABLE.insert(tf.constant(['a']), tf.constant([1.0]))\n    return tf.reduce_mean(model(batch) ** 2)")
+        + "TABLE = tf.lookup.experimental.MutableHashTable(tf.string, tf.float32, 0.0)\n",
+        r"the step changes the lookup table TABLE \(LookupTableInsertV2\)"),
     "optimizer_unknown_key": ("OPTIMIZER = {'name': 'sgd', 'lr': 0.1}\n" + GOOD_TAIL, r"unknown key 'lr' for sgd"),
     "unused_variable": (GOOD_TAIL.replace("keras.layers.Dense(2)])", "keras.layers.Dense(2)])\n    m.extra = 1")
                         .replace("return keras.Sequential", "m = keras.Sequential").replace(
@@ -217,3 +249,104 @@ def dataset_fn(worker_index, num_workers):
 ''')
     inv = load_inventory(model, use_cache=False)
     assert inv.batch_size == 4
+
+
+def test_a_compiled_model_is_a_whole_model_file(tmp_path):
+    """No loss_fn, no OPTIMIZER: the compiled loss (with the regularizer's term) and optimizer; the first loss is
+    Keras' own ``compute_loss``."""
+    import tensorflow as tf
+
+    from space.model import trace_step
+
+    model = tmp_path / "m.py"
+    model.write_text(COMPILED_TAIL)
+    traced = trace_step(model)
+    assert traced.optimizer["name"] == "adam" and traced.optimizer["learning_rate"] == 0.01 and traced.compiled
+    x, y = traced.sample_batch
+    keras_model = traced.model
+    want = keras_model.compute_loss(x, y, keras_model(x, training=True), training=True)
+    loss, _ = traced.concrete_function(traced.sample_batch)
+    assert float(loss) == pytest.approx(float(want), rel=1e-6)
+    plain = float(tf.reduce_mean(tf.square(keras_model(x) - y)))
+    assert float(loss) > plain  # the L2 term is in it
+
+
+@pytest.mark.parametrize("reads", [False, True], ids=["loss_fn-without", "loss_fn-adding-them"])
+def test_model_losses_are_added_once(reads, tmp_path):
+    """``model.losses`` are added to a loss_fn as ``model.fit`` adds them, unless loss_fn reads them itself."""
+    import tensorflow as tf
+
+    from space.model import trace_step
+
+    model = tmp_path / "m.py"
+    added = " + tf.add_n(model.losses)" if reads else ""
+    model.write_text(GOOD_TAIL.replace("keras.layers.Dense(2)", "keras.layers.Dense(2, kernel_regularizer="
+                                       "keras.regularizers.L2(0.5))").replace(
+        "return tf.reduce_mean(model(batch) ** 2)", f"return tf.reduce_mean(model(batch) ** 2){added}"))
+    traced = trace_step(model)
+    loss, _ = traced.concrete_function(traced.sample_batch)
+    kernel = traced.model.layers[0].kernel
+    want = tf.reduce_mean(traced.model(traced.sample_batch) ** 2) + 0.5 * tf.reduce_sum(tf.square(kernel))
+    assert float(loss) == pytest.approx(float(want), rel=1e-6)
+
+
+def test_lookup_tables_in_the_model_are_state_on_every_replica(tmp_path):
+    model = tmp_path / "m.py"
+    model.write_text('''
+import tensorflow as tf, keras
+def build_model():
+    words = keras.Input((), dtype="string")
+    ids = keras.layers.StringLookup(vocabulary=["a", "b", "c"], name="words")(words)
+    return keras.Model(words, keras.layers.Dense(1)(keras.layers.Embedding(4, 2)(ids)))
+def loss_fn(model, batch):
+    return tf.reduce_mean(model(batch) ** 2)
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(["a", "b", "z", "c"]).batch(2)
+''')
+    inv = load_inventory(model, use_cache=False)
+    (table,) = inv.tables
+    assert (table.name, table.kind, table.key_dtype, table.value_dtype, table.size) == \
+        ("words/lookup_table", "HashTableV2", "string", "int64", 3)
+    assert Inventory.from_json(inv.to_json()).tables == inv.tables
+
+
+@pytest.mark.parametrize("name", ["sgd", "momentum", "adam", "adamw", "adagrad", "rmsprop", "adadelta", "adamax",
+                                  "nadam", "ftrl", "lion"])
+def test_every_optimizer_of_a_plain_dict(name):
+    """Each name builds its Keras optimizer; a schedule is a dict naming the Keras schedule and its arguments."""
+    from space import _keras
+
+    schedule = {"schedule": "ExponentialDecay", "initial_learning_rate": 0.1, "decay_steps": 10, "decay_rate": 0.5}
+    config, opt = _keras.from_dict({"name": name, "learning_rate": schedule, "clipnorm": 1.0}, "m.py")
+    assert config["name"] == name and config["clipnorm"] == 1.0
+    assert config["learning_rate"]["schedule"] == "ExponentialDecay" and float(opt.learning_rate) == pytest.approx(0.1)
+    assert type(opt).__name__.lower() == {"momentum": "sgd"}.get(name, name)
+
+
+def test_checking_a_model_leaves_its_variables_as_they_were(tmp_path):
+    """The first loss runs eagerly on the model, a plain ``tf.Variable`` deep in a layer that counts its calls
+    included: every variable has its value back afterwards."""
+    from space.model import trace_step
+
+    model = tmp_path / "m.py"
+    model.write_text('''
+import tensorflow as tf, keras
+class Counting(keras.layers.Layer):
+    def __init__(self):
+        super().__init__()
+        self.inner = {"state": [tf.Variable(0.0, trainable=False)]}
+    def call(self, x):
+        self.inner["state"][0].assign_add(1.0)
+        return x
+def build_model():
+    return keras.Sequential([keras.Input((3,)), Counting(), keras.layers.BatchNormalization(), keras.layers.Dense(2)])
+def loss_fn(model, batch):
+    return tf.reduce_mean(model(batch, training=True) ** 2)
+def dataset_fn(worker_index, num_workers):
+    return tf.data.Dataset.from_tensor_slices(tf.random.stateless_normal([8, 3], [1, 2])).batch(4)
+''')
+    traced = trace_step(model)
+    counter = traced.model.layers[0].inner["state"][0]
+    assert float(counter.numpy()) == 0.0
+    moving_mean = traced.model.layers[1].moving_mean
+    assert float(abs(moving_mean.numpy()).max()) == 0.0

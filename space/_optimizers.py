@@ -1,0 +1,62 @@
+"""The optimizers a model trains with: Keras 3's, by name, with the keyword arguments each takes (plain data).
+
+A model's optimizer is described by a plain dict (the inventory's and the checkpoint's ``optimizer``): ``name``,
+``learning_rate`` (a number, or a schedule as ``{"schedule": "CosineDecay", ...its arguments}``) and the
+optimizer's own hyperparameters under Keras' names. SGD with momentum is named ``momentum``: its update touches
+every element of a sparse gradient's table, where plain SGD and Adagrad touch only the rows gathered.
+"""
+from __future__ import annotations
+
+# name -> Keras class name
+KERAS_CLASSES = {"sgd": "SGD", "momentum": "SGD", "adam": "Adam", "adamw": "AdamW", "adagrad": "Adagrad",
+                 "rmsprop": "RMSprop", "adadelta": "Adadelta", "adamax": "Adamax", "nadam": "Nadam", "ftrl": "Ftrl",
+                 "lion": "Lion"}
+# name -> the optimizer's own keyword arguments (Keras 3's names)
+HYPERPARAMETERS = {
+    "sgd": ("momentum", "nesterov"),
+    "momentum": ("momentum", "nesterov"),
+    "adam": ("beta_1", "beta_2", "epsilon", "amsgrad"),
+    "adamw": ("beta_1", "beta_2", "epsilon", "amsgrad"),
+    "adagrad": ("initial_accumulator_value", "epsilon"),
+    "rmsprop": ("rho", "momentum", "epsilon", "centered"),
+    "adadelta": ("rho", "epsilon"),
+    "adamax": ("beta_1", "beta_2", "epsilon"),
+    "nadam": ("beta_1", "beta_2", "epsilon"),
+    "ftrl": ("learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
+             "l2_regularization_strength", "l2_shrinkage_regularization_strength", "beta"),
+    "lion": ("beta_1", "beta_2"),
+}
+# what every Keras optimizer takes and autotune runs
+COMMON = ("learning_rate", "weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema", "ema_momentum",
+          "ema_overwrite_frequency")
+# Keras options autotune refuses: the reason, and what to do instead
+UNSUPPORTED = {"loss_scale_factor": "loss scaling is for float16, which autotune does not train",
+               "gradient_accumulation_steps": "autotune applies every step's gradient; raise the batch instead"}
+SPARSE_UPDATES = frozenset({"sgd", "adagrad"})  # a sparse gradient updates only its rows (and their slots)
+DEFAULT = {"name": "sgd", "learning_rate": 0.01}
+# learning-rate schedules a plain dict may name (any keras.optimizers.schedules class works from a Keras optimizer)
+SCHEDULES = ("ExponentialDecay", "CosineDecay", "CosineDecayRestarts", "PiecewiseConstantDecay", "PolynomialDecay",
+             "InverseTimeDecay")
+
+
+def keys_of(name: str) -> tuple[str, ...]:
+    """Every key the optimizer ``name`` takes in a plain dict (``name`` itself aside)."""
+    return COMMON + HYPERPARAMETERS[name]
+
+
+def describe(config: dict) -> str:
+    """One line for people: ``adamw, learning rate CosineDecay, global_clipnorm 1.0``."""
+    if not config:
+        return DEFAULT["name"]
+    lr = config.get("learning_rate")
+    parts = [config.get("name", "sgd")]
+    if isinstance(lr, dict):
+        parts.append(f"learning rate {lr.get('schedule', 'schedule')}")
+    elif lr is not None:
+        parts.append(f"learning rate {lr:g}")
+    for key in ("weight_decay", "clipnorm", "clipvalue", "global_clipnorm"):
+        if config.get(key) is not None:
+            parts.append(f"{key} {config[key]:g}")
+    if config.get("use_ema"):
+        parts.append("EMA")
+    return ", ".join(parts)
