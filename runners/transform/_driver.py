@@ -196,7 +196,7 @@ class TrainingJob:
     def evaluate(self, feed: dict):
         """(loss, predictions) of the validation step on one batch (``feed``: its placeholders' values)."""
         ev = self.graph.evaluation
-        return self._run([ev.loss, ev.outputs], feed_dict=feed)
+        return self._run([ev.loss, ev.outputs], feed_dict=feed, kind="evaluation")
 
     def _run_threads(self, steps: int, delays: dict[int, float],
                      on_step: Callable[[int, float, float], None] | None = None,

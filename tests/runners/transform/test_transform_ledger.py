@@ -59,7 +59,7 @@ def traced_sgd():
         if name not in cache:
             path = MODELS / f"{name}.py" if (MODELS / f"{name}.py").is_file() else ZOO / f"{name}.py"
             t = trace_step(path)
-            cache[name] = (dataclasses.replace(t, optimizer={"name": "sgd", "learning_rate": 0.01}),
+            cache[name] = (dataclasses.replace(t, optimizer={"name": "sgd", "learning_rate": 0.01}, keras_optimizer=None),
                            inventory_from_trace(t))
         return cache[name]
 
@@ -85,7 +85,7 @@ def draw(inv, spec: ClusterSpec, builders: list[str], n_random: int, seed: int) 
     """The builders' strategies, then ``n_random`` distinct draws of the search's space (asynchronous PS allowed),
     every one valid."""
     from autotune.fidelity import strategy_key
-    from autotune.search._pipeline import make_space
+    from autotune.tuner._pipeline import make_space
 
     out: dict[str, tuple[str, object]] = {}
     for alias in builders:
