@@ -208,7 +208,8 @@ def _reuse(args, out: pathlib.Path) -> int:
 
 def _repredict(src: pathlib.Path, name: str, out: pathlib.Path, cache: pathlib.Path, args) -> dict:
     """One model's runs saved in ``src`` predicted again by this checkout's cost model, written to ``out/<run>/``."""
-    from autotune import fidelity, fidelity_io
+    from autotune import fidelity
+    from autotune.fidelity import _io as fidelity_io
     from simulator import Calibration, Scorer, anchor_costs, calibration_path
     from space.cluster import load_cluster
     from space.model import load_inventory

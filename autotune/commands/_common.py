@@ -8,6 +8,7 @@ import pathlib
 import sys
 import tempfile
 
+from autotune._options import MAX_STEPS, count, positive_seconds  # noqa: F401 - the commands' argparse types
 from space.cluster import ClusterSpec, load_cluster
 from space.errors import BadInput
 from space.inventory import Inventory
@@ -21,24 +22,6 @@ def add_model(p: argparse.ArgumentParser) -> None:
 
 def add_spec(p: argparse.ArgumentParser, required: bool = True) -> None:
     p.add_argument("--spec", required=required, metavar="CLUSTER.YML", help="cluster spec")
-
-
-def add_space_options(p: argparse.ArgumentParser) -> None:
-    """The options of the strategy space (``autotune search`` and ``validate-simulator`` draw from the same one)."""
-    p.add_argument("--reduced", choices=["auto", "yes", "no"], default="auto",
-                   help="per-class instead of per-variable choices (auto: above 16 variables)")
-    p.add_argument("--sparse-ps-only", action="store_true", help="keep sparse-gradient variables on PS")
-    p.add_argument("--allow-async", action="store_true",
-                   help="also asynchronous PS and bounded staleness (changes training dynamics)")
-    p.add_argument("--lossless", action="store_true",
-                   help="exact synchronizers only: no gradient compression (fp16, error feedback, PowerSGD)")
-
-
-def space_options(args: argparse.Namespace) -> dict:
-    """``reduced`` / ``sparse_ps_only`` / ``allow_async`` / ``lossless`` of :func:`add_space_options`, as keyword
-    arguments."""
-    return {"reduced": {"auto": None, "yes": True, "no": False}[args.reduced],
-            "sparse_ps_only": args.sparse_ps_only, "allow_async": args.allow_async, "lossless": args.lossless}
 
 
 def inventory(args: argparse.Namespace) -> Inventory:
@@ -55,37 +38,6 @@ def print_json(data) -> None:
     json.dump(data, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: seconds > 0 (a timeout of 0 or less would cut every step at once)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0 seconds, got {text}")
-    return value
-
-
-# the most steps a job may ask for: TensorFlow counts steps and batches in 64-bit integers
-MAX_STEPS = 2**63 - 1
-
-
-def count(low: int, high: int = MAX_STEPS):
-    """An argparse type: an integer in ``low..high``, checked when the command line is read (before any work)."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text}")
-        if value > high:
-            raise argparse.ArgumentTypeError(f"must be at most {high} (a 64-bit count), got {text}")
-        return value
-
-    parse.__name__ = f"integer >= {low}"  # argparse names the type in its own messages
-    return parse
 
 
 def writable_dir(path: str | os.PathLike, option: str) -> pathlib.Path:

@@ -19,6 +19,16 @@ FIRST_RUN_S = 20.0  # a first profiling run's guess (the cluster's start, the tr
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
 
 
+def duration(text: str) -> float:
+    """An argparse type: :func:`parse_duration`, its error the command line's."""
+    import argparse
+
+    try:
+        return parse_duration(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def parse_duration(text: str) -> float:
     """Seconds of ``"90"``, ``"90s"``, ``"3m"``, ``"1.5h"``; ValueError naming the text otherwise."""
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(s|m|min|h)?\s*", str(text))

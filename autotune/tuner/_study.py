@@ -8,9 +8,8 @@ from typing import Any
 
 import optuna
 
+from autotune.tuner._types import SAMPLERS
 from space.errors import BadInput
-
-SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
 
 
 def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:

@@ -9,6 +9,8 @@ import hashlib
 import pathlib
 from typing import Any
 
+from autotune._options import count, option, positive_seconds, space_option
+from autotune.tuner._budget import duration
 from space import families
 from space.cluster import ClusterSpec
 from space.errors import BadInput
@@ -16,46 +18,77 @@ from space.inventory import Inventory
 from space.strategy import Strategy
 
 REDUCE_ABOVE = 16  # variables above which the search uses the reduced (per-class) space
+SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
 
 
 @dataclasses.dataclass
 class SearchConfig:
+    """A search's configuration; each field with a help is also an option of ``autotune search``."""
+
     model: str
     spec: str
     output: pathlib.Path
-    trials: int = 2000
-    top_k: int = 5
-    builders_to_profile: int = 5  # at most this many builders profiled beside the top-k ...
-    builder_band: float = 1.5  # ... those predicted within this factor of the best builder
-    max_profiles: int = 10  # profiling runs in all, confirmation included
-    confirm: int = 3  # of those, re-measure up to this many contenders head to head ...
-    confirm_within: float = 0.25  # ... measured within this fraction of the best (one run's noise: 10-20%)
-    round_size: int = 2  # candidates per profiling round after the first, chosen by the refitted cost model
-    time_budget_s: float | None = None  # the simulated stage's own limit
-    budget_s: float | None = None  # the whole search's, calibration included (--budget)
-    storage: str | None = None
-    study_name: str | None = None
-    resume: bool = False
-    seed: int | None = None  # None: the n-th searcher on a study uses seed n (one alone: 0)
-    sampler: str = "tpe"
-    simulate_only: bool = False
-    prune_ratio: float = 2.0  # a candidate predicted slower than this x the best so far is pruned
-    reduced: bool | None = None
-    sparse_ps_only: bool = False
-    allow_async: bool = False
-    lossless: bool = False  # exact synchronizers only (no compressed gradients)
+    trials: int = option(2000, "simulated trials in all, resumed ones included (2000)", type=count(1))
+    top_k: int = option(5, "diverse candidates to profile, plus the best builder (5)", type=count(0))
+    builders_to_profile: int = option(  # at most this many builders profiled beside the top-k ...
+        5, "also profile up to N builders predicted within --builder-band of the best builder (5)",
+        flag="--profile-builders", type=count(0), metavar="N")
+    builder_band: float = option(  # ... those predicted within this factor of the best builder
+        1.5, "builders predicted within X times the best builder are profiled (1.5)", metavar="X")
+    max_profiles: int = option(  # profiling runs in all, confirmation included
+        10, "profiling runs on the cluster in all, confirmation included (10)", type=count(0), metavar="N")
+    confirm: int = option(  # of those, re-measure up to this many contenders head to head ...
+        3, "re-measure up to N candidates measured within --confirm-within of the best (the best builder among "
+           "them), head to head, and choose the fastest there; 0 turns it off (3)", type=count(0), metavar="N")
+    confirm_within: float = option(  # ... measured within this fraction of the best (one run's noise: 10-20%)
+        0.25, "relative distance to the best measured that counts as a tie worth re-measuring (0.25)", metavar="F")
+    round_size: int = option(  # candidates per profiling round after the first, chosen by the refitted cost model
+        2, "after the first round, refit the cost model on what was measured and profile up to N candidates per "
+           "round that could still win; 0 profiles the first round only (2)", type=count(0), metavar="N")
+    time_budget_s: float | None = option(  # the simulated stage's own limit
+        None, "stop the simulated stage after this long", flag="--time-budget", type=positive_seconds,
+        metavar="SECONDS")
+    budget_s: float | None = option(  # the whole search's, calibration included
+        None, "bound the whole search, calibration included, e.g. 90s, 3m, 1h: it plans its rounds to fit, ends "
+              "with the best measured strategy and says what it left unmeasured", flag="--budget", type=duration,
+        metavar="TIME")
+    storage: str | None = option(None, "Optuna storage, any SQLAlchemy URL (default: sqlite:///DIR/study.db)",
+                                 metavar="URL")
+    study_name: str | None = option(None, "study name (default: <model>-<cluster fingerprint>)")
+    resume: bool = option(False, "continue the search in DIR (keeps every finished trial); with --storage/"
+                                 "--study-name, join the searchers sharing that study")
+    seed: int | None = option(  # None: the n-th searcher on a study uses seed n (one alone: 0)
+        None, "sampler seed: same seed, same trials (default: the n-th searcher on the study uses n)", type=int)
+    sampler: str = option("tpe", "tpe (default), cmaes, nsga2 (step time vs bytes on the wire), random",
+                          choices=SAMPLERS)
+    simulate_only: bool = option(False, "skip profiling on the cluster")
+    prune_ratio: float = option(  # a candidate predicted slower than this x the best so far is pruned
+        2.0, "prune candidates predicted slower than this x the best so far (2.0)")
+    reduced: bool | None = space_option("reduced")
+    sparse_ps_only: bool = space_option("sparse_ps_only")
+    allow_async: bool = space_option("allow_async")
+    lossless: bool = space_option("lossless")  # exact synchronizers only (no compressed gradients)
     reduce_above: int = REDUCE_ABOVE
-    calibration: str | None = None
-    calibrate: bool = True  # no calibration stored for the cluster: measure a quick one before the search
+    calibration: str | None = option(
+        None, "calibration file (default: the one `autotune calibrate` stored for this cluster)", metavar="FILE")
+    calibrate: bool = option(  # no calibration stored for the cluster: measure a quick one before the search
+        True, "where no calibration is stored for the cluster, use the spec's nominal values instead of measuring "
+              "a quick calibration first", flag="--no-calibrate")
     cache_dir: str | None = None
-    steps: int = 20
-    warmup: int = 5
-    confirm_steps: int | None = None  # steps of each contender in the head-to-head (None: 3 x steps)
+    steps: int = option(20, "profiled steps per candidate (20)", type=count(1))
+    warmup: int = option(5, "warm-up steps per candidate (5)", type=count(0))
+    confirm_steps: int | None = option(  # steps of each contender in the head-to-head (None: 3 x steps)
+        None, "timed steps of each contender in the head-to-head, in 10 turns (default 3 x --steps)", type=count(1),
+        metavar="N")
     # a job's head-to-head median moves this much (relative) from one comparison to the next, beyond its steps'
     # spread: validate-simulator's pass-against-pass noise on the testbed, 1.4-2.6% MAPE over 17 runs
-    run_noise: float = 0.02
-    accept_unknown_hosts: bool = False
-    claim_grace_s: float = 30.0  # a searcher silent this long on a shared study is gone: its claims are released
+    run_noise: float = option(
+        0.02, "how much one job's head-to-head median moves from one comparison to the next, beyond its steps' "
+              "spread; a mix must beat the best builder by twice the resulting standard error (0.02)", metavar="F")
+    accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
+    claim_grace_s: float = option(  # a searcher silent this long on a shared study is gone: its claims are released
+        30.0, "a searcher on a shared study that gives no sign of life for S seconds is gone: the candidates it "
+              "claimed are profiled by the others (30)", flag="--claim-grace", type=positive_seconds, metavar="S")
 
     def __post_init__(self) -> None:
         self.output = pathlib.Path(self.output)

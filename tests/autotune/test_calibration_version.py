@@ -83,7 +83,8 @@ def test_search_predicts_with_the_costs_this_version_derives(tmp_path, cache_dir
 
 
 def test_reuse_with_fit_residual_stores_the_fit_with_the_derived_costs(tmp_path, inventories, clusters, capsys):
-    from autotune import fidelity, fidelity_io
+    from autotune import fidelity
+    from autotune.fidelity import _io as fidelity_io
 
     inv, spec = inventories("mlp"), clusters["localhost"]
     picked = fidelity.pick_strategies(inv, spec, 8, seed=0)

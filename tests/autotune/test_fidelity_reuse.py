@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from autotune import fidelity, fidelity_io
+from autotune import fidelity
+from autotune.fidelity import _io as fidelity_io
 from autotune.cli import main
 from fidelity_support import LOCAL, MLP, rows as _rows
 

@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from autotune import fidelity, fidelity_io
+from autotune import fidelity
+from autotune.fidelity import _io as fidelity_io
 from autotune.cli import main
 from fidelity_support import LOCAL, MLP, mlp_local, rows as _rows
 

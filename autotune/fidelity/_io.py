@@ -9,7 +9,7 @@ import math
 import pathlib
 from typing import Any, Sequence
 
-from autotune.fidelity import Report, Row
+from autotune.fidelity._validation import Report, Row
 from space.errors import BadInput
 
 

@@ -3,7 +3,7 @@
 Split so that everything except the profiling itself runs without TensorFlow: ``pick_strategies`` (the classic
 builders the search space expresses, then random samples of that space: the population ``autotune search`` ranks),
 ``evaluate`` (metrics on all rows, and with a residual fit, before/after on a held-out split); the table, CSV,
-JSON and PNG are written by ``autotune.fidelity_io``. ``run_validation`` joins them with a ``profile(strategy) ->
+JSON and PNG are written by ``autotune.fidelity._io``. ``run_validation`` joins them with a ``profile(strategy) ->
 step times`` callable: the real cluster in the CLI, a fake in tests. It profiles every strategy in ``repeats``
 passes, each in the reverse order of the one before, so a slow minute of the machine is spread over the strategies
 rather than charged to one, and reports how well the passes agree with each other: the measurement's own noise,
@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from autotune._measurement_journal import MeasurementJournal
+from autotune.fidelity._journal import MeasurementJournal
 from space.errors import AutotuneError, BadInput
 
 

@@ -1,0 +1,35 @@
+"""The import policy (docs/design.md, "What is imported when"): the command line starts without TensorFlow, Optuna,
+pandas or matplotlib, whatever command it parses, so ``autotune --help`` and a refused input cost no library start-up;
+the packages below ``autotune`` never import TensorFlow when imported."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from testpaths import ROOT
+
+HEAVY = ("tensorflow", "optuna", "pandas", "matplotlib", "keras")
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = code + f"\nimport sys\nprint('LOADED', *(m for m in {HEAVY!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()[-1].split()[1:]
+
+
+def test_the_command_line_parses_every_command_without_the_heavy_libraries():
+    assert _loaded_after("import autotune.cli as c\nc.build_parser()") == []
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["search", "--help"], ["validate-simulator", "--help"],
+                                  ["train", "--help"]], ids=lambda a: " ".join(a))
+def test_help_loads_none_of_them(argv):
+    code = f"import autotune.cli as c\ntry:\n    c.main({argv!r})\nexcept SystemExit:\n    pass"
+    assert _loaded_after(code) == []
+
+
+@pytest.mark.parametrize("package", ["space", "simulator", "runners", "autotune.tuner"])
+def test_importing_a_package_does_not_start_tensorflow(package):
+    assert "tensorflow" not in _loaded_after(f"import {package}")
