@@ -1,9 +1,10 @@
 """Start one ``tf.distribute.Server`` per node of a cluster spec, watch them, and stop them all.
 
-Task ``k`` of job ``worker`` is the ``k``-th node of the spec. How a node is launched (the rule):
-a node with ``ssh_config`` is launched over SSH (even a loopback address, which is how the SSH path is
-tested on one machine); a loopback node without it as a local subprocess; a remote node without it is a
-spec error. A ``launcher=`` argument overrides the rule for every node (e.g. network namespaces).
+Task ``k`` of job ``worker`` is the ``k``-th node of the spec. How a node is launched (the rule): every
+node of a spec with ``launcher: slurm`` in one srun step; a node with ``ssh_config`` over SSH (even a loopback
+address, which is how the SSH path is tested on one machine); a loopback node without it as a local subprocess;
+a remote node without it is a spec error. A ``launcher=`` argument overrides the rule for every node (e.g.
+network namespaces).
 
 Every process is tracked by PID and stopped on :meth:`RunningCluster.close`, on an error during start,
 on Ctrl-C (the context manager / the ``try`` in :func:`start_cluster`), and at interpreter exit (atexit).
@@ -351,6 +352,10 @@ def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_
                    log_dir: str) -> list[Launcher]:
     if launcher is not None:
         return [launcher] * len(spec.nodes)
+    if spec.launcher == "slurm":  # one srun step for every node
+        from runners.launch._slurm import SlurmLauncher
+
+        return [SlurmLauncher(spec, log_dir)] * len(spec.nodes)
     from runners.launch._local import LocalLauncher
 
     local: LocalLauncher | None = None
