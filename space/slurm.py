@@ -147,7 +147,7 @@ def scontrol_addresses(names: list[str]) -> dict[str, str]:
 
 
 def allocation_nodes(env: Mapping[str, str], defaults: Mapping[str, Any] | None = None,
-                     addresses: Callable[[list[str]], Mapping[str, str]] = scontrol_addresses) -> list[dict]:
+                     addresses: Callable[[list[str]], Mapping[str, str]] | None = None) -> list[dict]:
     """The ``nodes`` of a cluster spec for the allocation ``env`` describes (plain data, as in a cluster.yml).
 
     ``defaults``: keys every node gets (:data:`NODE_DEFAULT_KEYS`); ``addresses``: node name -> address."""
@@ -163,7 +163,7 @@ def allocation_nodes(env: Mapping[str, str], defaults: Mapping[str, Any] | None 
         raise SpecError(f"SLURM_JOB_NODELIST {nodelist!r} names a node twice", "--spec slurm", hint=_HINT)
     threads = _cpus_per_node(env, len(names))
     gpus = list(range(gpu_count(env)))
-    known = addresses(names)
+    known = (addresses or scontrol_addresses)(names)
     defaults = dict(defaults or {})
     nodes = []
     for i, name in enumerate(names):
@@ -196,7 +196,7 @@ def _cpus_per_node(env: Mapping[str, str], n: int) -> list[int]:
 
 
 def spec_data(data: Mapping[str, Any], source: str, env: Mapping[str, str] | None = None,
-              addresses: Callable[[list[str]], Mapping[str, str]] = scontrol_addresses) -> dict[str, Any]:
+              addresses: Callable[[list[str]], Mapping[str, str]] | None = None) -> dict[str, Any]:
     """A spec mapping with ``launcher: slurm``, its ``nodes`` filled from the allocation when it lists none."""
     if data.get("launcher") != LAUNCHER:
         raise SpecError(f"unknown `launcher` {data.get('launcher')!r}", source,
