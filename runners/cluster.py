@@ -356,6 +356,10 @@ def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_
         from runners.launch._slurm import SlurmLauncher
 
         return [SlurmLauncher(spec, log_dir)] * len(spec.nodes)
+    if spec.launcher == "external":  # started by a scheduler (a Kubernetes Job): only connected to
+        from runners.launch._external import ExternalLauncher
+
+        return [ExternalLauncher(spec)] * len(spec.nodes)
     from runners.launch._local import LocalLauncher
 
     local: LocalLauncher | None = None

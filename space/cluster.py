@@ -25,7 +25,7 @@ from space._topology import TIER_KEYS, TOPOLOGY_KEYS, Tier, Topology
 from space._units import parse_bandwidth_gbit, parse_duration_s
 from space.errors import SpecError
 
-_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology", "launcher", "slurm"}
+_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology", "launcher", "slurm", "external"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
               "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
 MAX_NODES = 4096
@@ -107,8 +107,8 @@ class ClusterSpec:
     known_hosts: str | None = None
     source: str = "<cluster spec>"
     topology: Topology = Topology()
-    launcher: str | None = None  # "slurm": the servers start through srun (space/slurm.py), else locally or by SSH
-    srun_args: tuple[str, ...] = ()
+    launcher: str | None = None  # slurm (srun) or external (space/slurm.py); else local processes or SSH
+    launcher_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # srun_args; port
 
     # ---- derived views -------------------------------------------------------------------------
     @property
@@ -213,7 +213,7 @@ class ClusterSpec:
             out["known_hosts"] = self.known_hosts
         if self.topology.to_dict():
             out["topology"] = self.topology.to_dict()
-        out.update(slurm.spec_keys(self.launcher, self.srun_args))  # none unless set: fingerprints stay
+        out.update(slurm.spec_keys(self.launcher, self.launcher_options))  # none unless set: fingerprints stay
         return out
 
     @property
@@ -361,7 +361,7 @@ def _parse(data: Any, source: str) -> ClusterSpec:
             raise SpecError(f"node {lone.name!r} has no `group`, but the topology sets bandwidths by group", source,
                             hint="give every node a `group:` (e.g. its rack)")
     return ClusterSpec(nodes=tuple(nodes), ssh=ssh, links=links, known_hosts=known_hosts, source=source,
-                       topology=topology, launcher=data.get("launcher"), srun_args=slurm.srun_args(data))
+                       topology=topology, launcher=data.get("launcher"), launcher_options=slurm.options(data))
 
 
 def _parse_topology(raw: Any, source: str) -> Topology:

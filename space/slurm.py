@@ -24,6 +24,8 @@ from typing import Any, Callable, Mapping
 from space.errors import SpecError
 
 LAUNCHER = "slurm"
+EXTERNAL = "external"  # servers a scheduler started (a Kubernetes Job's pods): the driver only connects to them
+LAUNCHERS = (LAUNCHER, EXTERNAL)
 SOURCE = "the Slurm allocation"
 DEFAULT_BANDWIDTH = "1gbit"
 # keys of the `slurm:` mapping of a spec file: what every node of the allocation gets, and extra srun options
@@ -197,10 +199,20 @@ def _cpus_per_node(env: Mapping[str, str], n: int) -> list[int]:
 
 def spec_data(data: Mapping[str, Any], source: str, env: Mapping[str, str] | None = None,
               addresses: Callable[[list[str]], Mapping[str, str]] | None = None) -> dict[str, Any]:
-    """A spec mapping with ``launcher: slurm``, its ``nodes`` filled from the allocation when it lists none."""
-    if data.get("launcher") != LAUNCHER:
-        raise SpecError(f"unknown `launcher` {data.get('launcher')!r}", source,
+    """A spec mapping with a ``launcher``: for ``slurm``, its ``nodes`` filled from the allocation when it lists
+    none; for ``external`` (servers a scheduler started, at ``external.port`` + the task index), as it is."""
+    launcher = data.get("launcher")
+    if launcher not in LAUNCHERS:
+        raise SpecError(f"unknown `launcher` {launcher!r}", source,
                         hint="use `launcher: slurm` (servers started through srun), or omit it")
+    if data.get("ssh") or any(isinstance(n, dict) and n.get("ssh_config") for n in data.get("nodes") or []):
+        raise SpecError(f"a spec with `launcher: {launcher}` takes no `ssh` groups", source,
+                        hint="remove `ssh:` and the nodes' `ssh_config`, or remove `launcher:`")
+    other = EXTERNAL if launcher == LAUNCHER else LAUNCHER
+    if other in data:
+        raise SpecError(f"`{other}` is set, but the spec's launcher is {launcher}", source)
+    if launcher == EXTERNAL:
+        return _external(data, source)
     slurm = data.get("slurm") or {}
     if not isinstance(slurm, dict):
         raise SpecError(f"`slurm` must be a mapping of {sorted(SLURM_KEYS)}, but got {slurm!r}", source)
@@ -210,9 +222,6 @@ def spec_data(data: Mapping[str, Any], source: str, env: Mapping[str, str] | Non
     args = slurm.get("srun_args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise SpecError(f"`slurm.srun_args` must be a list of strings, but got {args!r}", source)
-    if data.get("ssh") or any(isinstance(n, dict) and n.get("ssh_config") for n in data.get("nodes") or []):
-        raise SpecError("a spec with `launcher: slurm` starts its servers through srun and takes no `ssh` groups",
-                        source, hint="remove `ssh:` and the nodes' `ssh_config`, or remove `launcher: slurm`")
     out = dict(data)
     if not out.get("nodes"):
         defaults = {k: v for k, v in slurm.items() if k in NODE_DEFAULT_KEYS}
@@ -221,13 +230,26 @@ def spec_data(data: Mapping[str, Any], source: str, env: Mapping[str, str] | Non
     return out
 
 
-def srun_args(data: Mapping[str, Any]) -> tuple[str, ...]:
-    """The extra srun options of a spec mapping (``slurm: {srun_args: [...]}``)."""
-    return tuple((data.get("slurm") or {}).get("srun_args", ())) if data.get("launcher") == LAUNCHER else ()
+def _external(data: Mapping[str, Any], source: str) -> dict[str, Any]:
+    ext = data.get("external")
+    port = ext.get("port") if isinstance(ext, dict) else None
+    if not isinstance(ext, dict) or set(ext) != {"port"} or not isinstance(port, int) or isinstance(port, bool) \
+            or not 0 < port < 65536 - len(data.get("nodes") or []):
+        raise SpecError(f"`external` must be {{port: P}}, the first server's port (task i listens on P + i), but got "
+                        f"{ext!r}", source, hint="e.g. external: {port: 2222}")
+    return dict(data)
 
 
-def spec_keys(launcher: str | None, args: tuple[str, ...]) -> dict[str, Any]:
+def options(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The launcher's options of a spec mapping: ``{srun_args: [...]}`` for slurm, ``{port: P}`` for external."""
+    if data.get("launcher") == EXTERNAL:
+        return {"port": data["external"]["port"]}
+    args = (data.get("slurm") or {}).get("srun_args") if data.get("launcher") == LAUNCHER else None
+    return {"srun_args": list(args)} if args else {}
+
+
+def spec_keys(launcher: str | None, opts: Mapping[str, Any]) -> dict[str, Any]:
     """What a spec with this launcher adds to its cluster.yml form (nothing without one)."""
     if not launcher:
         return {}
-    return {"launcher": launcher, **({"slurm": {"srun_args": list(args)}} if args else {})}
+    return {"launcher": launcher, **({launcher: dict(opts)} if opts else {})}

@@ -252,7 +252,8 @@ class SlurmLauncher(Launcher):
         n = len(self.names)
         return [srun, f"--nodes={n}", f"--ntasks={n}", "--ntasks-per-node=1", f"--nodelist={','.join(self.names)}",
                 "--label", "--unbuffered", "--input=all", "--export=ALL", "--overlap", "--kill-on-bad-exit=0",
-                "--job-name=autotune-servers", *self.spec.srun_args, self.python, "-u", "-m", task.__name__]
+                "--job-name=autotune-servers", *self.spec.launcher_options.get("srun_args", ()),
+                self.python, "-u", "-m", task.__name__]
 
     def step(self) -> _Step:
         """The cluster's step, started on first use; waits until every node's task has reported."""

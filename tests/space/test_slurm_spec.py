@@ -121,7 +121,7 @@ def test_a_spec_file_sets_what_every_node_of_the_allocation_gets(tmp_path, monke
                     "srun_args: [--partition=gpu]}\n")
     spec = load_cluster(path)
     assert {(n.python, n.network_bandwidth_gbit) for n in spec.nodes} == {("/opt/venv/bin/python", 25.0)}
-    assert spec.srun_args == ("--partition=gpu",)
+    assert spec.launcher_options == {"srun_args": ["--partition=gpu"]}
 
 
 def test_a_spec_file_may_list_its_slurm_nodes(tmp_path):
@@ -142,7 +142,8 @@ def test_specs_without_a_launcher_keep_their_fingerprint(clusters):
     ("launcher: slurm\nnodes: [{address: 10.0.0.1, ssh_config: lab}]\nssh: {lab: {username: u}}\n", "no `ssh`"),
     ("launcher: slurm\nslurm: {gpus: [0]}\n", "unknown key 'gpus' in `slurm`"),
     ("launcher: slurm\nslurm: {srun_args: --exclusive}\n", "srun_args"),
-], ids=["unknown launcher", "ssh groups", "unknown slurm key", "srun_args not a list"])
+    ("launcher: external\nnodes: [{address: a}]\nexternal: {port: 0}\n", "external"),
+], ids=["unknown launcher", "ssh groups", "unknown slurm key", "srun_args not a list", "external port 0"])
 def test_bad_slurm_specs_are_refused(tmp_path, text, match):
     path = tmp_path / "c.yml"
     path.write_text(text)
