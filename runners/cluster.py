@@ -295,11 +295,7 @@ def _start_once(spec: ClusterSpec, timeout_s: float, accept_unknown_hosts: bool,
         cluster_json = json.dumps({JOB: [f"{n.address}:{p}" for n, p in zip(spec.nodes, ports)]})
         deadline = time.monotonic() + timeout_s
         for k, (node, lau) in enumerate(zip(spec.nodes, launchers)):
-            args = ["--job", JOB, "--task", str(k), "--cluster", cluster_json,
-                    "--intra-op-threads", str(intra_op_threads or node.intra_op_threads),
-                    "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
-            if max(node.cpus) > 0:  # the spec lists more CPU devices than the one a server makes by itself
-                args += ["--cpu-devices", str(max(node.cpus) + 1)]
+            args = server_args(node, k, cluster_json, intra_op_threads, inter_op_threads)
             servers.append(lau.launch(node, k, args, f"autotune-{run_id}-task{k}.log"))
         cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir,
                                  stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial,
@@ -321,6 +317,17 @@ def _start_once(spec: ClusterSpec, timeout_s: float, accept_unknown_hosts: bool,
 
 
 # ---- helpers -----------------------------------------------------------------------------------------
+
+def server_args(node: Node, task: int, cluster_json: str, intra_op_threads: int = 0,
+                inter_op_threads: int = 0) -> list[str]:
+    """The arguments of ``runners.server_main`` for ``node`` as task ``task`` (launch files use them too)."""
+    args = ["--job", JOB, "--task", str(task), "--cluster", cluster_json,
+            "--intra-op-threads", str(intra_op_threads or node.intra_op_threads),
+            "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
+    if max(node.cpus) > 0:  # the spec lists more CPU devices than the one a server makes by itself
+        args += ["--cpu-devices", str(max(node.cpus) + 1)]
+    return args
+
 
 def _death_message(s: ServerProcess, port: int, when: str = "") -> str:
     """One line: the node, how its server ended, the log's own reason where it gives one, and the log's path."""
