@@ -1,4 +1,5 @@
-"""Export a strategy for other launchers: a plain, versioned JSON description, or the TF_CONFIG of each node.
+"""Export a strategy for other launchers: a plain, versioned JSON description, the TF_CONFIG of each node, or the
+launch files that run it with ``autotune train`` under a scheduler (an sbatch script, Kubernetes manifests).
 
 Every export returns what the target format cannot carry (:attr:`Export.dropped`), one line per feature
 naming the variables, so nothing is lost silently. JSON carries everything; TF_CONFIG carries the cluster only.
@@ -14,7 +15,7 @@ from space.errors import BadInput, StrategyError
 FORMAT = "autotune-strategy"
 TF_CONFIG_FORMAT = "autotune-tf-config"
 SCHEMA_VERSION = 1
-TARGETS = ("json", "tf-config")
+TARGETS = ("json", "tf-config", "slurm", "k8s")
 DEFAULT_PORT = 2222
 JOB = "worker"
 _COMPRESSORS = {"NoneCompressor": "none", "HorovodCompressor": "fp16", "HorovodCompressorEF": "fp16_ef",
@@ -30,9 +31,10 @@ class Export:
     target: str
     document: dict[str, Any]
     dropped: list[str]
+    body: str | None = None  # a launch file's text, where the target is not JSON
 
     def text(self) -> str:
-        return json.dumps(self.document, indent=1) + "\n"
+        return self.body if self.body is not None else json.dumps(self.document, indent=1) + "\n"
 
 
 # ---- JSON ------------------------------------------------------------------------------------------------
@@ -227,10 +229,36 @@ def to_tf_config(strategy, spec=None, ports: int | Sequence[int] = DEFAULT_PORT)
     return Export(target="tf-config", document=doc, dropped=dropped)
 
 
-def export(strategy, target: str, spec=None, ports: int | Sequence[int] = DEFAULT_PORT) -> Export:
-    """Export ``strategy`` to ``target`` (one of :data:`TARGETS`)."""
+def export(strategy, target: str, spec=None, ports: int | Sequence[int] = DEFAULT_PORT, **job) -> Export:
+    """Export ``strategy`` to ``target`` (one of :data:`TARGETS`); ``job``: what a launch file needs (``model``,
+    ``steps``, ``checkpoint``; for k8s ``image``, ``name``, ``kind``)."""
+    if target in ("slurm", "k8s"):
+        return _job_file(strategy, target, spec, ports, job)
     if target == "json":
         return Export(target="json", document=to_json(strategy), dropped=[])
     if target == "tf-config":
         return to_tf_config(strategy, spec, ports)
     raise BadInput(f"unknown export target {target!r}", hint=f"use one of {', '.join(sorted(TARGETS))}")
+
+
+def _job_file(strategy, target: str, spec, ports, job: dict[str, Any]) -> Export:
+    from autotune import _job_files
+
+    if spec is None or not job.get("model"):
+        raise BadInput(f"--to {target} needs --spec and --model", hint=f"autotune export S.PB --to {target} --spec "
+                       "cluster.yml --model m.py" + (" --image IMAGE" if target == "k8s" else ""))
+    if target == "slurm":
+        body = _job_files.sbatch_script(job.get("strategy_path") or "strategy.pb", spec, model=job["model"],
+                                        steps=job["steps"], checkpoint=job.get("checkpoint"),
+                                        name=job.get("name") or "autotune-train")
+        return Export(target=target, document={"nodes": len(spec.nodes)}, dropped=[], body=body)
+    if not job.get("image"):
+        raise BadInput("--to k8s needs --image: a container image with autotune and what the model imports",
+                       hint="--image registry.example/autotune:latest")
+    if not isinstance(ports, int):
+        raise BadInput("--to k8s takes one --port: task i listens on PORT + i", hint="--port 2222")
+    docs = _job_files.k8s_documents(strategy, spec, model=job["model"], steps=job["steps"], image=job["image"],
+                                    name=job.get("name") or "autotune-train", kind=job.get("kind") or "job",
+                                    port=ports, checkpoint=job.get("checkpoint"))
+    return Export(target=target, document={"documents": docs}, dropped=[],
+                  body=_job_files.dump_yaml(docs))

@@ -1,9 +1,10 @@
 """Start one ``tf.distribute.Server`` per node of a cluster spec, watch them, and stop them all.
 
-Task ``k`` of job ``worker`` is the ``k``-th node of the spec. How a node is launched (the rule):
-a node with ``ssh_config`` is launched over SSH (even a loopback address, which is how the SSH path is
-tested on one machine); a loopback node without it as a local subprocess; a remote node without it is a
-spec error. A ``launcher=`` argument overrides the rule for every node (e.g. network namespaces).
+Task ``k`` of job ``worker`` is the ``k``-th node of the spec. How a node is launched (the rule): every
+node of a spec with ``launcher: slurm`` in one srun step; a node with ``ssh_config`` over SSH (even a loopback
+address, which is how the SSH path is tested on one machine); a loopback node without it as a local subprocess;
+a remote node without it is a spec error. A ``launcher=`` argument overrides the rule for every node (e.g.
+network namespaces).
 
 Every process is tracked by PID and stopped on :meth:`RunningCluster.close`, on an error during start,
 on Ctrl-C (the context manager / the ``try`` in :func:`start_cluster`), and at interpreter exit (atexit).
@@ -294,11 +295,7 @@ def _start_once(spec: ClusterSpec, timeout_s: float, accept_unknown_hosts: bool,
         cluster_json = json.dumps({JOB: [f"{n.address}:{p}" for n, p in zip(spec.nodes, ports)]})
         deadline = time.monotonic() + timeout_s
         for k, (node, lau) in enumerate(zip(spec.nodes, launchers)):
-            args = ["--job", JOB, "--task", str(k), "--cluster", cluster_json,
-                    "--intra-op-threads", str(intra_op_threads or node.intra_op_threads),
-                    "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
-            if max(node.cpus) > 0:  # the spec lists more CPU devices than the one a server makes by itself
-                args += ["--cpu-devices", str(max(node.cpus) + 1)]
+            args = server_args(node, k, cluster_json, intra_op_threads, inter_op_threads)
             servers.append(lau.launch(node, k, args, f"autotune-{run_id}-task{k}.log"))
         cluster = RunningCluster(spec, servers, ports, set(launchers), log_dir=log_dir,
                                  stop_timeout_s=stop_timeout_s, instance_keys_per_trial=instance_keys_per_trial,
@@ -320,6 +317,17 @@ def _start_once(spec: ClusterSpec, timeout_s: float, accept_unknown_hosts: bool,
 
 
 # ---- helpers -----------------------------------------------------------------------------------------
+
+def server_args(node: Node, task: int, cluster_json: str, intra_op_threads: int = 0,
+                inter_op_threads: int = 0) -> list[str]:
+    """The arguments of ``runners.server_main`` for ``node`` as task ``task`` (launch files use them too)."""
+    args = ["--job", JOB, "--task", str(task), "--cluster", cluster_json,
+            "--intra-op-threads", str(intra_op_threads or node.intra_op_threads),
+            "--inter-op-threads", str(inter_op_threads or node.inter_op_threads)]
+    if max(node.cpus) > 0:  # the spec lists more CPU devices than the one a server makes by itself
+        args += ["--cpu-devices", str(max(node.cpus) + 1)]
+    return args
+
 
 def _death_message(s: ServerProcess, port: int, when: str = "") -> str:
     """One line: the node, how its server ended, the log's own reason where it gives one, and the log's path."""
@@ -351,6 +359,14 @@ def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_
                    log_dir: str) -> list[Launcher]:
     if launcher is not None:
         return [launcher] * len(spec.nodes)
+    if spec.launcher == "slurm":  # one srun step for every node
+        from runners.launch._slurm import SlurmLauncher
+
+        return [SlurmLauncher(spec, log_dir)] * len(spec.nodes)
+    if spec.launcher == "external":  # started by a scheduler (a Kubernetes Job): only connected to
+        from runners.launch._external import ExternalLauncher
+
+        return [ExternalLauncher(spec)] * len(spec.nodes)
     from runners.launch._local import LocalLauncher
 
     local: LocalLauncher | None = None

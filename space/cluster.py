@@ -20,11 +20,12 @@ import pathlib
 import re
 from typing import Any, Mapping
 
+from space import slurm
 from space._topology import TIER_KEYS, TOPOLOGY_KEYS, Tier, Topology
 from space._units import parse_bandwidth_gbit, parse_duration_s
 from space.errors import SpecError
 
-_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology"}
+_TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology", "launcher", "slurm", "external"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
               "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
 MAX_NODES = 4096
@@ -106,6 +107,8 @@ class ClusterSpec:
     known_hosts: str | None = None
     source: str = "<cluster spec>"
     topology: Topology = Topology()
+    launcher: str | None = None  # slurm (srun) or external (space/slurm.py); else local processes or SSH
+    launcher_options: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # srun_args; port
 
     # ---- derived views -------------------------------------------------------------------------
     @property
@@ -210,6 +213,7 @@ class ClusterSpec:
             out["known_hosts"] = self.known_hosts
         if self.topology.to_dict():
             out["topology"] = self.topology.to_dict()
+        out.update(slurm.spec_keys(self.launcher, self.launcher_options))  # none unless set: fingerprints stay
         return out
 
     @property
@@ -252,6 +256,8 @@ def load_cluster(path: str | os.PathLike) -> ClusterSpec:
     """Read and validate a cluster spec file; every problem is a :class:`SpecError` naming the field."""
     import yaml  # local: keeps `import space` light
 
+    if str(path) == slurm.LAUNCHER:  # `--spec slurm`: the allocation this process runs in
+        return _parse({"launcher": slurm.LAUNCHER}, slurm.SOURCE)
     p = pathlib.Path(path)
     try:
         text = p.read_text()
@@ -317,6 +323,7 @@ def _parse(data: Any, source: str) -> ClusterSpec:
     if not isinstance(data, dict):
         raise SpecError("cluster spec must be a mapping with a `nodes` list", source)
     _check_keys(data, _TOP_KEYS, "the cluster spec", source)
+    data = slurm.spec_data(data, source) if "launcher" in data else data
     ssh = _parse_ssh(data.get("ssh") or {}, source)
     raw_nodes = data.get("nodes")
     if not isinstance(raw_nodes, list) or not raw_nodes:
@@ -354,7 +361,7 @@ def _parse(data: Any, source: str) -> ClusterSpec:
             raise SpecError(f"node {lone.name!r} has no `group`, but the topology sets bandwidths by group", source,
                             hint="give every node a `group:` (e.g. its rack)")
     return ClusterSpec(nodes=tuple(nodes), ssh=ssh, links=links, known_hosts=known_hosts, source=source,
-                       topology=topology)
+                       topology=topology, launcher=data.get("launcher"), launcher_options=slurm.options(data))
 
 
 def _parse_topology(raw: Any, source: str) -> Topology:

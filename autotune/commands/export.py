@@ -1,7 +1,10 @@
-"""``autotune export s.pb --to tf-config|json [--spec cluster.yml] [-o FILE]``: a strategy for other launchers.
+"""``autotune export s.pb --to tf-config|json|slurm|k8s [--spec cluster.yml] [-o FILE]``: a strategy for other
+launchers.
 
 ``tf-config``: the TF_CONFIG of each node (job "worker", task i = i-th node of the spec). ``json``: a plain,
 versioned description of every variable's synchronizer. What a format cannot express is listed on stderr.
+``slurm``: an sbatch script that trains with the strategy; ``k8s``: manifests (an indexed Job and a headless
+Service, or a Kubeflow TFJob) whose pods serve the spec's nodes and train with it.
 """
 from __future__ import annotations
 
@@ -33,6 +36,13 @@ def register(sub) -> None:
                    help=f"server port, one for all nodes or one per node in spec order ({DEFAULT_PORT})")
     p.add_argument("--task", type=int, default=None, metavar="I",
                    help="tf-config: print only task I's TF_CONFIG value (for `export TF_CONFIG=$(...)`)")
+    p.add_argument("--model", default=None, metavar="M.PY", help="slurm, k8s: the model file to train")
+    p.add_argument("--steps", type=_common.count(1), default=1000, help="slurm, k8s: training steps (1000)")
+    p.add_argument("--checkpoint", default=None, metavar="DIR", help="slurm, k8s: checkpoint folder of the job")
+    p.add_argument("--image", default=None, help="k8s: container image with autotune and what the model imports")
+    p.add_argument("--name", default="autotune-train", help="k8s, slurm: the job's name (autotune-train)")
+    p.add_argument("--kind", choices=["job", "tfjob"], default="job",
+                   help="k8s: an indexed Job with a headless Service (job), or a Kubeflow TFJob (tfjob)")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
     p.set_defaults(func=run)
 
@@ -49,7 +59,9 @@ def run(args) -> int:
         from space.cluster import load_cluster
 
         spec = load_cluster(args.spec)
-    result = export(strategy, args.to, spec=spec, ports=_ports(args.port))
+    result = export(strategy, args.to, spec=spec, ports=_ports(args.port), model=args.model, steps=args.steps,
+                    checkpoint=args.checkpoint, image=args.image, name=args.name, kind=args.kind,
+                    strategy_path=args.strategy)
     text = result.text()
     if args.task is not None:
         tasks = result.document.get("tasks", [])

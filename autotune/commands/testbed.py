@@ -1,7 +1,8 @@
 """``autotune testbed up|status|down``: an emulated multi-host cluster on this machine (needs root).
 
 ``up`` makes N network namespaces with addresses from 198.18.0.0/15, shaped veth links into a bridge and a
-key-only sshd per host, and writes ``<dir>/cluster.yml`` for ``--spec``; ``down`` removes what ``up`` made.
+key-only sshd per host, and writes ``<dir>/cluster.yml`` for ``--spec``; with ``--slurm``, also a real Slurm (a
+slurmd per host); ``down`` removes what ``up`` made.
 """
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ def register(sub) -> None:
                         "at least 1; 0 = TensorFlow's default of one per core)")
     u.add_argument("--subnet", default=DEFAULT_SUBNET, metavar="CIDR",
                    help=f"inside 198.18.0.0/15 (default {DEFAULT_SUBNET})")
+    u.add_argument("--slurm", action="store_true",
+                   help="also run Slurm: munged and slurmctld here, a slurmd per host (apt-get install slurmd "
+                        "slurmctld munge slurm-client)")
     where(u)
     u.set_defaults(func=run_up)
     s = verbs.add_parser("status", help="hosts, addresses, rates, whether each sshd is alive (exit 1 if not all up)")
@@ -58,8 +62,16 @@ def run_up(args) -> int:
     plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, args.link, prefix=args.prefix,
                         subnet=args.subnet, directory=args.dir, threads=args.threads)
     tb.up(plan)
+    conf = None
+    try:
+        conf = tb.slurm_up(plan["dir"]) if args.slurm else None
+    except BaseException:
+        tb.down(plan["dir"])  # all or nothing, as `up` is
+        raise
     _print_status(tb.status(plan["dir"]))
     print(f"\nuse it:  autotune <command> --spec {plan['dir']}/cluster.yml ...")
+    if conf is not None:
+        print(f"Slurm:   export SLURM_CONF={conf}; salloc -N {args.hosts} autotune <command> --spec slurm ...")
     print(f"remove:  autotune testbed down --dir {plan['dir']}")
     return 0
 
