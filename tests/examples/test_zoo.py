@@ -5,6 +5,7 @@ winner."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -22,6 +23,20 @@ COMPILED = [name for name in MODELS if ".compile(" in (ZOO / f"{name}.py").read_
 SPEC = CLUSTERS / "localhost.yml"
 EXACT = 1e-5  # max |a - b| / max |b|, per variable
 MIXED = "parallax"  # sparse gradients on a PS, dense ones all-reduced: both mechanisms in one job
+# one replica a node, no groups: all_reduce_hierarchical is all_reduce's strategy, to the byte
+_AR = [a for a in aliases() if a != "all_reduce_hierarchical" and (a.startswith("all_reduce") or a.endswith("_ar"))]
+_PS = [a for a in aliases() if a not in _AR and a != "all_reduce_hierarchical"]
+PROFILED = [a for pair in zip(_AR, _PS) for a in pair] + _AR[len(_PS):] + _PS[len(_AR):]  # alternating
+# each model profiles a rotating fifth of the builders, so that every builder meets a third of the zoo and every
+# idiom meets PS and all-reduce; AUTOTUNE_ZOO_EVERY_BUILDER=1 profiles every builder on every model
+EVERY_BUILDER = os.environ.get("AUTOTUNE_ZOO_EVERY_BUILDER") == "1"
+
+
+def builders_of(name: str) -> list[str]:
+    if EVERY_BUILDER:
+        return PROFILED
+    i = MODELS.index(name)
+    return sorted({PROFILED[(5 * i + k) % len(PROFILED)] for k in range(5)})
 
 
 def rel_err(a, b) -> float:
@@ -31,6 +46,11 @@ def rel_err(a, b) -> float:
 
 def test_the_zoo_is_a_zoo():
     assert len(MODELS) >= 15 and len(COMPILED) >= 8
+    met = {a: sum(a in builders_of(m) for m in MODELS) for a in PROFILED}
+    assert min(met.values()) >= len(MODELS) // 4, met
+    for name in MODELS:
+        chosen = builders_of(name)
+        assert set(chosen) & set(_AR) and set(chosen) & set(_PS), name
     for name in MODELS:
         assert (ZOO / f"{name}.py").read_text().lstrip().startswith('"""'), f"{name}.py: say its idiom first"
 
@@ -47,9 +67,7 @@ def test_inspect(name, run, cache_dir):
 @pytest.mark.parametrize("name", MODELS)
 def test_every_builder_profiles(name, run, cache_dir, tmp_path):
     files = []
-    for alias in aliases():
-        if alias == "all_reduce_hierarchical":  # one replica a node, no groups: all_reduce's strategy, to the byte
-            continue
+    for alias in builders_of(name):
         path = tmp_path / f"{alias}.pb"
         code, _, err = run("build", "--builder", alias, "--model", ZOO / f"{name}.py", "--spec", SPEC,
                            "--cache-dir", cache_dir, "-o", path)
