@@ -1,5 +1,9 @@
 """autotune: find how to distribute a TensorFlow training job, variable by variable."""
-from space import __version__
+from autotune import _siblings
+
+_siblings.check()
+
+from space import __version__  # noqa: E402 - only once space is known to be ours
 
 
 def __getattr__(name: str):

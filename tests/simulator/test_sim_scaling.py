@@ -1,5 +1,5 @@
 """The engine applies the network's coefficients through their structure (O(nodes) per variable); the dense
-products it replaces (``_engine_reference``) must predict the same, on choice arrays and on strategies of every
+products it replaces (``engine_reference``) must predict the same, on choice arrays and on strategies of every
 kind, for clusters with uneven NICs, slow links, shared CPUs, a node without replicas, racks whose traffic across
 is capped, and many nodes."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from sim_helpers import mixed_inventory
 from simulator import Calibration, Choices, Scorer
 from simulator._engine import evaluate
-from simulator._engine_reference import reference_evaluate
+from engine_reference import reference_evaluate
 from space.cluster import ClusterSpec
 from space.inventory import Inventory
 from space.strategy import Strategy, ar_node, partitioned_node, ps_node
