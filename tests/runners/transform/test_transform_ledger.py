@@ -59,8 +59,8 @@ def traced_sgd():
         if name not in cache:
             path = MODELS / f"{name}.py" if (MODELS / f"{name}.py").is_file() else ZOO / f"{name}.py"
             t = trace_step(path)
-            cache[name] = (dataclasses.replace(t, optimizer={"name": "sgd", "learning_rate": 0.01}, keras_optimizer=None),
-                           inventory_from_trace(t))
+            sgd = dataclasses.replace(t, optimizer={"name": "sgd", "learning_rate": 0.01}, keras_optimizer=None)
+            cache[name] = (sgd, inventory_from_trace(t))
         return cache[name]
 
     return get
