@@ -396,9 +396,8 @@ def _has_matrices(inventory) -> bool:
 def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, traced=None, inventory=None,
             steps: int = 10, warmup: int = 3, timeout_s: float = 120.0, left_open: list | None = None,
             probes: Measurements | None = None, progress: Callable[[str], None] = lambda _m: None) -> Measurements:
-    """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time (its jobs left
-    open in ``left_open`` where given: :meth:`Prober.model_steps`). With ``probes`` (another calibration's cluster
-    probes of this spec), the cluster probes are taken from it and only the model's part is measured."""
+    """Run every probe on ``cluster`` (a RunningCluster), or take them from ``probes`` (another calibration's of this
+    spec); with ``traced`` also the model's steps (its jobs left open in ``left_open``: :meth:`Prober.model_steps`)."""
     if probes is None and len(set(sizes)) < 2:
         raise ValueError(f"at least two different message sizes are needed, but got {sizes}.")
     p = Prober(cluster, repeats=repeats, timeout_s=timeout_s, progress=progress)
@@ -466,8 +465,7 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
                     steps: int = 10, warmup: int = 3, start_timeout_s: float = 60.0, timeout_s: float = 120.0,
                     accept_unknown_hosts: bool = False, probes: Measurements | None = None,
                     progress: Callable[[str], None] = lambda _m: None):
-    """Trace the model (if any), start the cluster once, measure (the model's part only, with ``probes``: see
-    :func:`measure`). Returns (Measurements, Inventory or None)."""
+    """Trace the model (if any), start the cluster once, :func:`measure`. Returns (Measurements, Inventory or None)."""
     from runners.cluster import start_cluster
 
     traced = inventory = None
