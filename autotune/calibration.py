@@ -18,20 +18,46 @@ from space.inventory import Inventory
 
 
 def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | None, source: str, *,
-                      progress: Callable[[str], None], accept_unknown_hosts: bool = False, **probes):
+                      progress: Callable[[str], None], accept_unknown_hosts: bool = False, reuse=None, **probes):
     """Measure ``spec`` (and ``model``'s steps) on the cluster, turn it into a Calibration and store it where
-    ``search`` and ``validate-simulator`` look for it. Returns (measurements, inventory, calibration, path)."""
+    ``search`` and ``validate-simulator`` look for it. With ``reuse`` (a calibration of this spec that kept its
+    cluster probes, :func:`cluster_calibration`) only the model's part is measured, the cluster's taken from it.
+    Returns (measurements, inventory, calibration, path)."""
     import pathlib
 
+    from runners._measurements import cluster_probes, from_cluster_probes
     from runners.calibrate import run_calibration
     from simulator import calibration_path, to_calibration
     from space.model import default_cache_dir
 
+    kept = from_cluster_probes(reuse.probes) if reuse is not None else None
     m, inventory = run_calibration(spec, model_path=model, accept_unknown_hosts=accept_unknown_hosts,
-                                   progress=progress, **probes)
-    cal = to_calibration(m, spec, inventory, source=source)
+                                   probes=kept, progress=progress, **probes)
+    cal = to_calibration(m, spec, inventory, source=source).replace(probes=cluster_probes(m))
     directory = pathlib.Path(cache_dir) if cache_dir else default_cache_dir()
     return m, inventory, cal, cal.save(calibration_path(directory / "calibration", spec, cal.model_hash))
+
+
+def cluster_calibration(directory, spec: ClusterSpec):
+    """The newest calibration stored in ``directory`` for ``spec`` (any model's, or none's) that kept its cluster
+    probes, and its path; None where there is none. A file that does not load (malformed, another spec's) is
+    passed over: it is not the one asked for, and the caller measures instead."""
+    import pathlib
+
+    from simulator import Calibration, CalibrationError
+
+    found = []
+    for path in pathlib.Path(directory).glob(f"{spec.fingerprint}*.json"):
+        try:
+            cal = Calibration.load(path, cluster=spec)
+        except CalibrationError:
+            continue
+        if cal.probes is not None:
+            found.append((cal.created_at, str(path), cal))
+    if not found:
+        return None
+    _, path, cal = max(found, key=lambda f: f[:2])
+    return cal, pathlib.Path(path)
 
 
 def current_costs(cal, inventory: Inventory, cluster: ClusterSpec, say: Callable[[str], None]):

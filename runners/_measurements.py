@@ -55,3 +55,29 @@ class Measurements:
     # model-step job ("alone", "nosync", "noupdate", an anchor) -> the steps per call it ran: each of its samples is
     # a call's seconds over its steps, which spreads the call's own cost over them
     steps_per_call: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+# the fields the cluster probes fill: what the cluster is, whatever model runs on it. The rest (the update probe,
+# the model's steps) are one model's
+CLUSTER_FIELDS = ("links", "allreduce_sizes", "allreduce_s", "allreduce_tiny_s", "allreduce_base_s", "rpc_tensors",
+                  "rpc_s", "rpc_one_s", "reduce_s_per_byte", "cast_s_per_byte", "chain_hops", "chain_s", "collectives",
+                  "collectives_many_s", "collectives_one_s", "run_all_tasks_s", "run_one_task_s", "powersgd_small_s",
+                  "powersgd_large_s")
+
+
+def cluster_probes(m: Measurements) -> dict:
+    """The cluster probes' part of ``m`` as plain JSON data (lists, not tuples), for a calibration to keep."""
+    import json
+
+    d = {k: getattr(m, k) for k in CLUSTER_FIELDS}
+    d["links"] = [dataclasses.asdict(t) for t in m.links]
+    return json.loads(json.dumps(d))
+
+
+def from_cluster_probes(d) -> Measurements:
+    """Measurements holding the cluster probes ``cluster_probes`` kept, and nothing of a model."""
+    fields = {k: d[k] for k in CLUSTER_FIELDS if k in d}
+    fields["links"] = [LinkTiming(**t) for t in d["links"]]
+    fields["chain_hops"] = tuple(d.get("chain_hops") or (0, 0))
+    fields["chain_s"] = {k: tuple(v) for k, v in (d.get("chain_s") or {}).items()}
+    return Measurements(**fields)

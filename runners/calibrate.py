@@ -35,6 +35,7 @@ folds constants and ``tf.fill``, never variable reads.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import statistics
 import time
@@ -394,13 +395,34 @@ def _has_matrices(inventory) -> bool:
 
 def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, traced=None, inventory=None,
             steps: int = 10, warmup: int = 3, timeout_s: float = 120.0, left_open: list | None = None,
-            progress: Callable[[str], None] = lambda _m: None) -> Measurements:
-    """Run every probe on ``cluster`` (a RunningCluster); with ``traced`` also the model's step time (its jobs left
-    open in ``left_open`` where given: :meth:`Prober.model_steps`)."""
-    if len(set(sizes)) < 2:
+            probes: Measurements | None = None, progress: Callable[[str], None] = lambda _m: None) -> Measurements:
+    """Run every probe on ``cluster`` (a RunningCluster), or take them from ``probes`` (another calibration's of this
+    spec); with ``traced`` also the model's steps (its jobs left open in ``left_open``: :meth:`Prober.model_steps`)."""
+    if probes is None and len(set(sizes)) < 2:
         raise ValueError(f"at least two different message sizes are needed, but got {sizes}.")
     p = Prober(cluster, repeats=repeats, timeout_s=timeout_s, progress=progress)
-    n = len(p.addresses)
+    m = dataclasses.replace(probes) if probes is not None else _cluster_probes(p, sizes, repeats, rpc_tensors)
+    if inventory is not None:
+        progress(f"optimizer update on one node: {inventory.optimizer_name} on "
+                 f"{len(inventory.variables)} variable(s)")
+        try:
+            m.update_s = p.update(inventory)
+        finally:
+            p.reset()
+    if traced is not None:
+        if len(cluster.spec.replicas) >= 2:
+            (m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s, m.anchor_rounds_s,
+             m.steps_per_call) = p.model_steps(traced, inventory, steps, warmup, left_open=left_open)
+        else:
+            progress(f"model step: {warmup} warm-up + {steps} calls on one replica alone")
+            m.step_single_s, k = p.single_step(traced, inventory, steps, warmup)
+            m.steps_per_call = {"alone": k}
+    return m
+
+
+def _cluster_probes(p: Prober, sizes: list[int], repeats: int, rpc_tensors: int) -> Measurements:
+    """The probes of the cluster itself (links, collectives, overheads, local passes): no model in them."""
+    progress, n = p.say, len(p.addresses)
     try:
         links = []
         for a, b in itertools.permutations(range(n), 2):
@@ -436,28 +458,14 @@ def measure(cluster, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 2
             m.run_all_tasks_s, m.run_one_task_s = run_all, run_one
     finally:
         p.reset()
-    if inventory is not None:
-        progress(f"optimizer update on one node: {inventory.optimizer_name} on "
-                 f"{len(inventory.variables)} variable(s)")
-        try:
-            m.update_s = p.update(inventory)
-        finally:
-            p.reset()
-    if traced is not None:
-        if len(cluster.spec.replicas) >= 2:
-            (m.step_single_s, m.nosync_step_s, m.nosync_noupdate_s, m.anchors_s, m.anchor_rounds_s,
-             m.steps_per_call) = p.model_steps(traced, inventory, steps, warmup, left_open=left_open)
-        else:
-            progress(f"model step: {warmup} warm-up + {steps} calls on one replica alone")
-            m.step_single_s, k = p.single_step(traced, inventory, steps, warmup)
-            m.steps_per_call = {"alone": k}
     return m
 
 
 def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: int = 200, model_path: str | None = None,
                     steps: int = 10, warmup: int = 3, start_timeout_s: float = 60.0, timeout_s: float = 120.0,
-                    accept_unknown_hosts: bool = False, progress: Callable[[str], None] = lambda _m: None):
-    """Trace the model (if any), start the cluster once, measure. Returns (Measurements, Inventory or None)."""
+                    accept_unknown_hosts: bool = False, probes: Measurements | None = None,
+                    progress: Callable[[str], None] = lambda _m: None):
+    """Trace the model (if any), start the cluster once, :func:`measure`. Returns (Measurements, Inventory or None)."""
     from runners.cluster import start_cluster
 
     traced = inventory = None
@@ -473,7 +481,7 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
         with start_cluster(spec, timeout_s=start_timeout_s, accept_unknown_hosts=accept_unknown_hosts) as cluster:
             m = measure(cluster, sizes=sizes, repeats=repeats, rpc_tensors=rpc_tensors, traced=traced,
                         inventory=inventory, steps=steps, warmup=warmup, timeout_s=timeout_s, left_open=jobs,
-                        progress=progress)
+                        probes=probes, progress=progress)
     finally:
         for job in jobs:
             job.close()

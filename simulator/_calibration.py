@@ -101,6 +101,10 @@ class Calibration:
     # the COST_MODEL_VERSION that derived the anchor costs from ``anchors_s`` (None: a file that records none,
     # read as version 1)
     cost_model: int | None = None
+    # the cluster probes as calibrate measured them (``runners.calibrate``: links, collectives, overheads; plain
+    # data), none of a model's: a search for another model on this spec derives the cluster's constants from them
+    # again and measures only the model's steps (None: a calibration that kept none)
+    probes: Mapping[str, Any] | None = None
     created_at: str = ""
     source: str = "<calibration>"
 
@@ -158,6 +162,9 @@ class Calibration:
                                                   and 0 <= self.update_share <= 1 and self.model_hash):
             raise CalibrationError("`update_share` needs a value in [0, 1] and the `model_hash` it was measured for, "
                                    f"but got ({self.update_share=}, {self.model_hash=})", where)
+        if self.probes is not None and not (isinstance(self.probes, Mapping) and "links" in self.probes):
+            raise CalibrationError("`probes` must be the cluster probes' measurements (with their `links`), but got "
+                                   f"{type(self.probes).__name__}", where)
         version = self.cost_model
         if version is not None and not (isinstance(version, int) and not isinstance(version, bool) and version >= 1):
             raise CalibrationError(f"`cost_model` must be a version number >= 1, but got {version!r}", where)
@@ -230,8 +237,9 @@ class Calibration:
         for key in ("node_bandwidth_gbit", "link_bandwidth_gbit", "link_latency_s", "device_speed", "anchors_s"):
             d[key] = dict(d[key])
         d["anchor_rounds_s"] = {k: list(v) for k, v in d["anchor_rounds_s"].items()}
-        if d["residual"] is not None:
-            d["residual"] = dict(d["residual"])
+        for key in ("residual", "probes"):
+            if d[key] is not None:
+                d[key] = dict(d[key])
         return {"format": CALIBRATION_FORMAT, "version": CALIBRATION_VERSION, **d}
 
     @classmethod

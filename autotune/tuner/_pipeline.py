@@ -55,9 +55,9 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
         calibrated = True
     else:
         found = _find_calibration(cluster, inventory, cfg)
-        if found is None and self_calibrate:
+        if self_calibrate and (found is None or found.model_hash is None):
             started = time.monotonic()
-            found = _quick_calibration(cluster, cfg, warn, say, progress)
+            found = _quick_calibration(cluster, cfg, warn, say, progress, found)
             if timing is not None:
                 timing["calibration_s"] = time.monotonic() - started
         calibrated = found is not None
@@ -129,21 +129,35 @@ QUICK_CALIBRATION = dict(sizes=[256 * 1024, 1024 * 1024], repeats=3, rpc_tensors
 QUICK_CALIBRATION_MIN_BUDGET_S = 300.0
 
 
-def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress):
+def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress, spec_only=None):
     """Measure the cluster and the model's anchor steps quickly (``QUICK_CALIBRATION``) and store the result where
-    ``autotune calibrate`` would (a full calibration later replaces it); None, with a warning, where it fails."""
-    from autotune.calibration import measure_and_store
+    ``autotune calibrate`` would (a full calibration later replaces it); None, with a warning, where it fails.
 
-    say("no calibration for this cluster: measuring a quick one first (--no-calibrate skips it; "
-        "`autotune calibrate --model` measures a full one)")
+    Where a calibration of this spec kept its cluster probes (another model's, or a model-less one), those are
+    reused and only the model's part is measured: the cluster did not change with the model. A model-less
+    calibration that kept none (``spec_only``) is used as it is: extending it would measure the cluster again."""
+    from autotune.calibration import cluster_calibration, measure_and_store
+    from space.model import default_cache_dir
+
+    directory = (pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()) / "calibration"
+    reuse = cluster_calibration(directory, cluster)
+    if reuse is None and spec_only is not None:
+        return spec_only
+    source = "autotune search (quick calibration)"
+    if reuse is not None:
+        say(f"reusing the cluster's calibration from {reuse[1]}; measuring the model's steps")
+        source = f"autotune search (quick calibration, the cluster's probes from {reuse[1].name})"
+    else:
+        say("no calibration for this cluster: measuring a quick one first (--no-calibrate skips it; "
+            "`autotune calibrate --model` measures a full one)")
     started = time.monotonic()
     try:
-        _, _, cal, path = measure_and_store(cluster, cfg.model, cfg.cache_dir, "autotune search (quick calibration)",
-                                            progress=progress, accept_unknown_hosts=cfg.accept_unknown_hosts,
-                                            **QUICK_CALIBRATION)
+        _, _, cal, path = measure_and_store(cluster, cfg.model, cfg.cache_dir, source, progress=progress,
+                                            accept_unknown_hosts=cfg.accept_unknown_hosts,
+                                            reuse=reuse[0] if reuse else None, **QUICK_CALIBRATION)
     except RunError as e:
         warn(f"the quick calibration failed: {e}")
-        return None
+        return spec_only
     say(f"quick calibration: {time.monotonic() - started:.0f} s, stored in {path}")
     return cal
 

@@ -52,6 +52,85 @@ def test_bad_spec_exits_2_in_one_line(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("error:")
 
 
+def _kept_probes(spec, model_hash: str | None, *, probes: bool = True, at: str = "2000-01-01T00:00:00+00:00"):
+    """A calibration of ``spec`` as calibrate derives it from made-up probe times, with the probes kept or not."""
+    from runners._measurements import cluster_probes
+    from runners.calibrate import LinkTiming, Measurements
+    from simulator import to_calibration
+
+    a, b = (n.address for n in spec.nodes)
+    links = [LinkTiming(x, y, [MIB, 4 * MIB], [0.002, 0.005], base_s=0.001, tiny_s=0.00105)
+             for x, y in ((a, b), (b, a))]
+    m = Measurements(links=links, allreduce_sizes=[MIB, 4 * MIB], allreduce_s=[0.004, 0.01], allreduce_tiny_s=0.003,
+                     allreduce_base_s=0.001, rpc_tensors=21, rpc_s=0.003, rpc_one_s=0.001, reduce_s_per_byte=1e-10,
+                     cast_s_per_byte=2e-10, chain_hops=(2, 22), chain_s={f"{a}|{b}": (0.001, 0.003)},
+                     collectives=16, collectives_many_s=0.01, collectives_one_s=0.002, run_all_tasks_s=0.002,
+                     run_one_task_s=0.001, powersgd_small_s=0.01, powersgd_large_s=0.02)
+    cal = to_calibration(m, spec).replace(model_hash=model_hash, created_at=at)
+    return m, cal.replace(probes=cluster_probes(m)) if probes else cal
+
+
+def test_a_kept_cluster_part_is_found_for_its_spec_only_and_derives_the_same_constants(tmp_path):
+    """The newest calibration of the spec that kept its probes is the one reused, whichever model it was for; the
+    probes, read back from its file, derive the constants they derived; an edited spec (another fingerprint)
+    finds none, though its directory holds the other spec's files."""
+    from autotune.calibration import cluster_calibration
+    from runners._measurements import from_cluster_probes
+    from simulator import Calibration, calibration_path, to_calibration
+    from space.cluster import load_cluster
+
+    spec = load_cluster(LOCAL)
+    edited = tmp_path / "edited.yml"
+    edited.write_text(LOCAL.read_text().replace("network_bandwidth: 10", "network_bandwidth: 1", 1))
+    other = load_cluster(edited)
+    assert other.fingerprint != spec.fingerprint
+    m, older = _kept_probes(spec, "a" * 64)
+    _, newer = _kept_probes(spec, "b" * 64, at="2001-01-01T00:00:00+00:00")
+    _, without = _kept_probes(spec, None, probes=False, at="2002-01-01T00:00:00+00:00")
+    for cal in (older, newer, without):
+        cal.save(calibration_path(tmp_path, spec, cal.model_hash))
+    (tmp_path / f"{spec.fingerprint}-cccc.json").write_text("not json")  # passed over, not an error
+    cal, path = cluster_calibration(tmp_path, spec)
+    assert path == calibration_path(tmp_path, spec, "b" * 64) and cal.model_hash == "b" * 64
+    again = to_calibration(from_cluster_probes(Calibration.load(path).probes), spec)
+    assert again.replace(created_at="").to_dict() == to_calibration(m, spec).replace(created_at="").to_dict()
+    assert cluster_calibration(tmp_path, other) is None
+
+
+@pytest.mark.parametrize("stored", ["other-model", "other-spec", "spec-only-without-probes"])
+def test_a_search_without_its_models_calibration_measures_what_is_missing(tmp_path, monkeypatch, stored):
+    """What a search with no calibration of its model measures: only the model's part beside another model's
+    kept probes of this spec; everything where the stored one is another spec's; nothing where a model-less one
+    kept no probes (it is used as it is). (The measurement itself is recorded here, not run: the slow test above
+    runs it.)"""
+    import autotune.calibration
+    from autotune.tuner import _pipeline
+    from autotune.tuner._types import SearchConfig
+    from simulator import calibration_path
+    from space.cluster import load_cluster
+
+    spec = load_cluster(LOCAL)
+    edited = tmp_path / "edited.yml"
+    edited.write_text(LOCAL.read_text().replace("network_bandwidth: 10", "network_bandwidth: 1", 1))
+    stored_spec = load_cluster(edited) if stored == "other-spec" else spec
+    _, cal = _kept_probes(stored_spec, None if stored.startswith("spec-only") else "a" * 64,
+                          probes=not stored.endswith("without-probes"))
+    cal.save(calibration_path(tmp_path / "calibration", stored_spec, cal.model_hash))
+    calls, said = [], []
+    monkeypatch.setattr(autotune.calibration, "measure_and_store",
+                        lambda *a, reuse=None, **k: calls.append(reuse) or (None, None, "measured", "path"))
+    cfg = SearchConfig(model=str(MLP), spec=str(LOCAL), output=tmp_path, cache_dir=str(tmp_path))
+    spec_only = cal if stored.startswith("spec-only") else None
+    got = _pipeline._quick_calibration(spec, cfg, said.append, said.append, said.append, spec_only)
+    if stored == "other-model":
+        assert calls == [cal.replace(source=calls[0].source)] and got == "measured"
+        assert said[0].startswith("reusing the cluster's calibration from ")
+    elif stored == "other-spec":
+        assert calls == [None] and got == "measured" and said[0].startswith("no calibration for this cluster")
+    else:
+        assert calls == [] and got is cal
+
+
 @pytest.mark.slow
 def test_unreachable_host_exits_2_naming_it(tmp_path, capsys):
     spec = tmp_path / "unreachable.yml"
@@ -64,19 +143,31 @@ def test_unreachable_host_exits_2_naming_it(tmp_path, capsys):
 
 # ---- real servers ---------------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def mlp_calibrated(tmp_path_factory):
+    """``autotune calibrate`` of the mlp on the local cluster, once for the module: (cache dir, the --output copy,
+    its stdout and stderr)."""
+    import contextlib
+    import io
+
+    tmp_path = tmp_path_factory.mktemp("calibrated")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["calibrate", "--spec", str(LOCAL), "--model", str(MLP), "--sizes", "64k,1m", "--repeats", "2",
+                     "--rpc-tensors", "20", "--steps", "2", "--warmup", "1", "--cache-dir", str(tmp_path),
+                     "--output", str(tmp_path / "copy.json")])
+    assert code == 0, err.getvalue()
+    return tmp_path, tmp_path / "copy.json", types.SimpleNamespace(out=out.getvalue(), err=err.getvalue())
+
+
 @pytest.mark.slow
-def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
+def test_calibrate_local_cluster_writes_a_file_search_finds(mlp_calibrated):
     from autotune.tuner._pipeline import _find_calibration
     from simulator import Calibration
     from space.cluster import load_cluster
     from space.model import load_inventory
 
-    out = tmp_path / "copy.json"
-    code = main(["calibrate", "--spec", str(LOCAL), "--model", str(MLP), "--sizes", "64k,1m", "--repeats", "2",
-                 "--rpc-tensors", "20", "--steps", "2", "--warmup", "1", "--cache-dir", str(tmp_path),
-                 "--output", str(out)])
-    captured = capsys.readouterr()
-    assert code == 0, captured.err
+    tmp_path, out, captured = mlp_calibrated
     assert "calibrate: link 127.0.0.1 -> 127.0.0.2" in captured.err and "all-reduce bandwidth factor" in captured.out
     spec, inv = load_cluster(LOCAL), load_inventory(MLP, cache_dir=tmp_path)
     found = _find_calibration(spec, inv, types.SimpleNamespace(cache_dir=str(tmp_path)))
@@ -96,6 +187,51 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(tmp_path, capsys):
     assert "model step, noupdate" in captured.err and "the same, no update applied" in captured.out
     assert 0 <= found.update_share <= 1
     assert Calibration.load(out, cluster=spec).to_dict() == found.to_dict()
+
+
+# what the cluster is, whatever model runs on it: the constants the cluster probes alone set
+CLUSTER_CONSTANTS = ("node_bandwidth_gbit", "link_bandwidth_gbit", "latency_s", "link_latency_s", "rpc_overhead_s",
+                     "reduce_s_per_byte", "cast_s_per_byte", "powersgd_s_per_flop", "probes")
+
+
+@pytest.mark.slow
+def test_a_search_on_another_model_measures_only_its_steps(mlp_calibrated, tmp_path, monkeypatch):
+    """A search on a model the spec has no calibration for, where the mlp's calibration of the same spec kept its
+    cluster probes, probes nothing of the cluster: it takes the mlp's cluster constants as they are, times its
+    own model's steps, and stores that under its own model's hash (with the probes, for the next model)."""
+    import shutil
+
+    from autotune.tuner import _pipeline
+    from autotune.tuner._types import SearchConfig
+    from simulator import Calibration, calibration_path
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    other = ROOT / "examples" / "zoo" / "keras_sequential.py"
+    spec = load_cluster(LOCAL)
+    mlp_file = calibration_path(mlp_calibrated[0] / "calibration", spec,
+                                load_inventory(MLP, cache_dir=mlp_calibrated[0]).model_hash)
+    cache = tmp_path / "cache"
+    shutil.copytree(mlp_file.parent, cache / "calibration")
+    monkeypatch.setattr(_pipeline, "QUICK_CALIBRATION", {**_pipeline.QUICK_CALIBRATION, "steps": 2, "warmup": 1})
+    inv = load_inventory(other, cache_dir=cache)
+    said, progressed = [], []
+    _, cal, calibrated = _pipeline._scorer(inv, spec, SearchConfig(model=str(other), spec=str(LOCAL), output=tmp_path,
+                                                                   cache_dir=str(cache)),
+                                           said.append, said.append, self_calibrate=True, progress=progressed.append)
+    reused = cache / "calibration" / mlp_file.name
+    assert calibrated and f"reusing the cluster's calibration from {reused}; measuring the model's steps" in said
+    assert not [m for m in progressed if m.startswith(("link ", "all-reduce over", "per-tensor overhead"))], progressed
+    assert "model step, ar_split: building its job, 1 warm-up step(s)" in progressed
+    mine = Calibration.load(calibration_path(cache / "calibration", spec, inv.model_hash), cluster=spec)
+    mlp_cal = Calibration.load(mlp_file, cluster=spec)
+    assert mine.to_dict() == cal.to_dict() and mine.model_hash == inv.model_hash != mlp_cal.model_hash
+    for name in CLUSTER_CONSTANTS:
+        assert getattr(mine, name) == getattr(mlp_cal, name), name
+    # its own model's part: its momentum update, its steps, its anchors (the mlp's have other lengths)
+    assert "optimizer update on one node: momentum on 6 variable(s)" in progressed
+    assert mine.step_time_s > 0 and set(mine.anchors_s) == set(mlp_cal.anchors_s)
+    assert mine.anchors_s != mlp_cal.anchors_s and mine.update_s != mlp_cal.update_s
 
 
 @pytest.fixture(scope="module")
