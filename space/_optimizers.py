@@ -33,6 +33,8 @@ COMMON = ("learning_rate", "weight_decay", "clipnorm", "clipvalue", "global_clip
 UNSUPPORTED = {"loss_scale_factor": "loss scaling is for float16, which autotune does not train",
                "gradient_accumulation_steps": "autotune applies every step's gradient; raise the batch instead"}
 SPARSE_UPDATES = frozenset({"sgd", "adagrad"})  # a sparse gradient updates only its rows (and their slots)
+# update rules that read the squares of a gradient (Keras squares a sparse one's row pieces one by one)
+SQUARES = frozenset({"adam", "adamw", "adagrad", "rmsprop", "adadelta", "nadam", "ftrl"})
 DEFAULT = {"name": "sgd", "learning_rate": 0.01}
 # learning-rate schedules a plain dict may name (any keras.optimizers.schedules class works from a Keras optimizer)
 SCHEDULES = ("ExponentialDecay", "CosineDecay", "CosineDecayRestarts", "PiecewiseConstantDecay", "PolynomialDecay",
@@ -42,6 +44,23 @@ SCHEDULES = ("ExponentialDecay", "CosineDecay", "CosineDecayRestarts", "Piecewis
 def keys_of(name: str) -> tuple[str, ...]:
     """Every key the optimizer ``name`` takes in a plain dict (``name`` itself aside)."""
     return COMMON + HYPERPARAMETERS[name]
+
+
+def piece_sums(config: dict | None) -> tuple[str, ...]:
+    """The dense per-row sums the optimizer ``config`` reads of a sparse gradient besides its sum, once the
+    gradient is densified to be all-reduced: ``sq``, the squares of its row pieces (the rules of ``SQUARES``, and
+    the norm ``clipnorm`` and ``global_clipnorm`` take), and ``ab``, their absolute values (Adamax). Each is a tensor
+    of the variable's shape, all-reduced beside the gradient."""
+    config = config or DEFAULT
+    name = config.get("name", "sgd")
+    squares = name in SQUARES or bool(config.get("clipnorm") or config.get("global_clipnorm"))
+    return ("sq",) * squares + ("ab",) * (name == "adamax")
+
+
+def reads_pieces(config: dict | None) -> bool:
+    """Whether the optimizer ``config`` reads more of a sparse gradient than its dense sum: the sums of
+    :func:`piece_sums`, or its pieces clipped one by one (``clipvalue``)."""
+    return bool(piece_sums(config)) or bool((config or {}).get("clipvalue"))
 
 
 def describe(config: dict) -> str:

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Iterable
 
-from space._optimizers import SPARSE_UPDATES
+from space._optimizers import SPARSE_UPDATES, piece_sums
 from space.errors import ModelError
 
 INVENTORY_VERSION = 6
@@ -122,6 +122,12 @@ class Inventory:
     @property
     def optimizer_name(self) -> str:
         return (self.optimizer or {}).get("name", "sgd")
+
+    @property
+    def piece_sums(self) -> tuple[str, ...]:
+        """The dense per-row sums the optimizer reads of a sparse gradient all-reduced densified, each all-reduced
+        beside it (``space._optimizers.piece_sums``)."""
+        return piece_sums(self.optimizer)
 
     def variable(self, name: str) -> VariableInfo:
         for v in self.variables:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from runners.transform import _rules
+from space import _optimizers
 
 SCALARS = ("iterations", "u_product")  # per-unit scalar state; the rest of a unit's slots have its shape
 ALIASES = {"m": "momentum", "v": "velocity", "t": "iterations"}  # slot names of checkpoints of an older layout
@@ -26,8 +27,6 @@ class Optimizer:
 
     def __init__(self, config: dict[str, Any], keras_optimizer=None) -> None:
         import tensorflow as tf
-
-        from space import _optimizers
 
         self.tf = tf
         self.config = dict(config or _optimizers.DEFAULT)
@@ -73,16 +72,22 @@ class Optimizer:
         """``"norm"`` (per variable), ``"global"`` (every variable) or None: which norm the caller sums."""
         return "norm" if self.clipnorm else "global" if self.global_clipnorm else None
 
+    @property
+    def _clips(self) -> dict[str, Any]:
+        """The config with the Keras object's clipping, which the update applies."""
+        return {**self.config, "name": self.name, "clipvalue": self.clipvalue, "clipnorm": self.clipnorm,
+                "global_clipnorm": self.global_clipnorm}
+
     def needs_pieces(self) -> bool:
         """Whether the update reads more of a sparse gradient than its dense sum: squares or absolute values of
-        its row pieces, or pieces clipped one by one (then a densified sparse gradient carries those sums too)."""
-        return self.name in _rules.SQUARES or self.name == "adamax" or bool(
-            self.clipvalue or self.clipnorm or self.global_clipnorm)
+        its row pieces, or pieces clipped one by one (then a densified sparse gradient carries those sums too:
+        ``space._optimizers.reads_pieces``, the rule the cost model charges them by)."""
+        return _optimizers.reads_pieces(self._clips)
 
     def piece_sums(self, slices, n: int) -> dict[str, Any]:
         """The dense per-row sums one tower's sparse gradient contributes, each n times the tower's share of the
         whole batch's (a mean over the n towers gives the whole batch's): ``sum`` (of the pieces, clipped where
-        ``clipvalue`` clips them), ``sq`` and ``ab`` where the update reads them."""
+        ``clipvalue`` clips them), and those of ``space._optimizers.piece_sums`` (``sq``, ``ab``)."""
         tf = self.tf
         values = slices.values / n if n > 1 else slices.values
         if self.clipvalue:
@@ -92,12 +97,8 @@ class Optimizer:
             whole = tf.convert_to_tensor(tf.IndexedSlices(v, slices.indices, slices.dense_shape))
             return whole * n if n > 1 else whole
 
-        out = {"sum": dense(values)}
-        if self.name in _rules.SQUARES or self.clipnorm or self.global_clipnorm:
-            out["sq"] = dense(tf.square(values))
-        if self.name == "adamax":
-            out["ab"] = dense(tf.abs(values))
-        return out
+        of = {"sq": tf.square, "ab": tf.abs}
+        return {"sum": dense(values), **{key: dense(of[key](values)) for key in _optimizers.piece_sums(self._clips)}}
 
     def grad(self, g) -> _rules.Grad:
         """``g`` (a tensor, ``IndexedSlices``, or :meth:`piece_sums` reduced) as a :class:`_rules.Grad`."""
@@ -216,8 +217,6 @@ class Optimizer:
 def build_keras(config: dict[str, Any]):
     """The Keras optimizer a plain config describes (a schedule no dict can name becomes its first value)."""
     import keras
-
-    from space import _optimizers
 
     name = config.get("name", "sgd")
     kwargs = {k: v for k, v in config.items() if k not in ("name", "no_weight_decay")}

@@ -224,5 +224,3 @@ def slots_of(name: str, k) -> list[tuple[str, float]]:
         return [("accumulator", k.initial_accumulator_value), ("linear", 0.0)]
     return [("momentum", 0.0)]  # lion
 
-
-SQUARES = frozenset({"adam", "adamw", "adagrad", "rmsprop", "adadelta", "nadam", "ftrl"})  # rules reading Grad.sq
