@@ -109,7 +109,10 @@ def _global(b, updates: list[Update], squares: dict, own: dict) -> list:
     first = [i for i in synced if updates[i].tower in (None, towers[0] if towers else None)]
     hub = b.tower_dev[0]
     total = _sum_on(tf, [(updates[i].device, squares[i]) for i in first], hub)
-    with tf.compat.v1.device(hub):
+    # the other towers' squares equal the first's, but what they read (their members of the collectives that
+    # reduce the per-row sums) must run in the step too, or the first tower's members wait for them forever
+    rest = [squares[i] for i in synced if i not in first]
+    with tf.compat.v1.device(hub), tf.control_dependencies(rest):
         scale = opt.global_scale(total)
     for i in synced:
         out[i] = scale

@@ -199,3 +199,21 @@ def test_an_optimizer_moves_the_row_sums_it_reads_and_nothing_else(model, optimi
     assert tables > 0 or sums == 0
     assert sum(plain.values()) > 0 and set(moved) == set(plain)
     assert {link: moved[link] - plain[link] for link in plain} == {link: sums * tables for link in plain}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec_name", ["two_nodes", "gpus"])
+def test_a_global_norm_over_servers_and_replicas_leaves_no_collective_member_out(spec_name, traced):
+    """With ``global_clipnorm``, PS units and all-reduced sparse gradients in one strategy, the norm is summed on the
+    first replica; every replica's members of the collectives still run in the step (a member left out would make
+    the others wait forever: building the graph's ledger refuses it)."""
+    from runners.transform import build_train_graph
+
+    step, inv = traced("recommender", {**SGD, "global_clipnorm": 1.0})
+    spec = _spec(spec_name)
+    mixed = [(label, s, kinds(s, inv, spec)) for label, s in draw(inv, spec, ["parallax"], 6, seed=7)]
+    strategies = [(label, s) for label, s, k in mixed if k & {"ps_whole", "ps_sharded"} and k & {"ar", "ar_gather"}]
+    assert len(strategies) >= 3
+    for label, s in strategies:
+        g = build_train_graph(step, s, _device_of(spec), key_base=1 << 20, replica_units=spec.replica_units(s.replicas))
+        assert sum(g.traffic.values()) > 0, label
