@@ -141,7 +141,7 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
                 "rounds": len(rounds),
                 "winner": label + (f" (= {same[0]})" if same and not is_builder else ""), "table": table})
     summary = json.loads((out / f"search-{name}" / "summary.json").read_text())
-    row.update({f"{k}_s": round(v, 1) for k, v in (summary.get("timing") or {}).items()})
+    row.update({k: round(v, 1) for k, v in (summary.get("timing") or {}).items()})  # "<stage>_s"
     if args.train_runs:
         row.update(trained_vs_searched(model, spec, out / f"search-{name}", args))
     return row
