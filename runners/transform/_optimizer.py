@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from runners.transform import _rules
+from space import _optimizers
 
 SCALARS = ("iterations", "u_product")  # per-unit scalar state; the rest of a unit's slots have its shape
 ALIASES = {"m": "momentum", "v": "velocity", "t": "iterations"}  # slot names of checkpoints of an older layout
@@ -26,8 +27,6 @@ class Optimizer:
 
     def __init__(self, config: dict[str, Any], keras_optimizer=None) -> None:
         import tensorflow as tf
-
-        from space import _optimizers
 
         self.tf = tf
         self.config = dict(config or _optimizers.DEFAULT)
@@ -216,8 +215,6 @@ class Optimizer:
 def build_keras(config: dict[str, Any]):
     """The Keras optimizer a plain config describes (a schedule no dict can name becomes its first value)."""
     import keras
-
-    from space import _optimizers
 
     name = config.get("name", "sgd")
     kwargs = {k: v for k, v in config.items() if k not in ("name", "no_weight_decay")}
