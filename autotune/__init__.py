@@ -3,16 +3,8 @@ from autotune import _siblings
 
 _siblings.check()
 
-from space import __version__  # noqa: E402 - only once space is known to be ours
-
-
-def __getattr__(name: str):
-    """``autotune.train`` and the API's types, imported on first use (the CLI must not pay for them)."""
-    if name in ("train", "search", "History", "SearchOutcome", "StepInfo"):
-        from autotune import api
-
-        return getattr(api, name)
-    raise AttributeError(f"module 'autotune' has no attribute {name!r}")
-
+# only once space, simulator and runners are known to be ours
+from autotune.api import History, SearchOutcome, StepInfo, search, train  # noqa: E402
+from space import __version__  # noqa: E402
 
 __all__ = ["History", "SearchOutcome", "StepInfo", "__version__", "search", "train"]

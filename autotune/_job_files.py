@@ -12,7 +12,10 @@ import pathlib
 import shlex
 from typing import Any
 
+from runners.cluster import JOB, server_args
+from space.cluster import parse_device
 from space.errors import BadInput
+from space.strategy import Strategy
 
 K8S_KINDS = ("job", "tfjob")
 MOUNT = "/etc/autotune"
@@ -46,9 +49,6 @@ def sbatch_script(strategy: str, spec, *, model: str, steps: int, checkpoint: st
 
 def readdress(strategy, old: list[str], new: list[str]):
     """A copy of ``strategy`` whose devices name node ``new[i]`` where they named ``old[i]``."""
-    from space.cluster import parse_device
-    from space.strategy import Strategy
-
     out = Strategy.from_bytes(strategy.to_bytes())
     where = dict(zip(old, new))
 
@@ -76,8 +76,6 @@ def _pod_addresses(name: str, kind: str, n: int) -> list[str]:
 
 def _run_script(spec, addresses: list[str], port: int, train: list[str], python: str) -> str:
     """The pods' entry point: the index (the Job's, or TF_CONFIG's task index) picks the task; pod 0 also trains."""
-    from runners.cluster import JOB, server_args
-
     cluster = json.dumps({JOB: [f"{a}:{port + i}" for i, a in enumerate(addresses)]})
     lines = ["#!/bin/sh", "set -e",
              'i="${JOB_COMPLETION_INDEX:-$(' + python + ' -c \'import json, os; '

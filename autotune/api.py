@@ -9,7 +9,13 @@ import sys
 from typing import Any, Callable, Iterable
 
 from autotune._modes import output_modes
-from runners.train import StepInfo
+from autotune.tuner._budget import parse_duration
+from runners import _callbacks, _evaluate
+from runners.cluster import start_cluster
+from runners.profile import measured_steps_per_call, prepare
+from runners.train import StepInfo, check_fits, load_checkpoint, train_strategy
+from space.cluster import load_cluster
+from space.errors import BadInput
 
 __all__ = ["History", "SearchOutcome", "StepInfo", "search", "train"]
 
@@ -70,12 +76,6 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
 
 def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
            step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps) -> History:
-    from runners import _callbacks, _evaluate
-    from runners.cluster import start_cluster
-    from runners.profile import measured_steps_per_call, prepare
-    from runners.train import check_fits, load_checkpoint, train_strategy
-    from space.errors import BadInput
-
     for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
                              ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0),
                              ("eval_every", eval_every, 0), ("eval_steps", 1 if eval_steps is None else eval_steps, 1)):
@@ -146,9 +146,6 @@ def search(model: str | os.PathLike, spec: str | os.PathLike, output: str | os.P
 
     from autotune.report import candidates_table, load_output_dir
     from autotune.tuner import SearchConfig, run_search
-    from autotune.tuner._budget import parse_duration
-    from space.cluster import load_cluster
-    from space.errors import BadInput
 
     fields = {f.name for f in dc.fields(SearchConfig)} - {"model", "spec", "output"}
     unknown = sorted(set(options) - fields)

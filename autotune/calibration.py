@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from simulator import (ANCHOR_MISFIT, ANCHOR_PAIRS, COST_MODEL_VERSION, PIECE_PAIRS, RESOLVED_SE, anchor_costs,
-                       anchor_misfits, borrowed_piece_cost, fit_link, pair_difference, resolved)
+from runners._measurements import cluster_probes, from_cluster_probes
+from runners.calibrate import run_calibration
+from simulator import (ANCHOR_MISFIT, ANCHOR_PAIRS, COST_MODEL_VERSION, PIECE_PAIRS, RESOLVED_SE, Calibration,
+                       CalibrationError, anchor_costs, anchor_misfits, borrowed_piece_cost, calibration_path, fit_link,
+                       pair_difference, resolved, to_calibration)
 from space.cluster import ClusterSpec
 from space.inventory import Inventory
+from space.model import default_cache_dir
 
 
 def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | None, source: str, *,
@@ -24,11 +28,6 @@ def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | Non
     cluster probes, :func:`cluster_calibration`) only the model's part is measured, the cluster's taken from it.
     Returns (measurements, inventory, calibration, path)."""
     import pathlib
-
-    from runners._measurements import cluster_probes, from_cluster_probes
-    from runners.calibrate import run_calibration
-    from simulator import calibration_path, to_calibration
-    from space.model import default_cache_dir
 
     kept = from_cluster_probes(reuse.probes) if reuse is not None else None
     m, inventory = run_calibration(spec, model_path=model, accept_unknown_hosts=accept_unknown_hosts,
@@ -43,8 +42,6 @@ def cluster_calibration(directory, spec: ClusterSpec):
     probes, and its path; None where there is none. A file that does not load (malformed, another spec's) is
     passed over: it is not the one asked for, and the caller measures instead."""
     import pathlib
-
-    from simulator import Calibration, CalibrationError
 
     found = []
     for path in pathlib.Path(directory).glob(f"{spec.fingerprint}*.json"):

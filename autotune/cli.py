@@ -16,9 +16,11 @@ import sys
 import threading
 from typing import Sequence
 
+from autotune import __version__
 from autotune._modes import output_modes
 from autotune._quiet import quiet_runtime
 from autotune._signals import Terminated, stop_on_sigterm
+from autotune.commands import COMMANDS
 from space.errors import AutotuneError, BadInput
 
 
@@ -45,9 +47,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from autotune import __version__
-    from autotune.commands import COMMANDS
-
     parser = _Parser(prog="autotune", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"autotune {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")

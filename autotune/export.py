@@ -10,7 +10,11 @@ import dataclasses
 import json
 from typing import Any, Sequence
 
+from autotune import _job_files
+from space.cluster import parse_device
 from space.errors import BadInput, StrategyError
+from space.proto import strategy_pb2 as pb
+from space.strategy import Compressor, Node, Spec, Strategy, ar_node, partition_axis, ps_node
 
 FORMAT = "autotune-strategy"
 TF_CONFIG_FORMAT = "autotune-tf-config"
@@ -40,8 +44,6 @@ class Export:
 # ---- JSON ------------------------------------------------------------------------------------------------
 
 def _sync_to_dict(node) -> dict[str, Any]:
-    from space.strategy import Compressor, Spec
-
     kind = node.WhichOneof("synchronizer")
     if kind == "PSSynchronizer":
         s = node.PSSynchronizer
@@ -66,8 +68,6 @@ def to_json(strategy) -> dict[str, Any]:
     a sharded one ``shards``, ``partition_axis``, ``partitioner`` and one entry per shard in ``parts``."""
     from google.protobuf.json_format import MessageToDict
 
-    from space.strategy import partition_axis
-
     variables = []
     for n in strategy.proto.node_config:
         if n.partitioner:
@@ -84,8 +84,6 @@ def to_json(strategy) -> dict[str, Any]:
 
 
 def _sync_from_dict(d: dict[str, Any], where: str):
-    from space.strategy import Node, ar_node, ps_node
-
     kind = d.get("synchronizer")
     if kind == "ps":
         return ps_node("", d["destination"], sync=d.get("sync", True), staleness=d.get("staleness", 0),
@@ -108,9 +106,6 @@ def _sync_from_dict(d: dict[str, Any], where: str):
 def from_json(doc: dict[str, Any], source: str = "<json>"):
     """The ``space.strategy.Strategy`` of a schema-1 document (the inverse of :func:`to_json`)."""
     from google.protobuf.json_format import ParseDict
-
-    from space.proto import strategy_pb2 as pb
-    from space.strategy import Strategy
 
     if doc.get("format") != FORMAT:
         raise BadInput(f"not an {FORMAT} document (format {doc.get('format')!r})", source)
@@ -174,8 +169,6 @@ def tf_config_dropped(strategy, limit: int | None = None) -> list[str]:
     lines += [f"  {key}: {_names(names, limit)}" for key, names in sorted(by.items())]
     for n in strategy.proto.node_config:
         if n.partitioner:
-            from space.strategy import partition_axis
-
             axis, shards = partition_axis(n.partitioner)
             lines.append(f"  partitioning: {n.var_name.removesuffix(':0')} into {shards} shards along axis {axis}")
     lines.append(f"  replica devices: {', '.join(strategy.proto.graph_config.replicas) or '-'}")
@@ -183,8 +176,6 @@ def tf_config_dropped(strategy, limit: int | None = None) -> list[str]:
 
 
 def _strategy_addresses(strategy) -> list[str]:
-    from space.cluster import parse_device
-
     seen: list[str] = []
     devices = list(strategy.proto.graph_config.replicas)
     for n in strategy.proto.node_config:
@@ -242,8 +233,6 @@ def export(strategy, target: str, spec=None, ports: int | Sequence[int] = DEFAUL
 
 
 def _job_file(strategy, target: str, spec, ports, job: dict[str, Any]) -> Export:
-    from autotune import _job_files
-
     if spec is None or not job.get("model"):
         raise BadInput(f"--to {target} needs --spec and --model", hint=f"autotune export S.PB --to {target} --spec "
                        "cluster.yml --model m.py" + (" --image IMAGE" if target == "k8s" else ""))

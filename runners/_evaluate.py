@@ -12,6 +12,7 @@ import dataclasses
 import time
 
 from space.errors import BadInput
+from space.model import call_user
 
 
 @dataclasses.dataclass
@@ -54,8 +55,6 @@ class Evaluator:
         import keras
         import numpy as np
         import tensorflow as tf
-
-        from space.model import call_user
 
         t0 = time.perf_counter()
         traced, ops = self.traced, self.job.graph.evaluation

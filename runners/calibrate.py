@@ -44,9 +44,17 @@ from typing import Callable
 import numpy as np
 
 from runners._measurements import LinkTiming, Measurements
+from runners._watched import run_with_timeout
+from runners.cluster import start_cluster
+from runners.profile import copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks
+from runners.transform import TrainingJob, closed_together, graphs_ahead
+from runners.transform._optimizer import Optimizer
 from space.anchors import PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, anchor_strategies
+from space.builders import build_strategy
 from space.cluster import link_key
 from space.errors import RunError
+from space.model import inventory_from_trace, trace_step
+from space.strategy import Strategy
 
 __all__ = ["Prober", "measure", "run_calibration", "LinkTiming", "Measurements"]
 
@@ -84,8 +92,6 @@ class Prober:
     def _timed(self, graph, fetches: dict, repeats: int | None = None) -> dict:
         """Median seconds of each fetch (run one at a time, interleaved over ``repeats``, default the prober's)."""
         import tensorflow as tf
-
-        from runners._watched import run_with_timeout
 
         with graph.as_default():
             init = tf.compat.v1.global_variables_initializer()
@@ -289,8 +295,6 @@ class Prober:
         a sparse gradient, only the rows a step touches are updated, as the backend does."""
         import tensorflow as tf
 
-        from runners.transform._optimizer import Optimizer
-
         opt = Optimizer(inventory.optimizer or {})
         g = tf.Graph()
         with g.as_default():
@@ -311,11 +315,6 @@ class Prober:
     def single_step(self, traced, inventory, steps: int, warmup: int) -> tuple[float, int]:
         """Median training step of the model on one replica alone (its compute as a server runs it), over
         ``steps`` calls at the steps per call ``profile`` would run; and those steps per call."""
-        from runners.profile import settle_steps_per_call
-        from runners.transform import TrainingJob
-        from space.builders import build_strategy
-        from space.strategy import Strategy
-
         spec = self.cluster.spec
         nodes = build_strategy("all_reduce", inventory, spec).nodes
         with TrainingJob(traced, Strategy.build(nodes, spec.replicas[:1]), self.cluster,
@@ -351,10 +350,6 @@ class Prober:
         servers free everything when they stop, and closing a session while the others are open takes TensorFlow
         up to tens of seconds each (``runners.transform.closed_together``).
         """
-        from runners.profile import copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks
-        from runners.transform import TrainingJob, closed_together, graphs_ahead
-        from space.strategy import Strategy
-
         spec = self.cluster.spec
         strategies = anchor_strategies(inventory, spec)
         if not _has_matrices(inventory):
@@ -466,12 +461,8 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
                     accept_unknown_hosts: bool = False, probes: Measurements | None = None,
                     progress: Callable[[str], None] = lambda _m: None):
     """Trace the model (if any), start the cluster once, :func:`measure`. Returns (Measurements, Inventory or None)."""
-    from runners.cluster import start_cluster
-
     traced = inventory = None
     if model_path is not None:
-        from space.model import inventory_from_trace, trace_step
-
         progress(f"tracing {model_path}")
         traced = trace_step(model_path)
         inventory = inventory_from_trace(traced)

@@ -24,8 +24,12 @@ import weakref
 from typing import Any, Iterable
 
 from runners.launch._base import PORT_TAKEN_STATUS, Launcher, ServerProcess, parse_ready
+from runners.launch._external import ExternalLauncher
 from runners.launch._firewall import Firewall
+from runners.launch._local import LocalLauncher
 from runners.launch._logs import default_root, new_log_dir, remove_log_dir
+from runners.launch._slurm import SlurmLauncher
+from runners.server_main import server_config
 from space.cluster import ClusterSpec, Node, parse_device
 from space.errors import RunError, SpecError
 
@@ -118,8 +122,6 @@ class RunningCluster:
         Same collective group leader as the servers, and ``operation_timeout_in_ms`` so that no call hangs
         forever: without it, creating a session blocks for good while any server is down.
         """
-        from runners.server_main import server_config
-
         config = server_config(JOB)
         config.operation_timeout_in_ms = max(0, int(operation_timeout_s * 1000))
         return config
@@ -360,14 +362,9 @@ def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_
     if launcher is not None:
         return [launcher] * len(spec.nodes)
     if spec.launcher == "slurm":  # one srun step for every node
-        from runners.launch._slurm import SlurmLauncher
-
         return [SlurmLauncher(spec, log_dir)] * len(spec.nodes)
     if spec.launcher == "external":  # started by a scheduler (a Kubernetes Job): only connected to
-        from runners.launch._external import ExternalLauncher
-
         return [ExternalLauncher(spec)] * len(spec.nodes)
-    from runners.launch._local import LocalLauncher
 
     local: LocalLauncher | None = None
     ssh = None
@@ -375,7 +372,7 @@ def _launchers_for(spec: ClusterSpec, launcher: Launcher | None, accept_unknown_
     for i, node in enumerate(spec.nodes):
         if node.ssh_config is not None:
             if ssh is None:
-                from runners.launch._ssh import SSHLauncher
+                from runners.launch._ssh import SSHLauncher  # paramiko: only when a node is reached over SSH
 
                 ssh = SSHLauncher(spec, accept_unknown_hosts=accept_unknown_hosts)
             out.append(ssh)

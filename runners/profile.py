@@ -11,7 +11,13 @@ import dataclasses
 import statistics
 from typing import Any, Callable
 
+from runners.cluster import start_cluster
+from runners.transform import TrainingJob, closed_together, graphs_ahead
+from space.cluster import load_cluster
 from space.errors import BadInput
+from space.model import inventory_from_trace, trace_step
+from space.strategy import Strategy
+from space.validate import validate
 
 
 @dataclasses.dataclass
@@ -85,8 +91,6 @@ def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: 
 def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
     """The copies of the step to build with a job's graph (``runners.transform.job_graph``) before
     :func:`settle_steps_per_call` sets its steps per call for ``samples`` calls: the most it can choose."""
-    from runners.transform import TrainingJob
-
     if steps_per_call is not None:
         return steps_per_call
     return TrainingJob.MAX_STEPS_PER_CALL if samples >= CHOOSE_MIN_STEPS else 1
@@ -110,8 +114,6 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
-    from runners.transform import TrainingJob
-
     if steps < 1 or warmup < 0 or (steps_per_call is not None and steps_per_call < 1):
         raise BadInput(f"`steps >= 1, warmup >= 0 and steps_per_call >= 1` must hold, but got ({steps=}, {warmup=}, "
                        f"{steps_per_call=})")
@@ -139,8 +141,6 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     given (one for all, or a list with one per strategy, ``None`` where to choose); a sample is one call's seconds
     over its steps.
     """
-    from runners.transform import TrainingJob, closed_together, graphs_ahead
-
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
     each = list(steps_per_call) if isinstance(steps_per_call, (list, tuple)) else [steps_per_call] * len(strategies)
@@ -223,11 +223,6 @@ def prepare(model_path: str, spec_path: str, strategy_path: str):
 
     Raises ``StrategyError`` when the strategy does not fit the model or the cluster.
     """
-    from space.cluster import load_cluster
-    from space.model import inventory_from_trace, trace_step
-    from space.strategy import Strategy
-    from space.validate import validate
-
     strategy = Strategy.load(strategy_path)
     spec = load_cluster(spec_path)
     traced = trace_step(model_path)
@@ -238,8 +233,6 @@ def prepare(model_path: str, spec_path: str, strategy_path: str):
 def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps: int = 20, warmup: int = 5,
                   step_timeout_s: float = 120.0, start_timeout_s: float = 60.0,
                   steps_per_call: int | None = None, on_build: Callable[[str], None] | None = None) -> ProfileResult:
-    from runners.cluster import start_cluster
-
     traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
     if steps_per_call is None:
         steps_per_call = measured_steps_per_call(strategy, spec)

@@ -28,6 +28,9 @@ from typing import Callable, Iterable
 import numpy as np
 
 from runners import _callbacks, _evaluate
+from runners.transform import TrainingJob
+from runners.transform._graph import Start
+from runners.transform._optimizer import ALIASES, Optimizer
 from space.errors import BadInput, RunError
 
 CHECKPOINT_PREFIX = "ckpt-"
@@ -78,8 +81,6 @@ class Checkpoint:
 
     def start(self):
         """The ``runners.transform.Start`` a job resumes from."""
-        from runners.transform._graph import Start
-
         return Start(values=self.values, state=self.state, slots=self.slots, batches_done=self.batches_done)
 
 
@@ -100,8 +101,6 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     first steps, so that the call's own cost is a small share of a call); the losses, NaN checks and callbacks of a
     call's steps come after the call, and a call never spans a checkpoint or an evaluation.
     """
-    from runners.transform import TrainingJob
-
     start_step = resume_from.step if resume_from is not None else 0
     for name, value in (("steps_per_call", steps_per_call), ("eval_every", eval_every)):
         if value < 0:
@@ -139,8 +138,6 @@ class _Run:
 
     def __init__(self, traced, strategy, steps: int, start_step: int, resume_from, log, plain: list, hooks,
                  checkpoint_dir: str | None, keep: int) -> None:
-        from runners.transform._optimizer import Optimizer
-
         self.traced, self.strategy, self.steps, self.start_step = traced, strategy, steps, start_step
         self.resume_from, self.log, self.plain, self.hooks, self.keep = resume_from, log, plain, hooks, keep
         self.out = pathlib.Path(checkpoint_dir) if checkpoint_dir else None
@@ -414,8 +411,6 @@ def check_fits(checkpoint: Checkpoint, traced) -> None:
 def keras_optimizer(checkpoint: Checkpoint, traced):
     """The Keras optimizer of the model, built on its trainable variables, with the checkpoint's slots and step
     count: the single-device continuation of the job (``traced``: the model's ``space.model.TracedStep``)."""
-    from runners.transform._optimizer import ALIASES, Optimizer
-
     opt = Optimizer(traced.optimizer, getattr(traced, "keras_optimizer", None)).keras()
     variables = list(getattr(traced.model, "trainable_variables", traced.trainable))
     opt.build(variables)

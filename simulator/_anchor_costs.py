@@ -10,6 +10,7 @@ import numpy as np
 from simulator._calibration import COST_MODEL_VERSION
 from simulator._scorer import Scorer
 from space.anchors import anchor_strategies
+from space.builders import build_strategy
 
 MIN_AR_FACTOR, MAX_AR_FACTOR = 0.05, 2.0  # bounds of the all-reduce bandwidth factor (probe and anchors alike)
 # what each anchor pair sets: (field, anchor, the anchor it differs from in that one thing; None: the anchor's own
@@ -171,8 +172,6 @@ def powersgd_matrix_from_step(cal, inventory, spec, measured_s: float) -> float:
     path. The isolated probe (one task, no towers) sees microseconds per matrix; a real step also runs the
     factors' reshapes, the QR, the error-feedback and warm-start updates on every tower, and waits between the
     two dependent all-reduces -- on the 3-host testbed 0.7-2.2 ms per matrix."""
-    from space.builders import build_strategy
-
     strategy = build_strategy("all_reduce_powersgd", inventory, spec)
 
     def predict(x: float) -> float:

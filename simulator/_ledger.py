@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator._engine import _all_reduce, _compute, _server_loads
 from space import wire
 from space.cluster import hierarchical_units, parse_device
 from space.inventory import Inventory
@@ -52,8 +53,6 @@ def fixed_links(inventory: Inventory, replica_nodes: list[int], M: int) -> np.nd
 
 def ledger_of(scorer, m, b) -> Ledger:
     """The ledger of the one strategy of batch ``b`` (dense), scored with ``m`` by ``scorer``."""
-    from simulator._engine import _all_reduce, _compute, _server_loads
-
     loads, ar = _server_loads(m, b), _all_reduce(m, b)
     synchronous = bool(_compute(m, b, loads)[1][0])
     net = m.net

@@ -9,6 +9,8 @@ from typing import Sequence
 
 import numpy as np
 
+from simulator._coefficients import Levels, network_coefficients
+from simulator._network import SHARED_CPUS_LOCKSTEP
 from space.cluster import ClusterSpec, parse_device
 from space.errors import BadInput, StrategyError
 from space.inventory import Inventory
@@ -317,9 +319,6 @@ class Scorer:
 
     def _build_model(self) -> Model:
         """Model constants per variable (``_model_for`` re-indexes them per shard of a layout)."""
-        from simulator._coefficients import Levels, network_coefficients
-        from simulator._network import SHARED_CPUS_LOCKSTEP
-
         inv, cal = self.inventory, self.calibration
         vs = inv.variables
         nbytes = np.array([v.bytes for v in vs], float)

@@ -3,6 +3,9 @@ differ in one thing, and the matrices of the PowerSGD probe. ``runners.calibrate
 ``simulator.to_calibration`` fits costs to them; both read them from here, so neither imports the other."""
 from __future__ import annotations
 
+from space.builders import build_strategy
+from space.strategy import Strategy, ar_node, partitioned_node, ps_node
+
 ANCHOR_SHARDS = 4  # shards per variable of the split anchors
 PSGD_SMALL, PSGD_SMALL_COUNT = (64, 64, 1), 16  # (n, m, rank) matrices of the PowerSGD probe, and how many
 PSGD_LARGE, PSGD_LARGE_COUNT = (1024, 512, 4), 2
@@ -19,9 +22,6 @@ def anchor_strategies(inventory, spec) -> dict:
     ``ps_lb`` builder: the variables spread over every node's server); and the ``all_reduce_powersgd`` builder, for
     the per-matrix cost of a PowerSGD round.
     """
-    from space.builders import build_strategy
-    from space.strategy import Strategy, ar_node, partitioned_node, ps_node
-
     chief = spec.chief.cpu_devices[0]
 
     def nodes(make, split: bool):

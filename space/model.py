@@ -20,6 +20,7 @@ import types
 from typing import Any
 
 from space import _keras, _tables
+from space._flops import count_flops, gradient_ready
 from space._values import values_kept
 from space.errors import ModelError
 from space.inventory import Inventory, TableInfo, VariableInfo
@@ -410,8 +411,6 @@ def _same_structure(a, b) -> bool:
 
 
 def inventory_from_trace(traced: TracedStep) -> Inventory:
-    from space._flops import count_flops, gradient_ready
-
     def info(v, name, trainable, sparse=False, rows=None, ready=None, lookups=None, vary=False):
         return VariableInfo(name=name, shape=tuple(int(d) for d in v.shape), dtype=v.dtype.name,
                             trainable=trainable, sparse=sparse, gather_rows=rows, grad_ready=ready,

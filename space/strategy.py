@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
+from space._table import format_table
 from space.errors import StrategyError
 from space.proto import strategy_pb2 as pb
 
@@ -226,8 +227,6 @@ class Strategy:
         return rows
 
     def summary(self, inventory=None) -> str:
-        from space._table import format_table
-
         prov = self.proto.provenance
         head = [f"strategy {self.proto.id}" + (f" (builder: {prov.builder})" if prov.builder else ""),
                 f"replicas: {', '.join(self.replicas) or '-'}"]

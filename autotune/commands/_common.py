@@ -12,6 +12,7 @@ from autotune._options import MAX_STEPS, count, positive_seconds  # noqa: F401 -
 from space.cluster import ClusterSpec, load_cluster
 from space.errors import BadInput
 from space.inventory import Inventory
+from space.model import load_inventory
 
 
 def add_model(p: argparse.ArgumentParser) -> None:
@@ -25,8 +26,6 @@ def add_spec(p: argparse.ArgumentParser, required: bool = True) -> None:
 
 
 def inventory(args: argparse.Namespace) -> Inventory:
-    from space.model import load_inventory
-
     return load_inventory(args.model, cache_dir=args.cache_dir)
 
 

@@ -9,8 +9,12 @@ from __future__ import annotations
 import re
 import sys
 
+from autotune.calibration import format_table, measure_and_store
 from autotune.commands import _common
+from simulator import anchor_fit
+from space.cluster import load_cluster
 from space.errors import BadInput
+from space.model import model_file
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
 DEFAULT_SIZES = "256k,1m,4m"
@@ -53,10 +57,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from autotune.calibration import format_table, measure_and_store
-    from simulator import anchor_fit
-    from space.cluster import load_cluster
-
     sizes = parse_sizes(args.sizes)
     checks = {"repeats": args.repeats >= 1, "rpc-tensors": args.rpc_tensors >= 2, "steps": args.steps >= 1,
               "warmup": args.warmup >= 0}
@@ -65,8 +65,6 @@ def run(args) -> int:
             raise BadInput(f"`--{name}` is out of range: {getattr(args, name.replace('-', '_'))!r}",
                            hint="repeats/steps >= 1, rpc-tensors >= 2, warmup >= 0")
     if args.model is not None:
-        from space.model import model_file
-
         model_file(args.model)
     if args.output:
         _common.writable_file(args.output, "--output")

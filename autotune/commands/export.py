@@ -12,7 +12,10 @@ import pathlib
 import sys
 
 from autotune.commands import _common
+from autotune.export import DEFAULT_PORT, TARGETS, export
+from space.cluster import load_cluster
 from space.errors import BadInput
+from space.strategy import Strategy
 
 
 def _ports(text: str) -> int | list[int]:
@@ -25,8 +28,6 @@ def _ports(text: str) -> int | list[int]:
 
 
 def register(sub) -> None:
-    from autotune.export import DEFAULT_PORT, TARGETS
-
     p = sub.add_parser("export", help="export a strategy as TF_CONFIG per node or versioned JSON", description=__doc__)
     p.add_argument("strategy", metavar="S.PB", help="strategy file (.pb or .pbtxt)")
     p.add_argument("--to", required=True, choices=TARGETS, help="target format")
@@ -48,16 +49,11 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from autotune.export import export
-    from space.strategy import Strategy
-
     if args.output:
         _common.writable_file(args.output, "-o")
     strategy = Strategy.load(args.strategy)
     spec = None
     if args.spec:
-        from space.cluster import load_cluster
-
         spec = load_cluster(args.spec)
     result = export(strategy, args.to, spec=spec, ports=_ports(args.port), model=args.model, steps=args.steps,
                     checkpoint=args.checkpoint, image=args.image, name=args.name, kind=args.kind,

@@ -2,6 +2,7 @@
 included), FLOPs, batch and optimizer."""
 from __future__ import annotations
 
+from autotune._quiet import stdout_to_stderr
 from autotune.commands import _common
 from space import format_table
 from space._optimizers import describe
@@ -17,8 +18,6 @@ def register(sub) -> None:
 
 def run(args) -> int:
     if args.json:
-        from autotune._quiet import stdout_to_stderr
-
         with stdout_to_stderr():  # the model's own prints must not spoil the JSON
             inv = _common.inventory(args)
         _common.print_json(inv.to_dict())

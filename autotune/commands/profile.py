@@ -4,7 +4,9 @@ from __future__ import annotations
 import contextlib
 import sys
 
+from autotune._quiet import stdout_to_stderr
 from autotune.commands import _common
+from runners.profile import profile_files
 
 
 def register(sub) -> None:
@@ -26,10 +28,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from runners.profile import profile_files
-
-    from autotune._quiet import stdout_to_stderr
-
     with stdout_to_stderr() if args.json else contextlib.nullcontext():  # the model's prints spoil no JSON
         result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
                                step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None,

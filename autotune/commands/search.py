@@ -7,11 +7,11 @@ import sys
 from autotune._signals import interrupted_code
 from autotune._options import add_options, values
 from autotune.commands import _common
+from autotune.tuner._types import SearchConfig
+from space.cluster import load_cluster
 
 
 def register(sub) -> None:
-    from autotune.tuner._types import SearchConfig
-
     p = sub.add_parser("search", help="search the best strategy (simulated, then profiled on the cluster)",
                        description=__doc__)
     _common.add_model(p)
@@ -30,8 +30,6 @@ def run(args) -> int:
     if output is not None:
         _common.writable_dir(output, "-o")
     if output is None:
-        from space.cluster import load_cluster
-
         output = pathlib.Path("runs") / f"{pathlib.Path(args.model).stem}-{load_cluster(args.spec).fingerprint[:8]}"
     cfg = SearchConfig(model=args.model, spec=args.spec, output=output, cache_dir=args.cache_dir,
                        **values(args, SearchConfig))

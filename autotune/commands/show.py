@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 
+from autotune.commands import _common
 from space.strategy import Strategy
+from space.validate import validate
 
 
 def register(sub) -> None:
@@ -23,12 +25,8 @@ def run(args) -> int:
         return 0
     inv = None
     if args.model:
-        from autotune.commands import _common
-
         inv = _common.inventory(args)
         if args.spec:
-            from space.validate import validate
-
             validate(strategy, inv, _common.cluster(args), source=args.strategy)
     print(strategy.summary(inv))
     return 0

@@ -10,10 +10,11 @@ import argparse
 import json
 import sys
 
+import runners.testbed as tb
+from runners.testbed import DEFAULT_PREFIX, DEFAULT_SUBNET, check_prefix, default_dir, format_rate
+
 
 def register(sub) -> None:
-    from runners.testbed import DEFAULT_PREFIX, DEFAULT_SUBNET
-
     p = sub.add_parser("testbed", help="emulated multi-host cluster on this machine (root)", description=__doc__)
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
 
@@ -51,14 +52,10 @@ def register(sub) -> None:
 
 
 def _dir(args) -> str:
-    from runners.testbed import check_prefix, default_dir
-
     return args.dir or default_dir(check_prefix(args.prefix))
 
 
 def run_up(args) -> int:
-    import runners.testbed as tb
-
     plan = tb.make_plan(args.hosts, args.bandwidth, args.per_host, args.link, prefix=args.prefix,
                         subnet=args.subnet, directory=args.dir, threads=args.threads)
     tb.up(plan)
@@ -77,8 +74,6 @@ def run_up(args) -> int:
 
 
 def run_status(args) -> int:
-    import runners.testbed as tb
-
     info = tb.status(_dir(args))
     if args.json:
         json.dump(info, sys.stdout, indent=1)
@@ -91,8 +86,6 @@ def run_status(args) -> int:
 
 
 def run_down(args) -> int:
-    import runners.testbed as tb
-
     directory = _dir(args)
     removed = tb.down(directory)
     print(f"removed {len(removed)} object(s) recorded in {directory}" if removed
@@ -101,8 +94,6 @@ def run_down(args) -> int:
 
 
 def _print_status(info: dict) -> None:
-    from runners.testbed import format_rate
-
     state = "up" if info["complete"] else "INCOMPLETE (run `autotune testbed down`)"
     print(f"testbed {info['prefix']}: {state}; state in {info['dir']}; spec {info['cluster']}")
     print(f"driver link {info['root_link']} {info['root_address']} ({'up' if info['root_link_up'] else 'MISSING'})")

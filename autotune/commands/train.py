@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
+from autotune.api import train
 from autotune.commands import _common
 
 PROGRESS_EVERY_S = 30.0
@@ -47,8 +48,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from autotune.api import train
-
     if args.checkpoint:
         _common.writable_dir(args.checkpoint, "--checkpoint")
     if args.logdir:

@@ -13,11 +13,10 @@ import sys
 
 from autotune._options import add_options, values
 from autotune.commands import _common
+from autotune.fidelity._pipeline import FidelityConfig, run_fidelity
 
 
 def register(sub) -> None:
-    from autotune.fidelity._pipeline import FidelityConfig
-
     p = sub.add_parser("validate-simulator", help="compare the simulator's predictions with profiled step times",
                        description=__doc__)
     p.add_argument("--model", required=True, metavar="M.PY", help="model file")
@@ -28,8 +27,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from autotune.fidelity._pipeline import FidelityConfig, run_fidelity
-
     if args.output:
         _common.writable_dir(args.output, "-o")
     say = (lambda _m: None) if args.quiet else (lambda m: print(f"validate: {m}", file=sys.stderr, flush=True))

@@ -5,6 +5,7 @@ runs without TensorFlow); ``_io`` writes and reads its tables; ``_journal`` keep
 finish; ``_pipeline`` joins them behind the command."""
 from space.errors import AutotuneError, BadInput  # noqa: F401 - raised by the harness: tests match them here
 from autotune.fidelity._journal import MeasurementJournal
+from autotune.fidelity._pipeline import FidelityConfig, run_fidelity
 from autotune.fidelity._validation import (Report, Row, anchor_fit, evaluate, fit_drift, group_plan, journal_header,
                                            measure_together, measurement_noise, pass_order, pick_strategies,
                                            predict_rows, repredict, run_validation, since_calibration,
@@ -15,10 +16,3 @@ __all__ = ["MeasurementJournal", "Report", "Row", "anchor_fit", "evaluate", "fit
            "repredict", "run_validation", "since_calibration", "split_holdout", "strategy_key", "FidelityConfig",
            "run_fidelity"]
 
-
-def __getattr__(name: str):
-    if name in ("FidelityConfig", "run_fidelity"):
-        from autotune.fidelity import _pipeline
-
-        return getattr(_pipeline, name)
-    raise AttributeError(f"module 'autotune.fidelity' has no attribute {name!r}")

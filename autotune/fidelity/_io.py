@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from autotune.fidelity._validation import Report, Row
 from space.errors import BadInput
+from space.strategy import Strategy
 
 
 def _ms(x: float) -> str:
@@ -81,8 +82,6 @@ def load_measured(directory: pathlib.Path) -> tuple[list[tuple[str, Any]], list[
 
     Returns ``(picked, rows)``: rows keep their measurement (or error); predictions are to be filled in anew.
     """
-    from space.strategy import Strategy
-
     directory = pathlib.Path(directory)
     csv_path = directory / "rows.csv"
     if not csv_path.is_file():

@@ -10,8 +10,14 @@ import sys
 from typing import Callable
 
 from autotune._options import count, option, positive_seconds, space_option
+from autotune.calibration import current_costs
 from autotune.fidelity import _io, _validation
+from runners.cluster import start_cluster
+from runners.profile import profile_strategy, profile_together
+from simulator import Calibration, CalibrationError, Scorer, anchor_costs, calibration_path
+from space.cluster import load_cluster
 from space.errors import BadInput
+from space.model import default_cache_dir, load_inventory, trace_step
 
 
 @dataclasses.dataclass
@@ -73,9 +79,6 @@ class FidelityConfig:
 def find_calibration(cfg: FidelityConfig, cluster, inventory):
     """(Calibration, path or None): ``calibration``, else the stored one for this spec (and model); never defaults
     unless ``uncalibrated``."""
-    from simulator import Calibration, CalibrationError, calibration_path
-    from space.model import default_cache_dir
-
     if cfg.uncalibrated:
         return Calibration.from_spec(cluster), None
     if cfg.calibration:
@@ -96,16 +99,10 @@ def run_fidelity(cfg: FidelityConfig, say: Callable[[str], None] = lambda _m: No
                  show: Callable[[str], None] = print) -> _validation.Report:
     """Profile (or re-predict) the strategies, score the simulator against them and write the report; ``say`` gets
     the progress, ``show`` the report's table and the files written."""
-    from simulator import Scorer
-    from space.cluster import load_cluster
-    from space.model import load_inventory
-
     cluster = load_cluster(cfg.spec)
     inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
     cal, cal_path = find_calibration(cfg, cluster, inventory)
     if not cfg.reuse:  # a reuse derives the anchor costs again whatever the version (``_reuse``)
-        from autotune.calibration import current_costs
-
         cal = current_costs(cal, inventory, cluster, say)
     if cal.residual is not None and cfg.fit_residual:
         cal = cal.replace(residual=None)  # a new fit replaces the stored one: judge the model itself
@@ -127,9 +124,6 @@ def run_fidelity(cfg: FidelityConfig, say: Callable[[str], None] = lambda _m: No
 def _measure(cfg: FidelityConfig, scorer, cluster, inventory, cal, cal_path, say):
     """Draw the strategies, profile them on one started cluster (journaled, resumable) and score them."""
     from autotune.tuner import make_space
-    from runners.cluster import start_cluster
-    from runners.profile import profile_strategy, profile_together
-    from space.model import trace_step
 
     space = make_space(inventory, cluster, **cfg.space_options)
     seed = 0 if cfg.seed is None else cfg.seed
@@ -195,8 +189,6 @@ def _reuse(cfg: FidelityConfig, scorer, cal_path, say):
     picked, measured = _io.load_measured(src)
     cal = scorer.calibration
     if cal.anchors_s:  # the anchor costs as the current cost model derives them from the same anchor steps
-        from simulator import Scorer, anchor_costs
-
         cal = anchor_costs(cal, scorer.inventory, scorer.cluster)
         scorer = Scorer(scorer.inventory, scorer.cluster, cal, scorer.replicas)
         say("re-derived the anchor costs from the calibration's anchor steps: "

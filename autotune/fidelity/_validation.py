@@ -19,8 +19,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from autotune.fidelity._journal import MeasurementJournal
+from simulator import COUNT_UNIT_S, apply_residual, fidelity, fit_residual, kendall_tau, mape
+from simulator import anchor_fit as simulated_anchor_fit
+from space.anchors import anchor_strategies
 from space.errors import AutotuneError, BadInput
-
+from space.validate import validate
 
 
 @dataclasses.dataclass
@@ -85,7 +88,6 @@ def pick_strategies(inventory, cluster, n: int, seed: int = 0, max_tries: int | 
     import optuna
 
     from autotune.tuner import make_space
-    from space.validate import validate
 
     if n < 2:
         raise BadInput(f"`--strategies >= 2` must hold, but got {n}", hint="Kendall tau needs at least two points")
@@ -139,8 +141,6 @@ def split_holdout(n: int, fraction: float, seed: int = 0) -> np.ndarray:
 def measurement_noise(rows: list[Row]) -> dict[str, float] | None:
     """How well the passes agree: Kendall tau and MAPE of one pass's medians against another's, averaged over
     every pair of passes (None with fewer than two passes or two strategies)."""
-    from simulator import kendall_tau, mape
-
     good = [r.repeats for r in rows if r.ok and len(r.repeats) >= 2]
     passes = min((len(x) for x in good), default=0)
     if len(good) < 2 or passes < 2:
@@ -154,8 +154,6 @@ def measurement_noise(rows: list[Row]) -> dict[str, float] | None:
 
 def evaluate(rows: list[Row], *, fit: bool = False, holdout: float = 0.3, seed: int = 0) -> Report:
     """Fidelity of the measured rows; with ``fit`` a residual on the train split, scored on the held-out one."""
-    from simulator import COUNT_UNIT_S, apply_residual, fidelity, fit_residual
-
     good = [r for r in rows if r.ok]
     if len(good) < 2:
         raise AutotuneError(f"only {len(good)} strategies were measured; fidelity needs at least 2")
@@ -184,11 +182,9 @@ def anchor_fit(report: Report, scorer) -> None:
     """The calibration's own anchor steps as the scorer's cost model predicts them (``simulator.anchor_fit``):
     a step it misses says the strategies like it will be predicted off by about as much, whatever this run
     measures. Nothing without anchors."""
-    from simulator import anchor_fit as fit
-
     cal = scorer.calibration
     if cal.anchors_s:
-        report.anchor_fit = fit(cal, scorer.inventory, scorer.cluster) or None
+        report.anchor_fit = simulated_anchor_fit(cal, scorer.inventory, scorer.cluster) or None
 
 
 def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], scorer) -> None:
@@ -197,9 +193,6 @@ def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], scorer)
     ``all_reduce`` anchor): measured now over then, their geometric mean; and the metrics with that ratio divided
     out of every measurement. The cost model cannot know that a shared machine sped up or slowed down since its
     calibration; this tells the two apart. Nothing without anchors, or when no pick is one of them."""
-    from simulator import fidelity as score
-    from space.anchors import anchor_strategies
-
     anchors_s = scorer.calibration.anchors_s
     if not anchors_s:
         return
@@ -212,8 +205,8 @@ def since_calibration(report: Report, picked: Sequence[tuple[str, Any]], scorer)
     speed = float(np.exp(np.mean(np.log(ratios))))
     good = [r for r in report.rows if r.ok]
     report.since_calibration = speed
-    report.metrics_at_calibration = score(np.array([r.predicted_s for r in good]),
-                                          np.array([r.measured_s / speed for r in good]))
+    report.metrics_at_calibration = fidelity(np.array([r.predicted_s for r in good]),
+                                             np.array([r.measured_s / speed for r in good]))
 
 
 def pass_order(n: int, p: int) -> list[int]:

@@ -12,7 +12,14 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from space.errors import BadInput
+from autotune.report.figures import _save, plt
+from runners.cluster import start_cluster
+from runners.profile import profile_strategy
+from space.cluster import load_cluster
+from space.errors import BadInput, RunError, failure_line
+from space.model import inventory_from_trace, trace_step
+from space.strategy import Strategy
+from space.validate import validate
 
 
 @dataclasses.dataclass
@@ -55,8 +62,6 @@ class Comparison:
 
     def plot(self, path: str | pathlib.Path, title: str = "") -> pathlib.Path:
         """Box plot of the pooled step times, each repeat's median as a dot; the first strategy is the reference."""
-        from autotune.report.figures import _save, plt
-
         labels = self.measured
         n = len(labels)
         fig, ax = plt.subplots(figsize=(9, 0.6 * n + 1.8))
@@ -102,13 +107,6 @@ def compare_strategies(model: str, spec: str, strategies: Sequence[str | pathlib
 
     Every strategy is checked against the model and the cluster before any server starts.
     """
-    from runners.cluster import start_cluster
-    from runners.profile import profile_strategy
-    from space.cluster import load_cluster
-    from space.model import inventory_from_trace, trace_step
-    from space.strategy import Strategy
-    from space.validate import validate
-
     if len(strategies) < 1:
         raise BadInput("no strategy to compare", hint="give one or more strategy files (.pb / .pbtxt)")
     if repeats < 1 or steps < 1 or warmup < 0:
@@ -128,8 +126,6 @@ def compare_strategies(model: str, spec: str, strategies: Sequence[str | pathlib
                         repeat_medians={lbl: [] for lbl in labels}, examples_per_s={lbl: [] for lbl in labels},
                         run_order=[])
     import contextlib
-
-    from space.errors import RunError, failure_line
 
     with contextlib.ExitStack() as stack:
         running = None

@@ -8,6 +8,10 @@ import pandas as pd
 
 from autotune.report import _tables, _varmap, figures
 from autotune.report._source import Run
+from simulator import lower_bound
+from space.cluster import load_cluster
+from space.model import load_inventory
+from space.search_space import SearchSpace
 
 FIGURES = ("step_times.png", "predicted_vs_measured.png", "convergence.png", "strategy_map.png")
 
@@ -33,15 +37,11 @@ def model_context(run: Run, model: str | None = None, spec: str | None = None, c
     inventory, cluster = run.inventory, None
     spec_path = spec or run.spec_path
     if model:  # asked for: importing a model file runs its code, so a report never does it on its own
-        from space.model import load_inventory
-
         inventory = load_inventory(model, cache_dir=cache_dir)
     elif inventory is None:
         warnings.append("the search recorded no inventory: the variable map has no sizes (pass --model M.PY to "
                         "read them from the model file, which runs its code)")
     if spec_path and pathlib.Path(spec_path).is_file():
-        from space.cluster import load_cluster
-
         cluster = load_cluster(spec_path)
     elif run.lower_bound_s is None or run.strategy is None:
         warnings.append(f"cluster spec {spec_path or '(not recorded)'} not found (pass --spec CLUSTER.YML)")
@@ -55,8 +55,6 @@ def complete_from_model(run: Run, inventory, cluster, warnings: list[str]) -> No
     if run.strategy is None and "winner_params" in run.meta:
         run.strategy = _decode_winner(run, inventory, cluster, warnings)
     if run.lower_bound_s is None:
-        from simulator import lower_bound
-
         run.lower_bound_s = lower_bound(inventory, cluster).step_s
         warnings.append("lower bound from the spec's nominal bandwidths (the study does not record the search's)")
 
@@ -66,8 +64,6 @@ def _decode_winner(run: Run, inventory, cluster, warnings: list[str]):
     each plausible setting is tried and the one whose strategy hashes to the recorded ``strategy_hash`` wins."""
     import hashlib
     import itertools
-
-    from space.search_space import SearchSpace
 
     params, want = run.meta["winner_params"], run.meta.get("winner_hash")
     options = run.meta.get("space")

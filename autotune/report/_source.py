@@ -15,6 +15,8 @@ from typing import Any
 import pandas as pd
 
 from space.errors import BadInput
+from space.inventory import Inventory
+from space.strategy import Strategy
 
 TRIAL_COLUMNS = ["trial", "state", "builders", "predicted_s", "measured_s", "wire_mb", "finished_at"]
 CANDIDATE_COLUMNS = ["label", "trial", "is_builder", "winner", "predicted_s", "measured_s", "p10_s", "p90_s",
@@ -73,13 +75,9 @@ def load_output_dir(path: str | pathlib.Path) -> Run:
     candidates = _candidates_from_rows(summary["rows"], trials)
     strategy = None
     if (out / "best.pb").is_file():
-        from space.strategy import Strategy
-
         strategy = Strategy.load(out / "best.pb")
     inventory = None
     if (out / "inventory.json").is_file():  # what the search recorded: reading it runs none of the model's code
-        from space.inventory import Inventory
-
         try:
             inventory = Inventory.from_json((out / "inventory.json").read_text())
         except (ValueError, KeyError, TypeError):
@@ -194,8 +192,6 @@ def load_from_study(storage: str, name: str) -> Run:
     attrs = dict(study.user_attrs)
     inventory = None
     if isinstance(attrs.get("inventory"), dict):
-        from space.inventory import Inventory
-
         try:
             inventory = Inventory.from_dict(attrs.pop("inventory"))
         except (ValueError, KeyError, TypeError):

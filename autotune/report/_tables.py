@@ -10,6 +10,7 @@ import math
 import pandas as pd
 
 from autotune.report._source import Run
+from space import format_table
 
 
 def _best_builder(run: Run) -> tuple[float | None, str]:
@@ -83,6 +84,4 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 def to_text(df: pd.DataFrame) -> str:
     """The terminal form: left-aligned columns, blanks instead of NaN / <NA>."""
-    from space import format_table
-
     return format_table(df.astype(object).where(df.notna(), "").to_dict("records"), list(df.columns))

@@ -7,6 +7,7 @@ import pathlib
 from matplotlib.ticker import FuncFormatter
 
 from autotune.report.figures import _save, plt
+from space.strategy import COMPRESSOR_SHORT, Compressor
 
 PS_COLORS = ["#1f77b4", "#17becf", "#2ca02c", "#9467bd", "#8c564b", "#7f7f7f", "#aec7e8", "#98df8a"]
 AR_COLORS = ["#ff7f0e", "#d62728", "#e377c2", "#bcbd22", "#ffbb78", "#ff9896", "#f7b6d2", "#dbdb8d"]
@@ -20,8 +21,6 @@ def _tensors(node):
 
 def _key(node) -> tuple[str, str]:
     """(colour key, short label) of one tensor's synchronizer."""
-    from space.strategy import COMPRESSOR_SHORT, Compressor
-
     kind = node.WhichOneof("synchronizer")
     if kind == "PSSynchronizer":
         s = node.PSSynchronizer

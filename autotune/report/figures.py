@@ -10,6 +10,9 @@ import pathlib
 
 import matplotlib
 
+from autotune.report._source import load_output_dir
+from simulator import kendall_tau, mape
+
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
@@ -145,7 +148,6 @@ def fidelity_figure(candidates: pd.DataFrame, path: pathlib.Path) -> pathlib.Pat
                 "Run the search without --simulate-only,\nor `autotune compare` the strategies.",
                 ha="center", va="center", fontsize=10)
         return _save(fig, path)
-    from simulator import kendall_tau, mape
 
     tau, err = kendall_tau(list(prof["predicted_s"]), list(prof["measured_s"])), mape(list(prof["predicted_s"]),
                                                                                         list(prof["measured_s"]))
@@ -155,8 +157,6 @@ def fidelity_figure(candidates: pd.DataFrame, path: pathlib.Path) -> pathlib.Pat
 
 def search_figures(out: pathlib.Path) -> list[pathlib.Path]:
     """The figures the search writes into its output directory (the map comes with ``autotune report``)."""
-    from autotune.report._source import load_output_dir
-
     out = pathlib.Path(out)
     run = load_output_dir(out)
     written = [step_time_figure(run.candidates, out / "step_times.png", run.lower_bound_s)]

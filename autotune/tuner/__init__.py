@@ -1,11 +1,12 @@
 """``autotune search``: Optuna over the Strategy space, pruned by the cost model, the best profiled for real.
 
-The names below are imported on first use: the command line reads :class:`SearchConfig` to build its options, and
-must not pay for Optuna, TensorFlow or the stages to do so."""
+``run_search`` and ``make_space`` are imported on first use: their module imports Optuna, and the command line reads
+:class:`SearchConfig` to build its options without paying for it."""
+from autotune.tuner._measurement import Measurement
+from autotune.tuner._profiler import ClusterProfiler
 from autotune.tuner._types import Candidate, SearchConfig, SearchResult
 
-_LAZY = {"Measurement": "autotune.tuner._measurement", "make_space": "autotune.tuner._pipeline",
-         "run_search": "autotune.tuner._pipeline", "ClusterProfiler": "autotune.tuner._profiler"}
+_LAZY = {"make_space": "autotune.tuner._pipeline", "run_search": "autotune.tuner._pipeline"}
 
 
 def __getattr__(name: str):

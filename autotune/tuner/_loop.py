@@ -30,6 +30,8 @@ from typing import Any, Callable
 import numpy as np
 
 from autotune.tuner._types import Candidate
+from simulator import Scorer, apply_residual, fit_residual, kendall_tau, mape
+from space.anchors import anchor_strategies
 
 POOL = 300  # simulated candidates (best predicted first, plus every builder) the loop re-scores each round
 UNSEEN_ERROR = 0.35  # G above: relative error of a prediction for a strategy unlike every measured one
@@ -57,8 +59,6 @@ class Round:
 
     def stats(self) -> dict[str, Any]:
         """Predicted vs measured for the candidates of this round that were measured."""
-        from simulator import kendall_tau, mape
-
         pairs = [(p, c.measured.median_s, s) for c, p, s in zip(self.chosen, self.predicted_s, self.sigma)
                  if c.measured is not None and c.measured.median_s > 0]
         out: dict[str, Any] = {"round": self.index, "chosen": [c.label for c in self.chosen], "measured": len(pairs)}
@@ -82,8 +82,6 @@ class ClosedLoop:
 
     def __init__(self, inventory, cluster, calibration, pool: list[Candidate], round_size: int,
                  say: Callable[[str], None] = lambda _m: None) -> None:
-        from simulator import Scorer
-
         self.inventory, self.round_size, self.say = inventory, round_size, say
         self.raw = Scorer(inventory, cluster, calibration.replace(residual=None))
         self.prior = dict(calibration.residual) if calibration.residual is not None else None
@@ -106,7 +104,6 @@ class ClosedLoop:
         """The calibration's anchor steps as (features, measured): measured on this cluster for this model."""
         if not calibration.anchors_s or calibration.model_hash != self.inventory.model_hash:
             return []
-        from space.anchors import anchor_strategies
 
         try:
             strategies = anchor_strategies(self.inventory, cluster)
@@ -143,8 +140,6 @@ class ClosedLoop:
     # ---- the refit ---------------------------------------------------------------------------------------------
     def refit(self, measured: list[Candidate]) -> tuple[dict[str, float], float]:
         """(the correction fitted on ``measured`` and the anchors, its leave-one-out relative error on ``measured``)."""
-        from simulator import apply_residual, fit_residual
-
         own = [(self.features(c), c.measured.median_s) for c in measured]
         data = own + self.anchors
         X = np.array([f for f, _ in data], float)
@@ -166,8 +161,6 @@ class ClosedLoop:
 
     def next_round(self, candidates: list[Candidate], left: int) -> list[Candidate]:
         """The next round's candidates (at most ``left`` and ``round_size``), or none: the loop is done."""
-        from simulator import apply_residual
-
         measured = [c for c in candidates if c.measured is not None and c.measured.median_s > 0]
         if not measured or not self.rounds:
             return []

@@ -11,6 +11,7 @@ from autotune.tuner._families import lines as family_lines
 from autotune.tuner._loop import round_lines
 from space import __version__
 from space import format_table
+from space.strategy import Strategy
 
 
 def _ms(x) -> str:
@@ -67,8 +68,6 @@ def winner_line(result) -> str:
 
 def strategy_file(c, result, cfg):
     """``c``'s strategy with its provenance: what was predicted and measured, at which steps per call."""
-    from space.strategy import Strategy
-
     s = Strategy.from_bytes(c.strategy.to_bytes())  # a copy: the candidate keeps its hash (the study's key)
     prov = s.proto.provenance
     prov.builder = "search" if not c.builders else c.builders[0]

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import optuna
 
+from autotune.calibration import cluster_calibration, current_costs, measure_and_store
 from autotune.tuner import _study
 from autotune.tuner._claims import Claims
 from autotune.tuner import _families
@@ -19,14 +20,18 @@ from autotune.tuner._loop import POOL, ClosedLoop
 from autotune.tuner._output import write_outputs
 from autotune.tuner._budget import SIMULATED_SHARE, Budget
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
+from autotune.tuner._simplify import simplify
 from autotune.tuner._stage import ProfilingStage
 from autotune.tuner._progress import Progress
 from autotune.tuner._select import diverse_top_k
 from autotune.tuner._simulated import SimulatedStage, simulate
 from autotune.tuner._types import REDUCE_ABOVE, Candidate, SearchConfig, SearchResult
-from space.cluster import ClusterSpec
+from simulator import Calibration, Scorer, calibration_path, floor_s, lower_bound
+from space.cluster import ClusterSpec, load_cluster
 from space.errors import BadInput, RunError
 from space.inventory import Inventory
+from space.model import default_cache_dir, load_inventory
+from space.search_space import SearchSpace
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +41,6 @@ def make_space(inventory: Inventory, cluster: ClusterSpec, *, reduced: bool | No
                lossless: bool = False):
     """The strategy space ``autotune search`` draws from (its defaults: synchronous only, reduced above 16
     variables); ``validate-simulator`` samples the same space, so the simulator is judged where it is used."""
-    from space.search_space import SearchSpace
-
     return SearchSpace(inventory, cluster, reduced=reduced, reduce_above=reduce_above,
                        sparse_ps_only=sparse_ps_only, allow_async=allow_async, lossless=lossless)
 
@@ -48,8 +51,6 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
     """(Scorer, Calibration, calibrated): the stored calibration (its costs derived again where another version of
     the cost model derived them); else, with ``self_calibrate``, a quick one measured now and stored; else the
     spec's nominal values, with a warning. Says whether the predictions include a residual correction."""
-    from simulator import Calibration, Scorer
-
     if cfg.calibration:
         cal = Calibration.load(cfg.calibration, cluster=cluster, model_hash=inventory.model_hash)
         calibrated = True
@@ -66,8 +67,6 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
             warn("no calibration for this cluster: predictions use the spec's nominal bandwidths and textbook "
                  "overheads (run `autotune calibrate --spec ...` to calibrate)")
     if calibrated:  # derived by another version of the cost model: derived again from its anchor steps
-        from autotune.calibration import current_costs
-
         cal = current_costs(cal, inventory, cluster, warn)
         if cal.residual is not None:
             say("predictions include the residual correction stored with the calibration "
@@ -80,8 +79,6 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
 
 def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], None]) -> list[Candidate]:
     """Each non-builder candidate simplified (``_simplify``); two that simplify alike are profiled once."""
-    from autotune.tuner._simplify import simplify
-
     order = sorted(range(len(space.inventory.variables)), key=lambda i: space.inventory.variables[i].bytes)
 
     def score(plan_lists):
@@ -136,9 +133,6 @@ def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress, spec_onl
     Where a calibration of this spec kept its cluster probes (another model's, or a model-less one), those are
     reused and only the model's part is measured: the cluster did not change with the model. A model-less
     calibration that kept none (``spec_only``) is used as it is: extending it would measure the cluster again."""
-    from autotune.calibration import cluster_calibration, measure_and_store
-    from space.model import default_cache_dir
-
     directory = (pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()) / "calibration"
     reuse = cluster_calibration(directory, cluster)
     if reuse is None and spec_only is not None:
@@ -163,10 +157,6 @@ def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress, spec_onl
 
 
 def _find_calibration(cluster, inventory, cfg):
-    from simulator import Calibration
-    from simulator import calibration_path
-    from space.model import default_cache_dir
-
     directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
     for model_hash in (inventory.model_hash, None):
         path = calibration_path(directory / "calibration", cluster, model_hash)
@@ -244,7 +234,6 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
                          f"({share:.0f} s of the time budget)")
     say(f"simulated stage: {sim.finished} trials ({sim.pruned} pruned) in {sim.wall_s:.1f} s; "
         f"best predicted {sim.best_s * 1e3:.2f} ms")
-    from simulator import lower_bound
 
     bound = setup.bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
     setup.study.set_user_attr("lower_bound_s", bound.step_s)
@@ -323,9 +312,6 @@ def _unmeasured(cfg: SearchConfig, interrupted: bool, budget: Budget) -> str:
 def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = False,
           progress: Callable[[str], None] = lambda _m: None) -> _Setup:
     """Load the model and the cluster, make the space, open (or resume) the persistent study, pick the cost model."""
-    from space.cluster import load_cluster
-    from space.model import load_inventory
-
     cluster = load_cluster(cfg.spec)
     inventory = load_inventory(cfg.model, cache_dir=cfg.cache_dir)
     cfg.output.mkdir(parents=True, exist_ok=True)
@@ -387,8 +373,6 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
 
 def _floors(setup: _Setup, candidates: list[Candidate]) -> None:
     """Set each candidate's lower bound: the cost model's floor for its strategy (``simulator.floor_s``)."""
-    from simulator import floor_s
-
     for c in candidates:
         if c.strategy is not None and not c.lower_bound_s:
             c.lower_bound_s = floor_s(setup.scorer.predict(c.strategy), setup.bound)

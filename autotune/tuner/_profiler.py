@@ -3,7 +3,10 @@ failure that may have left them in a bad state."""
 from __future__ import annotations
 
 from autotune.tuner._measurement import Measurement
+from runners.cluster import start_cluster
+from runners.profile import profile_strategy, profile_together
 from space.errors import RunError, failure_line
+from space.model import trace_step
 
 CONFIRM_ROUNDS = 10  # turns of the confirmation's head-to-head (each a chunk of confirm_steps / 10 steps)
 
@@ -16,23 +19,16 @@ class ClusterProfiler:
         self._running = None
 
     def __enter__(self) -> "ClusterProfiler":
-        from runners.cluster import start_cluster
-        from space.model import trace_step
-
         self._traced = trace_step(self.cfg.model)  # once per search: every candidate reuses the trace
         self._running = start_cluster(self.cluster, accept_unknown_hosts=self.cfg.accept_unknown_hosts)
         return self
 
     def profile(self, strategy) -> Measurement:
-        from runners.profile import profile_strategy
-
         r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup,
                              on_build=self.on_build)
         return result_measurement(r)
 
     def profile_together(self, strategies, steps_per_call=None) -> list[Measurement]:
-        from runners.profile import profile_together
-
         # the contenders are within one run's noise of each other: more steps, in more turns, than a first run
         # (SearchConfig resolves confirm_steps; take_turns caps the turns at the steps)
         rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.confirm_steps,

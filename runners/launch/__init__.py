@@ -1,6 +1,7 @@
 """Launchers: how server processes are started on nodes (local subprocesses, SSH, a Slurm step)."""
 from runners.launch._base import Launcher, ServerProcess
 from runners.launch._local import LocalLauncher
+from runners.launch._slurm import SlurmLauncher
 
 __all__ = ["Launcher", "LocalLauncher", "SSHLauncher", "ServerProcess", "SlurmLauncher"]
 
@@ -10,8 +11,4 @@ def __getattr__(name: str):
         from runners.launch._ssh import SSHLauncher
 
         return SSHLauncher
-    if name == "SlurmLauncher":
-        from runners.launch._slurm import SlurmLauncher
-
-        return SlurmLauncher
     raise AttributeError(f"module 'runners.launch' has no attribute {name!r}")

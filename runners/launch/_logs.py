@@ -11,6 +11,8 @@ import shutil
 import tempfile
 import time
 
+from space.model import default_cache_dir
+
 PREFIX = "autotune-servers-"
 KEEP = 20  # failed starts whose logs are kept
 MAX_AGE_S = 7 * 24 * 3600
@@ -20,8 +22,6 @@ REMOTE_PRUNE = "find . -maxdepth 1 -name 'autotune-*.log' -mtime +7 -delete"  # 
 
 
 def default_root() -> pathlib.Path:
-    from space.model import default_cache_dir
-
     return default_cache_dir() / "server-logs"
 
 

@@ -6,6 +6,7 @@ import pathlib
 from typing import Any
 
 from runners.testbed._plan import SSH_PORT, format_rate
+from space.cluster import load_cluster
 
 SSH_GROUP = "testbed"
 CLUSTER_FILE = "cluster.yml"
@@ -40,8 +41,6 @@ def cluster_dict(plan: dict[str, Any], user: str, key_file: str, known_hosts: st
 def write_cluster(plan: dict[str, Any], user: str, key_file: str, known_hosts: str) -> pathlib.Path:
     """Write ``<dir>/cluster.yml`` and check it with ``space.load_cluster``."""
     import yaml
-
-    from space.cluster import load_cluster
 
     path = pathlib.Path(plan["dir"]) / CLUSTER_FILE
     header = (f"# Emulated cluster written by `autotune testbed up` (prefix {plan['prefix']}).\n"

@@ -8,6 +8,8 @@ import threading
 import time
 from typing import Callable, Iterator
 
+from runners._watched import run_with_timeout
+from runners.transform import _control
 from runners.transform._graph import TrainGraph, build_train_graph
 from space.errors import RunError
 
@@ -45,8 +47,6 @@ class TrainingJob:
         ``evaluation``: with the validation step on the chief's replica (:meth:`evaluate`).
         ``on_build(message)`` hears every 15 s that a call is still building its executors on the servers."""
         import tensorflow as tf
-
-        from runners._watched import run_with_timeout
 
         self._run_with_timeout = run_with_timeout
         self.cluster = cluster
@@ -102,8 +102,6 @@ class TrainingJob:
         """The median seconds of a call that runs nothing but one no-op on each tower's device: what a call costs
         whatever its steps compute (the master's round trip and the step set-up on each task)."""
         import tensorflow as tf
-
-        from runners.transform import _control
 
         if self._probe is None:
             g = self.graph.graph

@@ -18,6 +18,7 @@ import dataclasses
 from typing import Any
 
 from space.errors import ModelError
+from space.model import call_user
 
 # ops that call back into the Python interpreter that built the pipeline
 PYTHON_OPS = frozenset({"PyFunc", "PyFuncStateless", "EagerPyFunc"})
@@ -39,8 +40,6 @@ class TowerInput:
 def replica_dataset(module, r: int, n: int, source: str):
     """``module.dataset_fn(r, n)``, repeated; a failure or a wrong return type is a :class:`ModelError`."""
     import tensorflow as tf
-
-    from space.model import call_user
 
     ds = call_user(source, f"dataset_fn({r}, {n})", module.dataset_fn, r, n)
     if not isinstance(ds, tf.data.Dataset):

@@ -10,6 +10,9 @@ replica 0's). With N=1 this is plain single-device Keras training.
 """
 from __future__ import annotations
 
+from runners.transform._input import replica_dataset
+from runners.transform._optimizer import Optimizer
+
 
 def reference_train(traced, num_replicas: int, steps: int, only: int | None = None,
                     optimizer=None) -> tuple[dict, dict, list[float]]:
@@ -21,9 +24,6 @@ def reference_train(traced, num_replicas: int, steps: int, only: int | None = No
     """
     import numpy as np
     import tensorflow as tf
-
-    from runners.transform._input import replica_dataset
-    from runners.transform._optimizer import Optimizer
 
     trainable, state = traced.trainable, traced.state
     saved = [v.numpy() for v in trainable + state]

@@ -14,6 +14,7 @@ batches, and the losses it reports (each tower's goes to tower 0's node for the 
 """
 from __future__ import annotations
 
+from runners.transform._plan import node_address
 from space import wire
 from space.errors import RunError
 
@@ -76,8 +77,6 @@ def by_node(traffic: dict[tuple[str, str], float]) -> dict[str, float]:
 
 def task_addresses(b) -> dict[str, str]:
     """TF task name -> node address of every device the strategy of builder ``b`` names."""
-    from runners.transform._plan import node_address
-
     devices = list(b.replicas) + [u.device for p in b.plans for u in p.units if u.kind == "ps"]
     out = {}
     for d in devices:

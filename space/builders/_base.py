@@ -13,6 +13,7 @@ import inspect
 import pathlib
 from typing import Any, Callable
 
+from space import __version__
 from space.cluster import ClusterSpec
 from space.errors import BadInput
 from space.inventory import Inventory
@@ -97,8 +98,6 @@ def _load_custom(ref: str) -> type[StrategyBuilder]:
 
 def build_strategy(name: str, inventory: Inventory, cluster: ClusterSpec, **overrides: Any) -> Strategy:
     """Build with the named builder and stamp the strategy's provenance."""
-    from space import __version__
-
     strategy = get_builder(name, **overrides).build(inventory, cluster)
     prov = strategy.proto.provenance
     prov.builder = name

@@ -26,7 +26,7 @@ def test_the_readme_example_runs(tmp_path, monkeypatch, cache_dir):
     import json
     import time
 
-    from autotune import api
+    import autotune
 
     example = _readme_example()
     assert len(example.strip().splitlines()) <= 10
@@ -42,8 +42,8 @@ def test_the_readme_example_runs(tmp_path, monkeypatch, cache_dir):
         finally:
             timed["s"] = time.monotonic() - started
 
-    real = api.search
-    monkeypatch.setattr(api, "search", search)
+    real = autotune.search
+    monkeypatch.setattr(autotune, "search", search)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(example, "README.md", "exec"), {})

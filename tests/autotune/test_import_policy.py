@@ -1,6 +1,6 @@
 """The import policy (docs/design.md, "What is imported when"): the command line starts without TensorFlow, Optuna,
 pandas or matplotlib, whatever command it parses, so ``autotune --help`` and a refused input cost no library start-up;
-the packages below ``autotune`` never import TensorFlow when imported."""
+the packages below ``autotune`` never import TensorFlow when imported, and ``runners`` leaves paramiko until SSH."""
 from __future__ import annotations
 
 import subprocess
@@ -33,3 +33,9 @@ def test_help_loads_none_of_them(argv):
 @pytest.mark.parametrize("package", ["space", "simulator", "runners", "autotune.tuner"])
 def test_importing_a_package_does_not_start_tensorflow(package):
     assert "tensorflow" not in _loaded_after(f"import {package}")
+
+
+def test_paramiko_waits_for_a_node_reached_over_ssh():
+    code = "import runners.cluster, runners.launch\nimport sys\nprint('paramiko' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]

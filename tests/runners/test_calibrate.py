@@ -103,7 +103,6 @@ def test_a_search_without_its_models_calibration_measures_what_is_missing(tmp_pa
     kept probes of this spec; everything where the stored one is another spec's; nothing where a model-less one
     kept no probes (it is used as it is). (The measurement itself is recorded here, not run: the slow test above
     runs it.)"""
-    import autotune.calibration
     from autotune.tuner import _pipeline
     from autotune.tuner._types import SearchConfig
     from simulator import calibration_path
@@ -117,7 +116,7 @@ def test_a_search_without_its_models_calibration_measures_what_is_missing(tmp_pa
                           probes=not stored.endswith("without-probes"))
     cal.save(calibration_path(tmp_path / "calibration", stored_spec, cal.model_hash))
     calls, said = [], []
-    monkeypatch.setattr(autotune.calibration, "measure_and_store",
+    monkeypatch.setattr(_pipeline, "measure_and_store",
                         lambda *a, reuse=None, **k: calls.append(reuse) or (None, None, "measured", "path"))
     cfg = SearchConfig(model=str(MLP), spec=str(LOCAL), output=tmp_path, cache_dir=str(tmp_path))
     spec_only = cal if stored.startswith("spec-only") else None
