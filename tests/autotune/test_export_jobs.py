@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 import yaml
@@ -102,7 +103,10 @@ def test_each_pod_runs_its_task(run, strategy, tmp_path, index, serves):
     (tmp_path / "run.sh").write_text(script)
     env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "JOB_COMPLETION_INDEX": index}
     assert subprocess.run(["sh", str(tmp_path / "run.sh")], env=env, timeout=30).returncode == 0
-    ran = (tmp_path / "ran").read_text()
+    deadline, ran = time.monotonic() + 10, ""
+    while serves not in ran and time.monotonic() < deadline:  # the server starts in the background of the script
+        ran = (tmp_path / "ran").read_text() if (tmp_path / "ran").exists() else ""
+        time.sleep(0.05)
     assert serves in ran and '"worker": ["autotune-train-0.autotune-train:2222"' in ran
     assert ("autotune train" in ran and "--steps 7" in ran) == (index == "0")
 
