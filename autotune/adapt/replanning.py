@@ -120,7 +120,7 @@ class Replanner:
         try:
             return [p.link(a, b, LINK_SIZES) for a, b in itertools.permutations(range(len(self.spec.nodes)), 2)]
         finally:
-            p.reset()
+            p.free()  # not ``reset``: that would close the job's session too
 
     def plan(self, current: Strategy, measured_s: float, timings: list) -> Plan:
         """Refit to ``timings`` (:meth:`measure_links`) and to the current strategy's step since the change
@@ -139,6 +139,7 @@ class Replanner:
 
     def _round(self, scorer: Scorer, start: list[dict]) -> list[tuple]:
         """``ROUND_TRIALS`` trials of TPE on the refitted model, starting from the best candidates' parameters."""
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
         study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=self.seed))
         for params in start[:TOP_TRIALS // 2]:
             study.enqueue_trial(params, skip_if_exists=True)
@@ -151,7 +152,6 @@ class Replanner:
             out.append((f"re-planned {trial.number}", strategy, None, t))
             return t
 
-        optuna.logging.set_verbosity(optuna.logging.ERROR)
         study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError,))
         return out
 

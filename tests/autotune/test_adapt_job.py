@@ -23,7 +23,8 @@ class _Scripted:
     ``reference_after`` steps."""
 
     def __init__(self, fire_at=None, reference_s=None, reference_after=5) -> None:
-        self.fire_at, self._reference, self.after, self.seen, self.change = fire_at, reference_s, reference_after, 0, None
+        self.fire_at, self._reference, self.after = fire_at, reference_s, reference_after
+        self.seen, self.change = 0, None
 
     @property
     def reference_s(self):
