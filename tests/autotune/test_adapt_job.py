@@ -93,3 +93,66 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
     worst = max(errors, key=errors.get)
     assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
     assert np.allclose(result.losses, losses, rtol=1e-4)
+
+
+@pytest.mark.slow
+def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
+    """The re-planner of a strategy outside any search (the classic builders and a simulated round) times every
+    link of the running cluster between two calls of the job, ranks the candidates on the refitted model, and the
+    job reaches its last step whatever it decides: the probes' variables are freed without closing its session."""
+    from autotune.adapt import adaptive_train
+    from autotune.adapt.replanning import ROUND_TRIALS, open_replanner
+    from runners.cluster import start_cluster
+    from space.builders import aliases, build_strategy
+    from space.cluster import load_cluster
+    from space.model import inventory_from_trace, trace_step
+
+    traced = trace_step(MODELS / "mlp.py")
+    spec, inv = load_cluster(CLUSTERS / "localhost.yml"), inventory_from_trace(traced)
+    start = build_strategy("ps", inv, spec)
+    start.save(tmp_path / "ps.pb")
+    said: list[str] = []
+    planner = open_replanner(inv, spec, tmp_path / "ps.pb", cache_dir=str(tmp_path / "cache"), say=said.append)
+    assert any("not in a search's output directory" in m for m in said)
+    assert len(planner.pool) == len(aliases())  # every builder applies to the mlp on two nodes
+    detectors = iter([_Scripted(fire_at=40), _Scripted(), _Scripted()])
+    with start_cluster(spec) as cluster:
+        result, decisions = adaptive_train(traced, start, cluster, planner, steps=80, checkpoint_dir=str(tmp_path / "c"),
+                                           label="ps", detector=lambda: next(detectors))
+    assert result.steps == 80 and len(result.losses) == 80
+    plan = decisions[0].detail["plan"]
+    assert decisions[0].event in ("switch", "stay")
+    assert set(plan["links_gbit"]) >= {"127.0.0.1|*", "127.0.0.2|*"} and min(plan["links_gbit"].values()) > 0
+    assert 0.5 <= plan["factor"] <= 2.0 and len(plan["candidates"]) == 5
+    predicted = [c["predicted_ms"] for c in plan["candidates"]]
+    assert predicted == sorted(predicted)
+    assert decisions[0].detail["best"] == plan["candidates"][0]["strategy"]
+    assert ROUND_TRIALS > 0 and plan["seconds"] > 0
+
+
+@pytest.mark.slow
+def test_a_stable_cluster_never_switches_the_best_strategy(tmp_path, run, monkeypatch):
+    """``autotune train --adapt`` on the loopback cluster, calibrated (links only), from the strategy its re-planner
+    ranks best: 500 steps, and no switch; the line after training says so, and so does train.json."""
+    from autotune.adapt.replanning import open_replanner
+    from simulator import Scorer
+    from space.cluster import load_cluster
+    from space.model import load_inventory
+
+    spec_path, model = CLUSTERS / "localhost.yml", MODELS / "mlp.py"
+    cache = tmp_path / "cache"
+    code, _, err = run("calibrate", "--spec", spec_path, "--sizes", "256k,1m", "--repeats", "3", "--rpc-tensors", "20",
+                       "--cache-dir", cache, "--quiet")
+    assert code == 0, err
+    spec, inv = load_cluster(spec_path), load_inventory(model, cache_dir=cache)
+    planner = open_replanner(inv, spec, tmp_path / "none.pb", cache_dir=str(cache), say=lambda _m: None)
+    scorer = Scorer(inv, spec, planner.calibration)
+    label, best = min(((label, s) for label, s, _ in planner.pool), key=lambda c: scorer.predict(c[1]).step_time_s)
+    best.save(tmp_path / "best.pb")
+    monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(cache))  # the job's re-planner finds the calibration there
+    code, out, err = run("train", "--model", model, "--spec", spec_path, "--strategy", tmp_path / "best.pb",
+                         "--steps", "500", "--checkpoint", tmp_path / "ckpt", "--adapt")
+    assert code == 0, err
+    assert "0 switch(es)" in out, (label, out, err)
+    decisions = json.loads((tmp_path / "ckpt" / "train.json").read_text()).get("adapt", [])
+    assert not [d for d in decisions if d["event"] in ("switch", "back")], decisions
