@@ -117,8 +117,8 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
     assert len(planner.pool) == len(aliases())  # every builder applies to the mlp on two nodes
     detectors = iter([_Scripted(fire_at=40), _Scripted(), _Scripted()])
     with start_cluster(spec) as cluster:
-        result, decisions = adaptive_train(traced, start, cluster, planner, steps=80, checkpoint_dir=str(tmp_path / "c"),
-                                           label="ps", detector=lambda: next(detectors))
+        result, decisions = adaptive_train(traced, start, cluster, planner, steps=80, label="ps",
+                                           checkpoint_dir=str(tmp_path / "c"), detector=lambda: next(detectors))
     assert result.steps == 80 and len(result.losses) == 80
     plan = decisions[0].detail["plan"]
     assert decisions[0].event in ("switch", "stay")
