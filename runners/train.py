@@ -285,6 +285,16 @@ class _Metrics:
         self.writer.close()
 
 
+def write_scalars(logdir: str, values: dict, step: int) -> None:
+    """``values`` (tag -> number) at ``step`` in ``logdir``, as a job writes its own scalars; with a writer of its
+    own, for what happens between the job's steps (``train --adapt``'s decisions)."""
+    metrics = _Metrics(logdir, 1, 0.0, {})
+    try:
+        metrics.scalars(values, step)
+    finally:
+        metrics.close()
+
+
 KEPT_KEYS = ("adapt",)  # train.json entries written by others (``train --adapt``): a checkpoint keeps them
 
 

@@ -5,7 +5,8 @@ the change detector and, on a lasting change, re-plans at once, between two call
 model refitted, the candidates ranked again). A candidate predicted faster by more than what a switch costs (the
 segment's own start: building the executors, the probe calls) ends the segment at a checkpoint, and the next one
 resumes from it under the new strategy: exactly, as any resume under another strategy does. Otherwise the detector
-takes the new level as its reference and the job goes on without a pause.
+takes the new level as its reference and the job goes on. Every decision goes to ``train.json`` (``adapt``), the log
+and TensorBoard (``<logdir>/adapt``).
 
 A switch is checked once the new strategy's reference is in: slower than the step it replaced, the job switches back
 (and the replaced strategy's rival is not proposed again).
@@ -19,7 +20,7 @@ import time
 from typing import Callable, Protocol
 
 from autotune.adapt._detect import Change, ChangeDetector
-from runners.train import TrainResult, load_checkpoint, train_strategy
+from runners.train import TrainResult, load_checkpoint, train_strategy, write_scalars
 from space.strategy import Strategy
 
 MARGIN = 1.05  # a candidate must be predicted this much faster than the step measured since the change
@@ -139,6 +140,8 @@ def adaptive_train(traced, strategy: Strategy, cluster, planner: Planner, *, ste
     def record(d: Decision) -> None:
         decisions.append(d)
         _write_decisions(out, decisions)
+        if train_options.get("logdir"):
+            write_scalars(str(pathlib.Path(train_options["logdir"]) / "adapt"), _scalars(d), d.step)
         if on_decision is not None:
             on_decision(d)
 
@@ -175,6 +178,18 @@ def _write_decisions(out: pathlib.Path, decisions: list[Decision]) -> None:
     data["adapt"] = [d.to_dict() for d in decisions]
     (out / "train.json.tmp").write_text(json.dumps(data, indent=1) + "\n")
     (out / "train.json.tmp").replace(index)
+
+
+def _scalars(d: Decision) -> dict:
+    """A decision as TensorBoard scalars: what it switched (1) or kept (0), and the steps it weighed."""
+    out = {"adapt/switched": float(d.event in ("switch", "back"))}
+    if "change" in d.detail:
+        out |= {"adapt/step_before_change_ms": d.detail["change"]["before_ms"],
+                "adapt/step_after_change_ms": d.detail["change"]["after_ms"],
+                "adapt/best_candidate_predicted_ms": d.detail["best_predicted_ms"]}
+    if "measured_ms" in d.detail:
+        out["adapt/switched_to_measured_ms"] = d.detail["measured_ms"]
+    return out
 
 
 def _ms(seconds: float) -> float:

@@ -77,7 +77,7 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
     with start_cluster(spec) as cluster:
         result, decisions = adaptive_train(traced, ps, cluster, _Proposes("all_reduce", ar), steps=steps,
                                            checkpoint_dir=str(ckpt), label="ps", log=lines.append,
-                                           detector=lambda: next(detectors), keep=5)
+                                           detector=lambda: next(detectors), keep=5, logdir=str(tmp_path / "logs"))
     assert [d.event for d in decisions] == ["switch", "back"]
     assert decisions[0].detail["best"] == "all_reduce" and decisions[1].detail["replaced"] == "ps"
     assert result.steps == steps and len(result.losses) == steps
@@ -85,6 +85,7 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
     assert any("resuming at step" in line and "under ps" in line for line in lines)
     index = json.loads((ckpt / "train.json").read_text())
     assert index["step"] == steps and [d["event"] for d in index["adapt"]] == ["switch", "back"]
+    assert list((tmp_path / "logs" / "adapt").glob("events.out.tfevents.*"))  # the decisions, for TensorBoard
     saved = np.load(ckpt / index["variables"])
     errors = {n: _rel_err(saved[f"trainable/{n}"], want[n]) for n in want}
     restored = keras_optimizer(load_checkpoint(ckpt), traced)
