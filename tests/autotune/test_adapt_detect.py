@@ -133,3 +133,14 @@ def test_a_switch_that_measures_faster_stays():
     w, decisions = _watch(_Planner(before, 0.01), previous=("ps", before, 0.05))
     _feed(w, _steps(7, 200, spikes=0.0, base=0.03))
     assert not w.stop() and [d.event for d in decisions] == ["checked"]
+
+
+def test_adapt_without_a_checkpoint_directory_is_refused_in_one_line(run, tmp_path):
+    from testpaths import CLUSTERS, MODELS
+
+    strategy = tmp_path / "s.pb"
+    strategy.write_bytes(b"")
+    code, out, err = run("train", "--model", MODELS / "mlp.py", "--spec", CLUSTERS / "localhost.yml", "--strategy",
+                         strategy, "--steps", "10", "--adapt")
+    assert code == 2 and out == ""
+    assert err.strip().count("\n") == 0 and "--adapt needs a checkpoint directory" in err and "--checkpoint DIR" in err
