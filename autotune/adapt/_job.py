@@ -21,6 +21,7 @@ from typing import Callable, Protocol
 
 from autotune.adapt._detect import Change, ChangeDetector
 from runners.train import TrainResult, load_checkpoint, train_strategy, write_scalars
+from space.errors import RunError
 from space.strategy import Strategy
 
 MARGIN = 1.05  # a candidate must be predicted this much faster than the step measured since the change
@@ -40,7 +41,7 @@ class Planner(Protocol):
 @dataclasses.dataclass
 class Decision:
     step: int
-    event: str  # "change", "switch", "stay", "back", "checked"
+    event: str  # "switch", "stay" (a change seen), "back", "checked" (a switch measured), "failed" (re-planning)
     detail: dict
 
     def to_dict(self) -> dict:
@@ -102,7 +103,16 @@ class Watch:
     def _replan(self, step: int, change: Change) -> None:
         self.say(f"adapt: {change.line()}; re-planning")
         started = time.perf_counter()
-        label, strategy, predicted_s, plan = self.planner.replan(self.segment.strategy, change.after_s, self.cluster)
+        try:
+            label, strategy, predicted_s, plan = self.planner.replan(self.segment.strategy, change.after_s,
+                                                                     self.cluster)
+        except RunError:  # the cluster failed (a server died): the job cannot go on either
+            raise
+        except Exception as e:  # noqa: BLE001 - a re-planning that fails must not end the job it serves
+            self.record(Decision(step, "failed", {"strategy": self.segment.label, "error": f"{type(e).__name__}: {e}"}))
+            self.say(f"adapt: re-planning failed ({type(e).__name__}: {e}); keeping {self.segment.label}")
+            self.detector = self.make_detector()
+            return
         spent = time.perf_counter() - started
         remaining = self.steps - step
         cost = SWITCH_COST_FACTOR * (self.build_s or 0.0)

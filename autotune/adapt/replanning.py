@@ -23,7 +23,7 @@ from runners.calibrate import Prober
 from simulator import Calibration, Scorer, with_links
 from space.builders import aliases, build_strategy
 from space.cluster import ClusterSpec
-from space.errors import BadInput
+from space.errors import BadInput, StrategyError
 from space.families import lossy
 from space.inventory import Inventory
 from space.strategy import Strategy
@@ -152,7 +152,7 @@ class Replanner:
             out.append((f"re-planned {trial.number}", strategy, None, t))
             return t
 
-        study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError,))
+        study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError, StrategyError))
         return out
 
 

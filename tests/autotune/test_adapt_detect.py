@@ -144,3 +144,17 @@ def test_adapt_without_a_checkpoint_directory_is_refused_in_one_line(run, tmp_pa
                          strategy, "--steps", "10", "--adapt")
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and "--adapt needs a checkpoint directory" in err and "--checkpoint DIR" in err
+
+
+class _Fails:
+    rejected: set = set()
+
+    def replan(self, current, measured_s, cluster):
+        raise ValueError("no candidate decodes")
+
+
+def test_a_failed_replanning_keeps_the_job_and_its_strategy():
+    w, decisions = _watch(_Fails())
+    _feed(w, _steps(8, 600, spikes=0.0, change_at=300, ratio=2.0))
+    assert not w.stop() and [d.event for d in decisions] == ["failed"]
+    assert "ValueError: no candidate decodes" in decisions[0].detail["error"]
