@@ -9,6 +9,7 @@ import sys
 from typing import Any, Callable, Iterable
 
 from autotune._modes import output_modes
+from autotune.adapt import adaptive_train
 from autotune.tuner._budget import parse_duration
 from runners import _callbacks, _evaluate
 from runners.cluster import start_cluster
@@ -33,6 +34,7 @@ class History:
     checkpoints: list[str]
     steps_per_call: int = 1  # training steps per call: those the search measured the strategy at, or chosen
     evaluations: list[dict] = dataclasses.field(default_factory=list)  # {"step", "val_loss", "val_<metric>"...}
+    adapt: list[dict] = dataclasses.field(default_factory=list)  # ``adapt=True``: every decision (train.json's)
 
 
 def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.PathLike, steps: int, *,
@@ -40,7 +42,7 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
           callbacks: Iterable = (), logdir: str | os.PathLike | None = None,
           log_every: int = 10, step_timeout_s: float = 120.0, accept_unknown_hosts: bool = False,
           log: Callable[[str], None] | None = None, steps_per_call: int = 0, eval_every: int = 0,
-          eval_steps: int | None = None) -> History:
+          eval_steps: int | None = None, adapt: bool = False) -> History:
     """Train ``model`` with the strategy file ``strategy`` on the cluster of ``spec`` until ``steps`` steps in all.
 
     Args:
@@ -59,6 +61,11 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         steps_per_call: training steps per ``Session.run`` (0: those the search measured the strategy at, where it
             was chosen by a search on this cluster, else chosen after the first steps); the callbacks of a call's
             steps are called after it, and checkpoints fall between calls.
+        adapt: watch the step time and, on a lasting change, measure the links again, refit the cost model and
+            rank the search's candidates again (``strategy`` in a search's output directory: its ``best.pb``);
+            switch at a checkpoint where another is predicted faster by more than the switch costs, and back if
+            it measures slower. Needs ``checkpoint``. Every decision goes to ``train.json``, the log and
+            ``adapt`` in the result (docs/adapt.md).
 
     What it writes is never writable by others, whatever the umask (``autotune._modes``); a checkpoint it cannot
     read is named on stderr and the one before it resumed.
@@ -71,11 +78,11 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         return _train(model, spec, strategy, steps, checkpoint=checkpoint, save_every=save_every, keep=keep,
                       resume=resume, callbacks=callbacks, logdir=logdir, log_every=log_every,
                       step_timeout_s=step_timeout_s, accept_unknown_hosts=accept_unknown_hosts, log=log,
-                      steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps)
+                      steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps, adapt=adapt)
 
 
 def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
-           step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps) -> History:
+           step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps, adapt) -> History:
     for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
                              ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0),
                              ("eval_every", eval_every, 0), ("eval_steps", 1 if eval_steps is None else eval_steps, 1)):
@@ -83,6 +90,9 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
             raise BadInput(f"`{name} >= {low}` must hold, but got {value!r}")
     if resume and checkpoint is None:
         raise BadInput("resume needs the checkpoint directory to resume from", hint="give --checkpoint DIR")
+    if adapt and checkpoint is None:
+        raise BadInput("--adapt needs a checkpoint directory: a switch of strategy resumes from a checkpoint",
+                       hint="give --checkpoint DIR")
     if checkpoint is not None:
         checkpoint = pathlib.Path(checkpoint)
         if checkpoint.exists() and not checkpoint.is_dir():
@@ -98,17 +108,27 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     callbacks = list(callbacks)
     _callbacks.split(callbacks)  # checked before any server starts, as the evaluation is
     _evaluate.check(traced, eval_every, eval_steps)
+    options = dict(save_every=save_every, keep=keep, resume_from=start, step_timeout_s=step_timeout_s, log=log,
+                   callbacks=callbacks, logdir=str(logdir) if logdir else None, log_every=log_every,
+                   steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps)
+    decisions: list = []
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
-        result = train_strategy(traced, strat, cluster, steps=steps,
-                                checkpoint_dir=str(checkpoint) if checkpoint is not None else None,
-                                save_every=save_every, keep=keep, resume_from=start, step_timeout_s=step_timeout_s,
-                                log=log, callbacks=callbacks, logdir=str(logdir) if logdir else None,
-                                log_every=log_every, steps_per_call=steps_per_call, eval_every=eval_every,
-                                eval_steps=eval_steps)
+        if adapt:
+            from autotune.adapt.replanning import open_replanner  # Optuna: only where a job adapts
+            from space.model import inventory_from_trace
+
+            say = log or (lambda m: print(m, file=sys.stderr))
+            planner = open_replanner(inventory_from_trace(traced), cluster_spec, strategy, say=say)
+            result, decisions = adaptive_train(traced, strat, cluster, planner, steps=steps,
+                                               checkpoint_dir=str(checkpoint), label=pathlib.Path(strategy).name,
+                                               **options)
+        else:
+            result = train_strategy(traced, strat, cluster, steps=steps,
+                                    checkpoint_dir=str(checkpoint) if checkpoint is not None else None, **options)
     return History(steps=result.steps, start_step=result.start_step, losses=result.losses,
                    step_times_s=result.step_times_s, seconds=result.seconds, checkpoint=result.checkpoint,
                    checkpoints=result.checkpoints, steps_per_call=result.steps_per_call,
-                   evaluations=result.evaluations)
+                   evaluations=result.evaluations, adapt=[d.to_dict() for d in decisions])
 
 
 @dataclasses.dataclass

@@ -37,6 +37,19 @@ def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | Non
     return m, inventory, cal, cal.save(calibration_path(directory / "calibration", spec, cal.model_hash))
 
 
+def stored_calibration(spec: ClusterSpec, inventory: Inventory, cache_dir: str | None):
+    """The calibration stored for ``spec`` and this model (``autotune calibrate --model``, or a search's quick one),
+    else the spec's model-less one; None where there is neither."""
+    import pathlib
+
+    directory = (pathlib.Path(cache_dir) if cache_dir else default_cache_dir()) / "calibration"
+    for model_hash in (inventory.model_hash, None):
+        path = calibration_path(directory, spec, model_hash)
+        if path.is_file():
+            return Calibration.load(path, cluster=spec, model_hash=model_hash)
+    return None
+
+
 def cluster_calibration(directory, spec: ClusterSpec):
     """The newest calibration stored in ``directory`` for ``spec`` (any model's, or none's) that kept its cluster
     probes, and its path; None where there is none. A file that does not load (malformed, another spec's) is

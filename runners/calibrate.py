@@ -76,6 +76,7 @@ class Prober:
         self.cluster, self.repeats, self.timeout_s, self.say = cluster, repeats, timeout_s, progress
         self._names = itertools.count()
         self.addresses = [n.address for n in cluster.spec.nodes]
+        self._made: list[tuple[str, int]] = []  # (shared name, task) of every probe variable, for :meth:`free`
 
     # ---- plumbing -----------------------------------------------------------------------------------
     def _device(self, task: int) -> str:
@@ -87,7 +88,9 @@ class Prober:
 
         n = max(1, nbytes // 4)
         with tf.compat.v1.device(self._device(task)), tf.compat.v1.container(CONTAINER):
-            return tf.compat.v1.Variable(tf.random.uniform([n]), name=f"probe{next(self._names)}", use_resource=True)
+            v = tf.compat.v1.Variable(tf.random.uniform([n]), name=f"probe{next(self._names)}", use_resource=True)
+        self._made.append((v.handle.op.get_attr("shared_name").decode(), task))
+        return v
 
     def _timed(self, graph, fetches: dict, repeats: int | None = None) -> dict:
         """Median seconds of each fetch (run one at a time, interleaved over ``repeats``, default the prober's)."""
@@ -374,6 +377,24 @@ class Prober:
         rounds = {name: round_means(t, chunks) for (name, *_), t in zip(runs, times) if name in strategies}
         per_call = {name: job.steps_per_call for (name, *_), job in zip(runs, jobs)}
         return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians, rounds, per_call
+
+    def free(self) -> None:
+        """Destroy the probe variables made so far and leave every session open: :meth:`reset` closes all the
+        sessions on the servers, a training job's among them."""
+        import tensorflow as tf
+
+        if not self._made:
+            return
+        g = tf.Graph()
+        with g.as_default():
+            ops = []
+            for name, task in self._made:
+                with tf.compat.v1.device(self._device(task)):
+                    handle = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[], container=CONTAINER, shared_name=name)
+                    ops.append(tf.raw_ops.DestroyResourceOp(resource=handle, ignore_lookup_error=True))
+        with tf.compat.v1.Session(self.cluster.target, graph=g, config=self.cluster.session_config()) as sess:
+            run_with_timeout(sess, ops, self.timeout_s, cluster=self.cluster)
+        self._made = []
 
     def reset(self) -> None:
         """Free every probe variable on the servers."""

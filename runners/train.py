@@ -88,7 +88,8 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
                    keep: int = 3, resume_from: Checkpoint | None = None, step_timeout_s: float = 120.0,
                    log: Callable[[str], None] | None = None, callbacks: Iterable = (),
                    logdir: str | None = None, log_every: int = 10, steps_per_call: int = 0, eval_every: int = 0,
-                   eval_steps: int | None = None, on_build: Callable[[str], None] | None = None) -> TrainResult:
+                   eval_steps: int | None = None, on_build: Callable[[str], None] | None = None,
+                   stop: Callable[[], bool] | None = None) -> TrainResult:
     """Train until ``steps`` steps in all are done (from ``resume_from``'s step, else 0) on a running cluster.
 
     With ``checkpoint_dir``, a checkpoint every ``save_every`` steps (0: at the end only) and at the end. A NaN or
@@ -99,7 +100,8 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     TensorBoard and to ``train.json``. ``callbacks``: plain callables told each step's :class:`StepInfo`, and Keras
     callbacks (``runners._callbacks``). ``steps_per_call`` steps run in each ``Session.run`` (0: chosen after the
     first steps, so that the call's own cost is a small share of a call); the losses, NaN checks and callbacks of a
-    call's steps come after the call, and a call never spans a checkpoint or an evaluation.
+    call's steps come after the call, and a call never spans a checkpoint or an evaluation. ``stop``: asked after
+    every call; once it says True the job ends there, with a checkpoint (as a Keras callback's stop does).
     """
     start_step = resume_from.step if resume_from is not None else 0
     for name, value in (("steps_per_call", steps_per_call), ("eval_every", eval_every)):
@@ -111,7 +113,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     _evaluate.check(traced, eval_every, eval_steps)
     plain, hooks = _callbacks.split(callbacks)
     run = _Run(traced, strategy, steps, start_step, resume_from, log, plain,
-               _callbacks.KerasHooks(hooks, traced.model, steps), checkpoint_dir, keep)
+               _callbacks.KerasHooks(hooks, traced.model, steps), checkpoint_dir, keep, stop)
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, evaluation=bool(eval_every),
                      on_build=on_build or log,
                      start=resume_from.start() if resume_from is not None else None) as job:
@@ -137,7 +139,7 @@ class _Run:
     """The driver's side of one training job: each step's loss, the callbacks, evaluations and checkpoints."""
 
     def __init__(self, traced, strategy, steps: int, start_step: int, resume_from, log, plain: list, hooks,
-                 checkpoint_dir: str | None, keep: int) -> None:
+                 checkpoint_dir: str | None, keep: int, stop: Callable[[], bool] | None = None) -> None:
         self.traced, self.strategy, self.steps, self.start_step = traced, strategy, steps, start_step
         self.resume_from, self.log, self.plain, self.hooks, self.keep = resume_from, log, plain, hooks, keep
         self.out = pathlib.Path(checkpoint_dir) if checkpoint_dir else None
@@ -148,6 +150,12 @@ class _Run:
         self.evaluations = _evaluations_before(self.out, start_step) if resume_from is not None else []
         self.done, self.t0 = start_step, time.perf_counter()
         self.job = self.metrics = None
+        self.asked = stop or (lambda: False)
+
+    @property
+    def stopping(self) -> bool:
+        """A Keras callback or the caller's ``stop`` ended the job."""
+        return self.hooks.stop or self.asked()
 
     def logs(self) -> dict:
         logs = {"loss": self.losses[-1]} if self.losses else {}
@@ -176,24 +184,24 @@ class _Run:
     def loop(self, save_every: int, eval_every: int, evaluate, steps_per_call: int) -> None:
         """Steps in calls up to the next checkpoint or evaluation, then those, until the steps are done or a
         callback stops the job."""
-        job, stop = self.job, (lambda: self.hooks.stop)
+        job, stop = self.job, (lambda: self.stopping)
         chosen = steps_per_call > 0 and job.set_steps_per_call(steps_per_call)
         step_s = None
-        while self.done < self.steps and not self.hooks.stop:
+        while self.done < self.steps and not self.stopping:
             target = min([self.steps] + [(self.done // k + 1) * k for k in (save_every, eval_every) if k])
             left = target - self.done
             if not chosen and step_s is None:  # one-step calls time the step (the first builds the executors)
                 first = job.run(min(PROBE_STEPS, left), on_step=self.on_step, until=stop)
                 step_s, left = statistics.median(first[1:] or first), left - len(first)
-            if not chosen and left >= job.PROBE_CALLS * job.probe_length() and not self.hooks.stop:
+            if not chosen and left >= job.PROBE_CALLS * job.probe_length() and not self.stopping:
                 chosen = job.choose_steps_per_call(step_s, on_step=self.on_step)  # room for its probe calls
             remaining = target - self.start_step - len(self.losses)
-            if remaining > 0 and not self.hooks.stop:
+            if remaining > 0 and not self.stopping:
                 job.run(remaining, on_step=self.on_step, until=stop)
             self.done = self.start_step + len(self.losses)
-            if evaluate is not None and (self.done % eval_every == 0 or self.done == self.steps or self.hooks.stop):
+            if evaluate is not None and (self.done % eval_every == 0 or self.done == self.steps or self.stopping):
                 self.evaluated(evaluate(self.done))  # a callback may stop the job on its results
-            last = self.done == self.steps or self.hooks.stop
+            last = self.done == self.steps or self.stopping
             if self.out is not None and ((save_every and self.done % save_every == 0) or last):
                 self.checkpoint()
 
@@ -277,6 +285,19 @@ class _Metrics:
         self.writer.close()
 
 
+def write_scalars(logdir: str, values: dict, step: int) -> None:
+    """``values`` (tag -> number) at ``step`` in ``logdir``, as a job writes its own scalars; with a writer of its
+    own, for what happens between the job's steps (``train --adapt``'s decisions)."""
+    metrics = _Metrics(logdir, 1, 0.0, {})
+    try:
+        metrics.scalars(values, step)
+    finally:
+        metrics.close()
+
+
+KEPT_KEYS = ("adapt",)  # train.json entries written by others (``train --adapt``): a checkpoint keeps them
+
+
 def save_checkpoint(traced, directory: str | os.PathLike, step: int, values: dict, state: dict, slots: dict,
                     batches_done: list[int], *, strategy=None, loss: float | None = None,
                     keep: int = 3, evaluations: list[dict] | None = None) -> pathlib.Path:
@@ -319,7 +340,8 @@ def save_checkpoint(traced, directory: str | os.PathLike, step: int, values: dic
              "variables": f"{name}/variables.npz"}
     if evaluations:
         index["evaluations"] = evaluations
-    _write_index(out, index)
+    previous = json.loads((out / "train.json").read_text()) if (out / "train.json").is_file() else {}
+    _write_index(out, {**{k: previous[k] for k in KEPT_KEYS if k in previous}, **index})
     for old in checkpoints(out)[:-max(1, keep)]:
         shutil.rmtree(old, ignore_errors=True)
     return final

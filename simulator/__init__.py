@@ -16,7 +16,8 @@ from simulator._calibration import (COST_MODEL_VERSION, Calibration, Calibration
                                     calibration_path, link_key)
 from simulator._fidelity import (apply_residual, features, fidelity, fit_alpha_beta, fit_residual, kendall_tau, mape,
                                  top1_regret, topk_regret)
-from simulator._from_measurements import LinkFit, fit_link, powersgd_constants, powersgd_flops, to_calibration
+from simulator._from_measurements import (LinkFit, fit_link, powersgd_constants, powersgd_flops, to_calibration,
+                                          with_links)
 from simulator._prediction import COUNT_UNIT_S, Bound, Distance, Prediction
 from simulator._choices import Choices
 from simulator._scorer import Scorer
@@ -27,7 +28,7 @@ __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "Calibra
            "top1_regret", "topk_regret", "fidelity", "fit_residual", "apply_residual", "features", "fit_alpha_beta",
            "COUNT_UNIT_S", "COST_MODEL_VERSION",
            # calibrate's measurements -> a Calibration
-           "to_calibration", "LinkFit", "fit_link", "powersgd_constants", "powersgd_flops",
+           "to_calibration", "with_links", "LinkFit", "fit_link", "powersgd_constants", "powersgd_flops",
            # the anchor steps -> their costs, and how well those predict them
            "anchor_costs", "anchor_fit", "anchor_misfits", "ANCHOR_MISFIT", "ANCHOR_PAIRS", "PIECE_PAIRS",
            "RESOLVED_SE", "pair_difference", "resolved", "borrowed_piece_cost"]

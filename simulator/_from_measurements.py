@@ -76,6 +76,26 @@ def to_calibration(m, spec, inventory=None, source: str = "autotune calibrate") 
     return anchor_costs(cal, inventory, spec) if inventory is not None else cal
 
 
+def with_links(cal: Calibration, timings, spec) -> Calibration:
+    """``cal`` with its NICs' and slow links' Gbit/s fitted again from fresh link timings (``runners.calibrate``'s
+    ``LinkTiming``, every direction of every pair): what a running job can measure again between two of its steps.
+    The rest stands: latencies (from chains of messages, which a link probe does not time), collectives, the
+    model's steps."""
+    links = [fit_link(t) for t in timings]
+    fields, _, _ = _network_fields(_NO_CHAINS, links, spec)
+    return cal.replace(node_bandwidth_gbit=fields["node_bandwidth_gbit"],
+                       link_bandwidth_gbit=fields["link_bandwidth_gbit"])
+
+
+@dataclasses.dataclass(frozen=True)
+class _NoChains:
+    chain_s: dict | None = None
+    chain_hops: tuple | None = None
+
+
+_NO_CHAINS = _NoChains()
+
+
 def _network_fields(m, links: list[LinkFit], spec) -> tuple[dict, dict, dict]:
     """The NICs, the links slower than their NICs and the latencies; also every link's and node's Gbit/s."""
     pair: dict[str, list[LinkFit]] = {}

@@ -1,8 +1,9 @@
-"""``autotune testbed up|status|down``: an emulated multi-host cluster on this machine (needs root).
+"""``autotune testbed up|shape|status|down``: an emulated multi-host cluster on this machine (needs root).
 
 ``up`` makes N network namespaces with addresses from 198.18.0.0/15, shaped veth links into a bridge and a
 key-only sshd per host, and writes ``<dir>/cluster.yml`` for ``--spec``; with ``--slurm``, also a real Slurm (a
-slurmd per host); ``down`` removes what ``up`` made.
+slurmd per host); ``shape`` changes a host's or a link's rate while it runs (a degraded link, for
+``train --adapt``); ``down`` removes what ``up`` made.
 """
 from __future__ import annotations
 
@@ -46,6 +47,14 @@ def register(sub) -> None:
     where(s)
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=run_status)
+    c = verbs.add_parser("shape", help="change a host's or a link's rate while the testbed runs")
+    c.add_argument("--per-host", action="append", default=[], metavar="I=RATE",
+                   help="the new rate of host I, e.g. 2=100mbit; repeatable")
+    c.add_argument("--link", action="append", default=[], metavar="I-J=RATE",
+                   help="the new rate between hosts I and J, e.g. 0-2=50mbit (the slower host's rate: no longer "
+                        "slow); repeatable")
+    where(c)
+    c.set_defaults(func=run_shape)
     d = verbs.add_parser("down", help="remove everything the state file records (idempotent)")
     where(d)
     d.set_defaults(func=run_down)
@@ -70,6 +79,15 @@ def run_up(args) -> int:
     if conf is not None:
         print(f"Slurm:   export SLURM_CONF={conf}; salloc -N {args.hosts} autotune <command> --spec slurm ...")
     print(f"remove:  autotune testbed down --dir {plan['dir']}")
+    return 0
+
+
+def run_shape(args) -> int:
+    if not (args.per_host or args.link):
+        raise tb.TestbedRefused("`testbed shape` needs --per-host I=RATE or --link I-J=RATE",
+                                hint="e.g. autotune testbed shape --link 0-2=50mbit")
+    for line in tb.shape(_dir(args), args.per_host, args.link):
+        print(line)
     return 0
 
 

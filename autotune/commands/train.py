@@ -43,6 +43,10 @@ def register(sub) -> None:
                         "val_dataset_fn(0, 1), on the chief (terminal, train.json, TensorBoard)")
     p.add_argument("--eval-steps", type=_common.count(1), default=None, metavar="K",
                    help="evaluate on the first K validation batches (default: all of them)")
+    p.add_argument("--adapt", action="store_true",
+                   help="re-plan on a lasting change of the step time: the links measured again, the search's "
+                        "candidates ranked again; switch strategy at a checkpoint where it pays (needs --checkpoint; "
+                        "--strategy from a search's output directory; docs/adapt.md)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
 
@@ -57,7 +61,8 @@ def run(args) -> int:
                     save_every=args.save_every, keep=args.keep, resume=args.resume, logdir=args.logdir,
                     log_every=args.log_every, step_timeout_s=args.step_timeout, callbacks=[progress],
                     accept_unknown_hosts=args.accept_unknown_hosts, log=progress.log,
-                    steps_per_call=args.steps_per_call, eval_every=args.eval_every, eval_steps=args.eval_steps)
+                    steps_per_call=args.steps_per_call, eval_every=args.eval_every, eval_steps=args.eval_steps,
+                    adapt=args.adapt)
     if history.start_step >= history.steps:
         print(f"nothing to do: the checkpoint has done {history.start_step} of {history.steps} steps",
               file=sys.stderr)
@@ -67,6 +72,11 @@ def run(args) -> int:
     print(f"trained to step {history.steps}{began} in {history.seconds:.2f} s "
           f"({history.steps_per_call} step(s) a call); {last}"
           + (f"checkpoint {history.checkpoint}" if history.checkpoint else "no checkpoint (--checkpoint DIR)"))
+    if args.adapt:
+        switches = [d for d in history.adapt if d["event"] in ("switch", "back")]
+        print(f"adapt: {sum(d['event'] == 'change' or 'change' in d for d in history.adapt)} change(s) seen, "
+              f"{len(switches)} switch(es)" + "".join(f"; step {d['step']}: {d['event']} to "
+                                                      f"{d.get('best') or d.get('replaced')}" for d in switches))
     return 0
 
 

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import optuna
 
-from autotune.calibration import cluster_calibration, current_costs, measure_and_store
+from autotune.calibration import cluster_calibration, current_costs, measure_and_store, stored_calibration
 from autotune.tuner import _study
 from autotune.tuner._claims import Claims
 from autotune.tuner import _families
@@ -26,7 +26,7 @@ from autotune.tuner._progress import Progress
 from autotune.tuner._select import diverse_top_k
 from autotune.tuner._simulated import SimulatedStage, simulate
 from autotune.tuner._types import REDUCE_ABOVE, Candidate, SearchConfig, SearchResult
-from simulator import Calibration, Scorer, calibration_path, floor_s, lower_bound
+from simulator import Calibration, Scorer, floor_s, lower_bound
 from space.cluster import ClusterSpec, load_cluster
 from space.errors import BadInput, RunError
 from space.inventory import Inventory
@@ -55,7 +55,7 @@ def _scorer(inventory: Inventory, cluster: ClusterSpec, cfg: SearchConfig, warn:
         cal = Calibration.load(cfg.calibration, cluster=cluster, model_hash=inventory.model_hash)
         calibrated = True
     else:
-        found = _find_calibration(cluster, inventory, cfg)
+        found = stored_calibration(cluster, inventory, cfg.cache_dir)
         if self_calibrate and (found is None or found.model_hash is None):
             started = time.monotonic()
             found = _quick_calibration(cluster, cfg, warn, say, progress, found)
@@ -154,15 +154,6 @@ def _quick_calibration(cluster, cfg: SearchConfig, warn, say, progress, spec_onl
         return spec_only
     say(f"quick calibration: {time.monotonic() - started:.0f} s, stored in {path}")
     return cal
-
-
-def _find_calibration(cluster, inventory, cfg):
-    directory = pathlib.Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
-    for model_hash in (inventory.model_hash, None):
-        path = calibration_path(directory / "calibration", cluster, model_hash)
-        if path.is_file():
-            return Calibration.load(path, cluster=cluster, model_hash=model_hash)
-    return None
 
 
 @dataclasses.dataclass

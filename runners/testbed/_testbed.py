@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from runners.testbed import _sshd, _sys
 from runners.testbed._errors import NameTaken, NoTestbed, TestbedFailed
-from runners.testbed._plan import SSH_PORT
+from runners.testbed._plan import SSH_PORT, format_rate, parse_links, parse_per_host
 from runners.testbed._spec import write_cluster
 from runners.testbed._state import State, state_path
 from space import parse_bandwidth_gbit
@@ -166,11 +166,7 @@ def _build(state: State, plan: dict[str, Any], sshd: str) -> None:
         ip(["ip", "-n", br, "link", "set", h["port"], "master", bridge, "up"])
         ip(["ip", "-n", ns, "addr", "add", f"{h['address']}/{prefixlen}", "dev", "eth0"])
         ip(["ip", "-n", ns, "link", "set", "eth0", "up"])
-        if peers := slow_peers(plan, h["index"]):
-            for args in htb_commands(h["rate_bit"], peers):
-                ip(["tc", "-n", ns, *args])
-        else:
-            ip(["tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", *tbf_args(h["rate_bit"])])
+        _shape_host(plan, h)
         ip(["tc", "-n", br, "qdisc", "add", "dev", h["port"], "root", *tbf_args(h["rate_bit"])])
 
     directory = pathlib.Path(plan["dir"])
@@ -201,6 +197,54 @@ def _build(state: State, plan: dict[str, Any], sshd: str) -> None:
     write_cluster(plan, user, str(key), str(directory / KNOWN_HOSTS))
     state.data["complete"] = True
     state.save()
+
+
+def _shape_host(plan: dict[str, Any], h: dict[str, Any]) -> None:
+    """Shape host ``h``'s ``eth0`` as ``plan`` says: its rate, and its slow links to its peers."""
+    if peers := slow_peers(plan, h["index"]):
+        for args in htb_commands(h["rate_bit"], peers):
+            _sys.run(["tc", "-n", h["netns"], *args])
+    else:
+        _sys.run(["tc", "-n", h["netns"], "qdisc", "add", "dev", "eth0", "root", *tbf_args(h["rate_bit"])])
+
+
+def shape(directory: str | os.PathLike, per_host: Sequence[str] = (), links: Sequence[str] = ()) -> list[str]:
+    """Change rates on a running testbed, as ``up`` takes them: ``per_host`` ``I=RATE``, ``links`` ``I-J=RATE`` (a
+    link set to the slower host's rate or above is no longer slow). What runs on the hosts keeps running: ``tc``
+    is replaced on the hosts concerned only, which drops at most the packets queued there. The state file records
+    the new rates (``status`` reports them); ``cluster.yml`` keeps the rates the testbed came up with, as a cluster
+    spec does when its network changes under it. Returns one line per change."""
+    state = State.load(directory)
+    if state is None or not state.data.get("complete"):
+        raise NoTestbed(f"no running testbed recorded in {directory}",
+                        hint="`autotune testbed up --hosts N --bandwidth 1gbit` first")
+    plan = state.plan
+    hosts = plan["hosts"]
+    rates = [h["rate_bit"] for h in hosts]
+    changed_hosts = parse_per_host(per_host, len(hosts))
+    for i, bits in changed_hosts.items():
+        rates[i] = bits
+    asked = {tuple(link["hosts"]): link["rate_bit"] for link in parse_links(links, rates)} if links else {}
+    kept = {tuple(link["hosts"]): link["rate_bit"] for link in plan.get("links", [])}
+    merged = {**kept, **asked}
+    lines = [f"h{i}: {format_rate(hosts[i]['rate_bit'])} -> {format_rate(b)}" for i, b in changed_hosts.items()]
+    lines += [f"h{a}-h{b}: {format_rate(kept[(a, b)]) if (a, b) in kept else format_rate(min(rates[a], rates[b]))}"
+              f" -> {format_rate(bits)}" for (a, b), bits in asked.items()]
+    for i, bits in changed_hosts.items():
+        hosts[i]["rate_bit"] = bits
+    plan["links"] = [{"hosts": list(k), "rate_bit": b} for k, b in sorted(merged.items())
+                     if b < min(rates[k[0]], rates[k[1]])]
+    touched = set(changed_hosts) | {i for pair in asked for i in pair}
+    touched |= {i for pair in kept if touched & set(pair) for i in pair}  # a peer's class for a changed host
+    for i in sorted(touched):
+        h = hosts[i]
+        _sys.run(["tc", "-n", h["netns"], "qdisc", "del", "dev", "eth0", "root"], check=False)
+        _shape_host(plan, h)
+        if i in changed_hosts:
+            _sys.run(["tc", "-n", plan["bridge_netns"], "qdisc", "replace", "dev", h["port"], "root",
+                      *tbf_args(h["rate_bit"])])
+    state.save()
+    return lines
 
 
 # ---- down ----------------------------------------------------------------------------------------

@@ -161,7 +161,7 @@ def mlp_calibrated(tmp_path_factory):
 
 @pytest.mark.slow
 def test_calibrate_local_cluster_writes_a_file_search_finds(mlp_calibrated):
-    from autotune.tuner._pipeline import _find_calibration
+    from autotune.calibration import stored_calibration
     from simulator import Calibration
     from space.cluster import load_cluster
     from space.model import load_inventory
@@ -169,7 +169,7 @@ def test_calibrate_local_cluster_writes_a_file_search_finds(mlp_calibrated):
     tmp_path, out, captured = mlp_calibrated
     assert "calibrate: link 127.0.0.1 -> 127.0.0.2" in captured.err and "all-reduce bandwidth factor" in captured.out
     spec, inv = load_cluster(LOCAL), load_inventory(MLP, cache_dir=tmp_path)
-    found = _find_calibration(spec, inv, types.SimpleNamespace(cache_dir=str(tmp_path)))
+    found = stored_calibration(spec, inv, str(tmp_path))
     assert found is not None and found.model_hash == inv.model_hash and found.step_time_s > 0
     assert set(found.node_bandwidth_gbit) == {"127.0.0.1", "127.0.0.2"}
     assert "model step, powersgd" in captured.out and found.powersgd_matrix_s >= 0

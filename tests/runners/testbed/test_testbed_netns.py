@@ -166,3 +166,29 @@ def test_up_refuses_taken_subnet(testbed, tmp_path, capsys):
             "--dir", str(tmp_path / "other"), "--subnet", testbed["subnet"]]
     assert main(argv) == 2
     assert f"subnet {testbed['subnet']} is already in use" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_shape_changes_a_link_while_the_testbed_runs_and_back(testbed, capsys):
+    """``testbed shape`` slows h0-h2 to 20mbit on the running testbed: the traffic follows and ``status`` says so;
+    set back to h2's own rate, the link is no longer slow and runs at 100mbit again."""
+    where = ["--dir", testbed["dir"]]
+    assert main(["testbed", "shape", "--link", "0-2=20mbit", *where]) == 0
+    try:
+        assert "h0-h2: 100mbit -> 20mbit" in capsys.readouterr().out
+        slow = _throughput(testbed, 0, 2, 5210, seconds=2.0)
+        links = {tuple(link["hosts"]): link for link in tb.status(testbed["dir"])["links"]}
+        assert links[("h0", "h2")]["tc_rate_bit"] == [20_000_000, 20_000_000]
+        assert links[("h1", "h2")]["tc_rate_bit"] == [SLOW_LINK, SLOW_LINK]  # the other slow link kept
+    finally:
+        assert main(["testbed", "shape", "--link", "0-2=100mbit", *where]) == 0
+    fast = _throughput(testbed, 0, 2, 5212, seconds=2.0)
+    print(f"h0 -> h2: {slow / 1e6:.1f} Mbit/s shaped to 20 Mbit/s, {fast / 1e6:.1f} Mbit/s set back to 100 Mbit/s")
+    assert 0.5 * 20e6 < slow < 1.1 * 20e6 and 0.8 * 100e6 < fast < 1.1 * 100e6
+    assert ("h0", "h2") not in {tuple(link["hosts"]) for link in tb.status(testbed["dir"])["links"]}
+
+
+def test_shape_without_a_change_is_refused_in_one_line(testbed, capsys):
+    assert main(["testbed", "shape", "--dir", testbed["dir"]]) == 2
+    err = capsys.readouterr().err
+    assert "needs --per-host I=RATE or --link I-J=RATE" in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,189 @@
+"""Re-planning a running job: its links measured again, the cost model refitted, the candidates ranked again.
+
+The candidates are the search's own (the strategies it measured, its best simulated trials, the classic builders)
+and a small simulated round on the refitted model, which starts from them. The links are all that is measured
+again: what a change in the cluster moves first, and what takes a few seconds to time between two of the job's
+steps. The rest of the calibration stands, and one factor refits it to the job: the step the job measured since the
+change over what the refitted model predicts for it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import pathlib
+import time
+from typing import Callable
+
+import optuna
+
+from autotune.calibration import current_costs, stored_calibration
+from autotune.tuner._pipeline import make_space
+from runners.calibrate import Prober
+from simulator import Calibration, Scorer, with_links
+from space.builders import aliases, build_strategy
+from space.cluster import ClusterSpec
+from space.errors import BadInput, StrategyError
+from space.families import lossy
+from space.inventory import Inventory
+from space.strategy import Strategy
+from space.validate import validate
+
+LINK_SIZES = [256 * 1024, 1024 * 1024]  # the quick calibration's: the fits the job was planned with
+LINK_REPEATS = 3
+TOP_TRIALS = 40  # the search's best simulated trials taken again
+ROUND_TRIALS = 120  # the simulated round on the refitted model
+FACTOR_BOUNDS = (0.5, 2.0)  # how far the job's own step may refit the model's predictions
+
+
+@dataclasses.dataclass
+class Ranked:
+    label: str
+    strategy: Strategy
+    predicted_s: float  # refitted to the job
+
+
+@dataclasses.dataclass
+class Plan:
+    """One re-planning: what the links measured, the refit, and the best candidates."""
+
+    links_gbit: dict[str, float]  # link key -> Gbit/s measured now
+    current_predicted_s: float  # the running strategy, refitted model
+    factor: float  # the job's measured step over the model's prediction for it
+    ranked: list[Ranked]  # best first
+    seconds: float = 0.0
+
+    @property
+    def best(self) -> Ranked:
+        return self.ranked[0]
+
+    def to_dict(self, top: int = 5) -> dict:
+        return {"links_gbit": {k: round(v, 4) for k, v in self.links_gbit.items()},
+                "current_predicted_ms": round(self.current_predicted_s * 1e3, 3), "factor": round(self.factor, 4),
+                "candidates": [{"strategy": r.label, "predicted_ms": round(r.predicted_s * 1e3, 3)}
+                               for r in self.ranked[:top]], "seconds": round(self.seconds, 2)}
+
+
+class Replanner:
+    """The search's candidates and calibration for one model on one cluster, ranked again on demand."""
+
+    def __init__(self, inventory: Inventory, spec: ClusterSpec, calibration: Calibration,
+                 search_dir: pathlib.Path | None = None, *, seed: int = 0, say: Callable[[str], None] = print) -> None:
+        self.inventory, self.spec, self.calibration, self.say, self.seed = inventory, spec, calibration, say, seed
+        self.space = make_space(inventory, spec, **_space_options(search_dir))
+        self.rejected: set[str] = set()  # labels that measured slower than the strategy they replaced
+        self.pool = self._pool(search_dir)
+
+    def _pool(self, search_dir: pathlib.Path | None) -> list[tuple[str, Strategy, dict | None]]:
+        """(label, strategy, its parameters in the space where it came from a trial) of every candidate."""
+        pool: list[tuple[str, Strategy, dict | None]] = []
+        for name in aliases():
+            try:
+                pool.append((name, build_strategy(name, self.inventory, self.spec), None))
+            except (BadInput, ValueError):  # a builder that does not apply to this model or cluster
+                continue
+        if search_dir is not None:
+            for path in sorted((search_dir / "measured").glob("*.pb")):  # 01-trial_348.pb, 06-uneven_ps.pb
+                name = path.stem.split("-", 1)[-1]
+                pool.append((name.replace("_", " ", 1) if name.startswith("trial_") else name, Strategy.load(path),
+                             None))
+            pool += self._trials(search_dir / "simulated.jsonl")
+        # a search kept exact (--lossless) is kept so: no compressing candidate replaces its winner
+        return [c for c in pool if not (self.space.lossless and lossy(c[1]))]
+
+    def _trials(self, journal: pathlib.Path) -> list[tuple[str, Strategy, dict]]:
+        """The search's ``TOP_TRIALS`` best simulated trials, one per parameter set."""
+        out: list[tuple[str, Strategy, dict]] = []
+        if not journal.is_file():
+            return out
+        records = [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+        seen: set[str] = set()
+        for r in sorted((r for r in records if r.get("state") == "complete" and not r.get("builders")),
+                        key=lambda r: r["predicted_s"]):
+            key = repr(sorted(r["params"].items()))
+            if key not in seen and len(seen) < TOP_TRIALS:
+                seen.add(key)
+                out.append((f"trial {r['number']}", self.space.decode(r["params"]), r["params"]))
+        return out
+
+    def replan(self, current: Strategy, measured_s: float, cluster) -> tuple[str, Strategy, float, dict]:
+        """:meth:`measure_links`, then :meth:`plan`: the best candidate (label, strategy, predicted step) and the
+        re-planning's record."""
+        started = time.perf_counter()
+        plan = self.plan(current, measured_s, self.measure_links(cluster))
+        plan.seconds = time.perf_counter() - started
+        return plan.best.label, plan.best.strategy, plan.best.predicted_s, plan.to_dict()
+
+    def measure_links(self, cluster) -> list:
+        """Every direction of every pair of nodes timed again (``Prober.link``): a few seconds."""
+        p = Prober(cluster, repeats=LINK_REPEATS)
+        try:
+            return [p.link(a, b, LINK_SIZES) for a, b in itertools.permutations(range(len(self.spec.nodes)), 2)]
+        finally:
+            p.free()  # not ``reset``: that would close the job's session too
+
+    def plan(self, current: Strategy, measured_s: float, timings: list) -> Plan:
+        """Refit to ``timings`` (:meth:`measure_links`) and to the current strategy's step since the change
+        (``measured_s``), then rank the candidates and a simulated round; the calibration keeps the new links."""
+        self.calibration = with_links(self.calibration, timings, self.spec)
+        scorer = Scorer(self.inventory, self.spec, self.calibration)
+        raw = scorer.predict(current).step_time_s
+        factor = min(max(measured_s / raw, FACTOR_BOUNDS[0]), FACTOR_BOUNDS[1]) if raw > 0 else 1.0
+        scored = [(label, s, params, scorer.predict(s).step_time_s) for label, s, params in self.pool
+                  if label not in self.rejected]
+        scored += self._round(scorer, [params for *_, params, _ in sorted(scored, key=lambda r: r[3]) if params])
+        ranked = sorted((Ranked(label, s, t * factor) for label, s, _, t in scored), key=lambda r: r.predicted_s)
+        links = {k: float(v) for k, v in self.calibration.link_bandwidth_gbit.items()}
+        links |= {f"{a}|*": float(v) for a, v in self.calibration.node_bandwidth_gbit.items()}
+        return Plan(links_gbit=links, current_predicted_s=raw * factor, factor=factor, ranked=ranked)
+
+    def _round(self, scorer: Scorer, start: list[dict]) -> list[tuple]:
+        """``ROUND_TRIALS`` trials of TPE on the refitted model, starting from the best candidates' parameters."""
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=self.seed))
+        for params in start[:TOP_TRIALS // 2]:
+            study.enqueue_trial(params, skip_if_exists=True)
+        out = []
+
+        def objective(trial: optuna.Trial) -> float:
+            strategy = self.space.suggest(trial)
+            validate(strategy, self.inventory, self.spec, source=f"re-planning trial {trial.number}")
+            t = scorer.predict(strategy).step_time_s
+            out.append((f"re-planned {trial.number}", strategy, None, t))
+            return t
+
+        study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError, StrategyError))
+        return out
+
+
+def _space_options(search_dir: pathlib.Path | None) -> dict:
+    """The options the search drew its space with (its study's, as ``summary.json`` names it), so its trials'
+    parameters decode to the strategies it scored; the search's defaults without one."""
+    if search_dir is None or not (search_dir / "summary.json").is_file():
+        return {}
+    summary = json.loads((search_dir / "summary.json").read_text())
+    try:
+        study = optuna.load_study(study_name=summary["study_name"], storage=summary["storage"])
+    except (KeyError, ValueError, optuna.exceptions.StorageInternalError):
+        return {}
+    opts = study.user_attrs.get("space") or {}
+    return {k: opts[k] for k in ("reduced", "reduce_above", "sparse_ps_only", "allow_async", "lossless") if k in opts}
+
+
+def open_replanner(inventory: Inventory, spec: ClusterSpec, strategy_path: str | pathlib.Path, *,
+                   cache_dir: str | None = None, say: Callable[[str], None] = print) -> Replanner:
+    """The re-planner of a job started from ``strategy_path``: where that is a search's ``best.pb``, the search's
+    candidates and space; the calibration stored for the cluster (the search's), else the spec's nominal values."""
+    directory = pathlib.Path(strategy_path).resolve().parent
+    search_dir = directory if (directory / "summary.json").is_file() else None
+    if search_dir is None:
+        say(f"adapt: {strategy_path} is not in a search's output directory: re-planning ranks the classic builders "
+            "and a simulated round")
+    cal = stored_calibration(spec, inventory, cache_dir)
+    if cal is None:
+        say("adapt: no calibration for this cluster: re-planning starts from the spec's nominal values "
+            "(`autotune calibrate` measures one)")
+        cal = Calibration.from_spec(spec)
+    else:
+        cal = current_costs(cal, inventory, spec, say)
+    return Replanner(inventory, spec, cal, search_dir, say=say)
