@@ -12,7 +12,7 @@ asynchronous unit's update is one replica's step: its norm is that replica's own
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclasses.dataclass
@@ -28,6 +28,7 @@ class Update:
     device: str
     tower: int | None = None
     async_tower: int | None = None
+    by: Any = None  # the ``_sync.Synchronizer`` that made it, and applies it
 
 
 def _sum_on(tf, parts: list[tuple[str, Any]], device: str):
@@ -120,41 +121,15 @@ def _global(b, updates: list[Update], squares: dict, own: dict) -> list:
 
 
 def apply_all(b, updates: list[Update], tower_grads: list[list]) -> tuple[list, list[list]]:
-    """The update ops: (those of a lockstep step, per tower those of its asynchronous units)."""
-    tf = b.tf
+    """The update ops, each made by the synchronizer of its update: (those of a lockstep step, per tower those of its
+    asynchronous units)."""
     clips = clip_inputs(b, updates, tower_grads)
     common: list = []
     per_tower: list[list] = [[] for _ in range(b.n)]
     for u, clip in zip(updates, clips):
-        name = u.plan.name
-        if u.tower is not None:
-            # every op of each tower's update waits for every tower's reads (see ``_graph._Builder.sync``)
-            with tf.compat.v1.device(u.device), tf.control_dependencies(b.reads.get(u.unit.name, [])):
-                common.append(b.opt.apply(u.var, u.slots, u.grad, name=name, clip=clip))
-            continue
-        with tf.compat.v1.device(u.device):
-            op = b.opt.apply(u.var, u.slots, b._after_reads(u.unit, u.grad, tower=u.async_tower), name=name, clip=clip)
+        ops = u.by.apply(u, clip)
         if u.async_tower is None:
-            common += b._refresh_proxies(u.unit, op)
+            common += ops
         else:
-            per_tower[u.async_tower] += b._refresh_proxies(u.unit, op, only=b.tower_addr[u.async_tower])
+            per_tower[u.async_tower] += ops
     return common, per_tower
-
-
-def densified(b, u, grads: list, sums: Callable) -> tuple[list, dict | None]:
-    """Each tower's dense gradient of all-reduce unit ``u``, and, for a sparse one whose update reads more than its
-    dense sum, the extra per-row sums (name -> per tower; ``Optimizer.piece_sums``), else None."""
-    tf = b.tf
-    dense, extra = [], None
-    for r, dev in enumerate(b.tower_dev):
-        with tf.compat.v1.device(dev):
-            g = grads[r]
-            if isinstance(g, tf.IndexedSlices) and b.opt.needs_pieces():
-                parts = sums(g, b.n)
-                dense.append(parts.pop("sum"))
-                extra = extra if extra is not None else {}
-                for key, value in parts.items():
-                    extra.setdefault(key, []).append(value)
-            else:
-                dense.append(tf.convert_to_tensor(g))
-    return dense, extra

@@ -37,5 +37,5 @@ def build_eval(b, node: str) -> EvalOps | None:
     r = b.tower_addr.index(node) if node in b.tower_addr else 0
     with tf.compat.v1.device(b.tower_dev[r]), tf.name_scope("eval"):
         feeds = [tf.compat.v1.placeholder(s.dtype, s.shape, name=f"batch{i}") for i, s in enumerate(flat)]
-    loss, outputs, _ = _tower.import_tower(b, r, feeds, an)
+    loss, outputs, _ = _tower.import_tower(b.tower_side(r), feeds, an)
     return EvalOps(feeds=feeds, loss=loss, outputs=outputs[0] if outputs else ())

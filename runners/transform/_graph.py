@@ -4,7 +4,8 @@ The traced step (``space.model.trace_step``) is imported once per tower (``_towe
 by the tower's ``dataset_fn(r, N)`` pipeline (built eagerly, ``_input``), its variable handles are mapped to the
 variables the strategy places (PS variable, per-node proxy, or the tower's all-reduce copy), reads of a partitioned
 variable become a concat of its shards, and an embedding read (``ReadVariableOp`` + ``GatherV2``) becomes a
-``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied.
+``ResourceGather`` on each shard's device. Then each unit's gradients are synchronized and applied by the
+synchronizer of its kind (``_sync``, ``_ps``).
 
 Naming: everything of tower r is under ``tower{r}/``; stored units are ``<var>`` or ``<var>/part_k`` under
 ``ps/``, ``ar/t{r}/``, ``proxy/<node>/``; state under ``state/``. All resources live in one container per trial.
@@ -19,10 +20,11 @@ from typing import Callable
 import numpy as np
 
 from runners.transform import (_allreduce, _apply, _control, _eval, _input, _partition, _ps, _repeat, _state,
-                               _tables, _tower, _traffic)
+                               _sync, _tables, _tower, _traffic)
 from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import ALIASES, Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
+from runners.transform._units import Crossings, read
 from space.cluster import hierarchical_units
 from space.errors import RunError
 from space.strategy import Strategy
@@ -101,15 +103,6 @@ class Start:
     batches_done: list  # per tower (or one int for all)
 
 
-def _static_rows(g) -> bool:
-    """Whether ``g`` is a sparse gradient with a static number of rows: what an all-gather can carry (its collective
-    keeps the shape of its first step; batches that differ in size leave the gradient to the dense all-reduce)."""
-    import tensorflow as tf
-
-    return isinstance(g, tf.IndexedSlices) and g.indices.shape.is_fully_defined() and \
-        g.values.shape.is_fully_defined()
-
-
 def _checked(values: dict, name: str, like: np.ndarray) -> np.ndarray:
     if name not in values:
         raise RunError(f"the checkpoint has no variable {name!r}", hint="resume from a checkpoint of this model")
@@ -122,6 +115,9 @@ def _checked(values: dict, name: str, like: np.ndarray) -> np.ndarray:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/]", "_", name.replace(":0", "")).strip("/")
+
+
+_STORAGE = {"ps": _ps.ParameterServer, "ar": _sync.Replicated}  # unit kind -> the class that creates its variables
 
 
 class _Builder:
@@ -163,11 +159,8 @@ class _Builder:
         self.init_feed: dict = {}
         self.init_ops: list = []
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
-        self.expected: dict[str, float] = {}  # TrainGraph.expected_elements
-        self.gather_ids: dict[tuple[str, int], list] = {}  # (unit, tower) -> ids of each gather of it, as sent
-        self.reads: dict[str, list] = {}  # unit name -> read ops of this step (applies wait for them)
-        self._read_gates: dict[tuple, list] = {}  # (PS unit, tower) -> what its update's gradient waits on
-        self._tower_deps: dict[int, set[str]] = {}  # tower -> the ops its gradients depend on (``_tower_ops``)
+        self.crossings = Crossings()  # the towers' reads and gathers, and the elements expected of what crosses
+        self.ctx = _sync.Context(self.opt, self.tower_dev, self.tower_addr, device_of, self.var, self.crossings)
 
     # ---- variables -----------------------------------------------------------------------------------
     def var(self, name: str, value: np.ndarray, device: str):
@@ -180,10 +173,6 @@ class _Builder:
         self.resources.append((v.handle, device))
         return v
 
-    def read(self, v):
-        with self.tf.compat.v1.device(v.device):
-            return self.tf.raw_ops.ReadVariableOp(resource=v.handle, dtype=v.dtype)
-
     @staticmethod
     def slice_value(value: np.ndarray, u: Unit) -> np.ndarray:
         if not value.shape:
@@ -193,28 +182,12 @@ class _Builder:
         return np.ascontiguousarray(value[tuple(index)])
 
     def create_units(self) -> None:
-        """PS units on their device (+ per-node proxies), all-reduce units once per tower; slots alongside."""
-        self.store: dict[str, dict] = {}
+        """Every unit's variables and slots, as its kind stores them (``_STORAGE``)."""
         for p in self.plans:
             value = self.values[p.index]
             for u in p.units:
-                part = self.slice_value(value, u)
-                entry: dict = {}
-                if u.kind == "ps":
-                    dev = self.device_of(u.device)
-                    v = self.var(f"ps/{u.name}", part, dev)
-                    entry["ps"] = (v, self._slots(v, f"ps/{u.name}", dev, p, u))
-                    entry["proxies"] = {}
-                    if u.proxy:
-                        for r, addr in enumerate(self.tower_addr):
-                            if addr != node_address(u.device) and addr not in entry["proxies"]:
-                                entry["proxies"][addr] = self.var(f"proxy/{addr}/{u.name}", part, self.tower_dev[r])
-                else:
-                    entry["copies"] = []
-                    for r, dev in enumerate(self.tower_dev):
-                        v = self.var(f"ar/t{r}/{u.name}", part, dev)
-                        entry["copies"].append((v, self._slots(v, f"ar/t{r}/{u.name}", dev, p, u)))
-                self.store[u.name] = entry
+                make_slots = functools.partial(self._slots, p=p, u=u)
+                self.ctx.stores[u.name] = _STORAGE[u.kind].create(self.ctx, u, self.slice_value(value, u), make_slots)
 
     def _slots(self, v, prefix: str, device: str, p: VarPlan, u: Unit) -> dict:
         """The optimizer's slots of unit ``u`` of ``p``: zeros, or the unit's part of the start's slots."""
@@ -232,35 +205,12 @@ class _Builder:
 
         return self.opt.create_slots(v, make)
 
-    def unit_var_for_tower(self, u: Unit, r: int):
-        """The variable tower r reads for unit u: its all-reduce copy, its node's proxy, or the PS variable."""
-        entry = self.store[u.name]
-        if u.kind == "ar":
-            return entry["copies"][r][0]
-        return entry["proxies"].get(self.tower_addr[r], entry["ps"][0])
-
-    def expect(self, t, rows: float) -> None:
-        """Tensor ``t``, whose leading dimension depends on the batch's ids, has ``rows`` rows per step (as
-        expected from the traced step's rows: a shard's share of them)."""
-        if not t.shape.is_fully_defined():
-            self.expected[t.name] = rows * int(np.prod(t.shape.as_list()[1:]))
-
     def expect_rows(self, grad, p: VarPlan, u: Unit) -> None:
         """A sparse gradient of unit ``u`` of ``p``: the traced rows, ``u``'s share of them."""
         if isinstance(grad, self.tf.IndexedSlices):
             rows = (self.traced.gather_rows[p.index] or 0) * u.size / max(p.shape[0], 1)
-            self.expect(grad.values, rows)
-            self.expect(grad.indices, rows)
-
-    def _with_sent_ids(self, grad, u: Unit, r: int):
-        """Tower ``r``'s sparse gradient of PS unit ``u``, its ids those the unit's one gather already sent (the
-        same ids in the same order): the server has them, the push carries the rows alone. A unit gathered twice
-        (a table shared by two lookups) has a gradient whose ids are the lookups' ids in an order of its own: sent
-        with it."""
-        ids = self.gather_ids.get((u.name, r), [])
-        if u.kind != "ps" or len(ids) != 1 or not isinstance(grad, self.tf.IndexedSlices):
-            return grad
-        return self.tf.IndexedSlices(grad.values, ids[0], grad.dense_shape)
+            self.crossings.expect(grad.values, rows)
+            self.crossings.expect(grad.indices, rows)
 
     # ---- towers --------------------------------------------------------------------------------------
     def build_datasets(self) -> list:
@@ -275,118 +225,40 @@ class _Builder:
             self.feeds.append(phs)
         return batches
 
+    def tower_side(self, r: int) -> _tower.TowerSide:
+        """What importing the step as tower ``r`` reads of this graph, and where it records what crosses."""
+        state = [(local[r], refresh[r]) if local else (canon, None)
+                 for canon, local, refresh in zip(self.state_canon, self.state_local, self.state_refresh)]
+        return _tower.TowerSide(r, self.tower_dev[r], {name: s.tower_vars[r] for name, s in self.ctx.stores.items()},
+                                [handles[r] for handles in self.tables], state, self.plans, self.values,
+                                self.traced.gather_rows, self.var, self.crossings)
+
     # ---- synchronization -----------------------------------------------------------------------------
-    def _after_reads(self, u: Unit, grad, tower: int | None = None):
-        """``grad``, made to wait for every read of PS unit ``u`` in this step, so that its update never overtakes a
-        tower's read; ``tower``: only that tower's reads (an asynchronous update is part of its tower's step alone,
-        and a wait on another tower's read would run that read, an embedding's gather with its batch, again).
-
-        Only this identity of the gradient, the update's input, waits, and for the reads of each device it waits on
-        one no-op there: a unit read on other nodes (a proxied one) then costs one cross-task control edge per
-        node. Waiting on every read with every op of the update (aggregation, the optimizer's constants) put 6,965
-        cross-task control edges into a transformer strategy with 272 proxied shards, each its own message."""
-        reads = self.reads.get(u.name, [])
-        if tower is not None:
-            mine = self._tower_ops(tower)
-            reads = [x for x in reads if x.name in mine]
-        if not reads:
-            return grad
-        key = (u.name, tower)
-        if key not in self._read_gates:
-            self._read_gates[key] = _control.reads_gates(reads)
-        return _control.after(self._read_gates[key], grad)
-
-    def _tower_ops(self, r: int) -> set[str]:
-        """Names of the ops tower ``r``'s gradients depend on (its step's reads among them)."""
-        if r not in self._tower_deps:
-            tensors = [t for g in self._tower_grads[r]
-                       for t in ((g.values, g.indices) if isinstance(g, self.tf.IndexedSlices) else (g,))]
-            self._tower_deps[r] = {op.name for op in _traffic.ancestors(tensors)}
-        return self._tower_deps[r]
+    def synchronizers(self, tower_grads: list[list]) -> list[_sync.Synchronizer]:
+        """The kinds of synchronization of this graph, each unit taken by the first that accepts it, finished in
+        this order."""
+        ps = _ps.ParameterServer(self.ctx, tower_grads)
+        if not self.synchronize:
+            return [ps, _sync.Unsynchronized(self.ctx, self.update)]
+        coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
+        return [ps, _sync.AllReduce(self.ctx, coll), _sync.Gather(self.ctx, coll)]
 
     def sync(self, tower_grads: list[list]) -> tuple[list, list[list]]:
-        """Returns (ops of a lockstep step, per-tower ops for async units)."""
-        common: list = []
-        self._tower_grads = tower_grads
+        """Each unit's gradients synchronized and applied by its synchronizer. Returns (ops of a lockstep step,
+        per-tower ops for async units)."""
+        syncs = self.synchronizers(tower_grads)
         unit_grads = self._unit_grads(tower_grads)
-        plan_of = {u.name: p for p in self.plans for u in p.units}
-        ar_items, gathered, updates = [], [], []
-        extra: dict[str, dict] = {}  # unit -> the per-row sums a densified sparse gradient carries besides its own
         for p in self.plans:
             for u in p.units:
                 grads = unit_grads[u.name]
-                if u.kind == "ar":
-                    if not self.synchronize:  # nothing reduced: a sparse gradient stays sparse, as on a PS
-                        ar_items.append((u, grads))
-                        continue
-                    if u.gather and all(_static_rows(g) for g in grads):
-                        gathered.append((u, grads))  # rows and indices travel, not the densified table
-                        continue
-                    dense, sums = _apply.densified(self, u, grads, self.opt.piece_sums)
-                    ar_items.append((u, dense))
-                    if sums is not None:  # the update reads it as the sums of its row pieces
-                        extra[u.name] = {}
-                        for key, values in sums.items():  # uncompressed: fp16 would flush a square's small values
-                            part = dataclasses.replace(u, name=f"{u.name}#{key}", compressor="NoneCompressor", rank=0)
-                            ar_items.append((part, values))
-                            extra[u.name][key] = part.name
-                    continue
-                updates += self._server_updates(p, u, grads)
-        if ar_items or gathered:
-            if self.synchronize:
-                coll = _allreduce.Collectives(self.tower_dev, self.key_base, units=self.replica_units)
-                reduced, effects = _allreduce.reduce_units(ar_items, coll, self._make_var)
-                reduced.update(_allreduce.gather_units(gathered, coll))
-                ar_items += gathered
-                common += effects
-            else:  # every tower applies its own gradient to its own copy
-                reduced = {u.name: grads for u, grads in ar_items}
-            updates += self._copies_updates(ar_items, reduced, extra, plan_of, common)
+                next(s for s in syncs if s.accepts(u, grads)).add(p, u, grads)
+        updates, common = [], []
+        for s in syncs:
+            made, effects = s.finish()
+            updates += made
+            common += effects
         applied, per_tower = _apply.apply_all(self, updates, tower_grads)
         return common + applied, per_tower
-
-    def _server_updates(self, p: VarPlan, u: Unit, grads: list) -> list:
-        """PS unit ``u``'s update: the towers' mean applied once, or each tower's own gradient in its step (its dense
-        shape, for a sparse one, made on the server)."""
-        v, slots = self.store[u.name]["ps"]
-        with self.tf.compat.v1.device(v.device):
-            if u.sync:
-                return [_apply.Update(p, u, v, slots, _ps.aggregate(grads, self.n, u.shape), v.device)]
-            return [_apply.Update(p, u, v, slots, _ps.aggregate([g], 1, u.shape), v.device, async_tower=r)
-                    for r, g in enumerate(grads)]
-
-    def _copies_updates(self, ar_items: list, reduced: dict, extra: dict, plan_of: dict, common: list) -> list:
-        """Each tower's update of its copy of every all-reduce unit (``update=False``: one element of each gradient
-        written to a sink instead, appended to ``common``)."""
-        tf = self.tf
-        updates = []
-        kept: list[list] = [[] for _ in range(self.n)]  # update=False: one element of each gradient, per tower
-        for u, _ in ar_items:
-            if u.name not in plan_of:  # the per-row sums of another unit, applied with it
-                continue
-            for r, dev in enumerate(self.tower_dev):
-                v, slots = self.store[u.name]["copies"][r]
-                # every op of each tower's update waits for every tower's reads (``_apply.apply_all``), control
-                # edges between tasks included. Gated like a PS unit's (its own tower's reads), transformer steps on
-                # the 3-host testbed ran 23-49% faster (all_reduce 108 -> 84 ms, nothing synchronized 64 -> 36) but a
-                # PS step did not (79 ms): the cost model, calibrated on this, does not follow that yet
-                g = reduced[u.name][r]
-                if u.name in extra:
-                    g = {"sum": g, **{key: reduced[part][r] for key, part in extra[u.name].items()}}
-                if self.update:
-                    updates.append(_apply.Update(plan_of[u.name], u, v, slots, g, dev, tower=r))
-                else:
-                    with tf.compat.v1.device(dev):
-                        g = g.values if isinstance(g, tf.IndexedSlices) else g
-                        kept[r].append(tf.cast(tf.reshape(g, [-1])[:1], tf.float32))
-        for r, dev in enumerate(self.tower_dev):
-            if kept[r]:
-                # the gradients computed, none applied: Grappler turns an op whose outputs only control edges
-                # wait on into a no-op (and so the whole backward pass), so one element of each is written
-                sink = self.var(f"tower{r}/gradient_sink", np.zeros([1], np.float32), dev)
-                with tf.compat.v1.device(dev):
-                    common.append(sink.assign(tf.add_n(kept[r]), read_value=False))
-        return updates
 
     def _unit_grads(self, tower_grads: list[list]) -> dict[str, list]:
         """Unit name -> each tower's gradient of it (split per shard on the tower)."""
@@ -397,37 +269,39 @@ class _Builder:
                     parts = _partition.split_grad(tower_grads[r][p.index], p)
                 for u, g in zip(p.units, parts):
                     self.expect_rows(g, p, u)
-                    out.setdefault(u.name, []).append(self._with_sent_ids(g, u, r))
+                    out.setdefault(u.name, []).append(g)
         return out
 
-    def _make_var(self, name: str, value: np.ndarray, device: str):
-        return self.var(name, value, device)
+    def var_values(self) -> dict:
+        """Tensors assembling each variable whole (a PS unit's, else tower 0's copy)."""
+        out = {}
+        for p in self.plans:
+            reads = [read(self.ctx.stores[u.name].primary.var) for u in p.units]
+            with self.tf.compat.v1.device(self.tower_dev[0]):
+                out[p.name] = _partition.concat_read(reads, p)
+        return out
 
-    def _refresh_proxies(self, u: Unit, apply, only: str | None = None) -> list:
-        """``apply``, and the ops copying its result into the unit's proxies (those of node ``only``, if given)."""
+    def state_read(self) -> dict:
+        """Each state variable's canonical value."""
+        return {name: read(canon) for name, canon in zip(self.traced.state_names, self.state_canon)}
+
+    def destroy_op(self):
+        """The op that destroys every resource of the trial."""
         tf = self.tf
-        proxies = self.store[u.name]["proxies"]
-        if not proxies:
-            return [apply]
-        ps_var = self.store[u.name]["ps"][0]
-        ops = [apply]
-        with tf.control_dependencies([apply]):
-            fresh = self.read(ps_var)
-            for addr, proxy in proxies.items():
-                if only is None or addr == only:
-                    with tf.compat.v1.device(proxy.device):
-                        ops.append(proxy.assign(fresh, read_value=False))
-        return ops
+        destroy = []
+        for handle, dev in self.resources:
+            with tf.compat.v1.device(dev):
+                destroy.append(tf.raw_ops.DestroyResourceOp(resource=handle, ignore_lookup_error=True))
+        return tf.group(destroy, name="destroy_trial_resources")
 
     def slot_values(self) -> dict:
         """Tensors assembling each variable's optimizer slots whole (a PS unit's, else tower 0's copy's)."""
         out: dict = {}
         for p in self.plans:
-            slots = [self.store[u.name]["ps"][1] if u.kind == "ps" else self.store[u.name]["copies"][0][1]
-                     for u in p.units]
+            slots = [self.ctx.stores[u.name].primary.slots for u in p.units]
             out[p.name] = {}
             for s in self.opt.slot_names():
-                reads = [self.read(unit_slots[s]) for unit_slots in slots]
+                reads = [read(unit_slots[s]) for unit_slots in slots]
                 with self.tf.compat.v1.device(self.tower_dev[0]):
                     out[p.name][s] = reads[0] if not reads[0].shape.rank else _partition.concat_read(reads, p)
         return out
@@ -471,7 +345,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
-            loss, gr, eff = _tower.import_tower(b, r, batches[r], an)
+            loss, gr, eff = _tower.import_tower(b.tower_side(r), batches[r], an)
             losses.append(loss)
             grads.append(gr)
             effects.append(eff)
@@ -489,20 +363,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
                                     key_base, key_limit if key_limit is not None else key_base + (1 << 20))
         evaluation = _eval.build_eval(b, evaluation) if evaluation is not None else None
-        var_values, state_values = {}, {}
-        for p in b.plans:
-            reads = [b.read(b.store[u.name]["ps"][0] if u.kind == "ps" else b.store[u.name]["copies"][0][0])
-                     for u in p.units]
-            with tf.compat.v1.device(b.tower_dev[0]):
-                var_values[p.name] = _partition.concat_read(reads, p)
-        for name, canon in zip(traced.state_names, b.state_canon):
-            state_values[name] = b.read(canon)
-        slot_values = b.slot_values()
-        destroy = []
-        for handle, dev in b.resources:
-            with tf.compat.v1.device(dev):
-                destroy.append(tf.raw_ops.DestroyResourceOp(resource=handle, ignore_lookup_error=True))
-        destroy_op = tf.group(destroy, name="destroy_trial_resources")
+        var_values, state_values, slot_values = b.var_values(), b.state_read(), b.slot_values()
+        destroy_op = b.destroy_op()
     leaves = tf.nest.flatten(traced.sample_batch)
     per_replica = int(leaves[0].shape[0]) if leaves and leaves[0].shape.rank else 1
     return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n, global_batch=per_replica * b.n,
@@ -510,4 +372,4 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
                       slot_values=slot_values, steps=steps, task_addresses=_traffic.task_addresses(b),
-                      expected_elements=dict(b.expected), evaluation=evaluation)
+                      expected_elements=dict(b.crossings.expected), evaluation=evaluation)

@@ -4,6 +4,8 @@ towers' new values back. State the step only reads (a ``Normalization`` layer's 
 brought back: every tower keeps the copy it started with. ``b`` is the graph's builder (``_graph._Builder``)."""
 from __future__ import annotations
 
+from runners.transform._units import read
+
 
 def build_state(b) -> None:
     """BatchNorm-like state: one canonical copy on tower 0's device. With N > 1 each tower works on a local copy
@@ -19,14 +21,14 @@ def build_state(b) -> None:
         locals_, refresh = [], []
         if b.n > 1:
             written = b.state_written[j]
-            canon_read = b.read(canon) if written and b.mode == "lockstep" else None
+            canon_read = read(canon) if written and b.mode == "lockstep" else None
             for r, dev in enumerate(b.tower_dev):
                 loc = b.var(f"state_t{r}/{name}", value, dev)
                 with tf.compat.v1.device(dev):
                     if not written:  # read only: every tower keeps its copy as it starts
                         refresh.append(tf.no_op())
                     else:
-                        fresh = canon_read if canon_read is not None else b.read(canon)
+                        fresh = canon_read if canon_read is not None else read(canon)
                         refresh.append(loc.assign(fresh, read_value=False))
                 locals_.append(loc)
         b.state_local.append(locals_)
@@ -47,12 +49,12 @@ def sync_state(b, tower_effects: list[list]) -> tuple[list, list[list]]:
         if b.mode == "threads":
             for r, loc in enumerate(locals_):
                 with tf.control_dependencies(tower_effects[r]):
-                    value = b.read(loc)
+                    value = read(loc)
                 with tf.compat.v1.device(canon.device):
                     per_tower[r].append(canon.assign(value, read_value=False))
             continue
         with tf.control_dependencies(all_effects):
-            values = [b.read(loc) for loc in locals_]
+            values = [read(loc) for loc in locals_]
         with tf.compat.v1.device(canon.device):
             new = tf.add_n(values) / len(values) if canon.dtype.is_floating else values[0]
             ops.append(canon.assign(new, read_value=False))

@@ -54,7 +54,7 @@ def test_pull_hides_under_the_forward_work_before_its_layer(shapes, exposed):
 
 
 def test_proxy_refresh_is_not_pipelined():
-    """Proxies are refreshed after the aggregated update, before the step ends (runners/transform/_graph.py
+    """Proxies are refreshed after the aggregated update, before the step ends (runners/transform/_ps.py
     ``_refresh_proxies``), so nothing overlaps: the pushes 2L/B, then the refreshes 2L/B, all in the gradient
     phase; the next step's replicas read their proxies in place (mlp `ps_proxy` measured 146 ms vs `ps` 133 ms
     on the testbed)."""
@@ -220,7 +220,7 @@ def test_partitioning_spreads_load_over_servers():
 
 def test_async_proxy_refresh_is_pipelined():
     """An async unit updates once per replica and refreshes that replica's node proxy right after
-    (runners/transform/_graph.py ``_refresh_proxies(only=...)``): refreshes are served one node after another
+    (runners/transform/_ps.py ``_refresh_proxies(only=...)``): refreshes are served one node after another
     like pulls, 3 L/B as in test_single_ps_variable_pulls_served_one_after_another, not 4 L/B as for a sync
     unit. Measured (mlp, held-out seed 1): random13, whose big kernel is half async+proxy, 71 ms against 98 ms
     predicted with the refresh after every push."""
