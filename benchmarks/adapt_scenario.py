@@ -54,10 +54,12 @@ class _Degrade:
 
     def __init__(self, directory: str, link: str, at: int) -> None:
         self.directory, self.link, self.at, self.when = directory, link, at, None
+        self.seen: dict[int, float] = {}  # step -> when the job reported it (monotonic seconds)
 
     def __call__(self, info) -> None:
         import runners.testbed as tb
 
+        self.seen[info.step] = time.monotonic()
         if self.when is None and self.at and info.step >= self.at:
             tb.shape(self.directory, links=[self.link])
             self.when = time.monotonic()
@@ -79,9 +81,11 @@ def _train(model: str, spec: str, strategy: pathlib.Path, steps: int, ckpt: path
     finally:
         if restore:
             tb.shape(tb_dir, links=[restore])
+    seen = degrade.seen if degrade else {}
     return {"steps": history.steps, "step_times_s": history.step_times_s, "seconds": time.monotonic() - started,
             "adapt": history.adapt, "lines": lines,
-            "degraded_after_s": (degrade.when - started) if degrade and degrade.when else None}
+            "degraded_after_s": (degrade.when - started) if degrade and degrade.when else None,
+            "step_at_s": {str(k): v - started for k, v in sorted(seen.items())}}
 
 
 def _after(run: dict, start: int) -> float:
@@ -159,9 +163,16 @@ def _report(results: dict, args, out: pathlib.Path) -> None:
         print(f"| {name} | {before * 1e3:.2f} | {_after(r, at) * 1e3:.2f} | {_after(r, settled) * 1e3:.2f} | "
               f"{_after(r, settled) / ref:.2f} | {r['seconds']:.0f} |")
     if switch is not None:
-        spent = sum(runs["adapt"]["step_times_s"][at:switch])
-        print(f"adapt: switched at step {switch} ({switch - at} steps after the change, {spent:.1f} s of steps); "
-              f"decisions: {[d['event'] for d in runs['adapt']['adapt']]}")
+        a = runs["adapt"]
+        stamps = {int(k): v for k, v in a["step_at_s"].items()}
+        at_ckpt = next((int(line.split("resuming at step ")[1].split()[0]) for line in a["lines"]
+                        if "resuming at step " in line), switch)
+        resumed = min((k for k in stamps if k > at_ckpt), default=None)
+        took = stamps[resumed] - a["degraded_after_s"] if resumed is not None else float("nan")
+        plan = next(d for d in a["adapt"] if d["event"] == "switch")
+        print(f"adapt: the change seen {plan['step'] - at} steps after it; re-planning {plan['replanning_s']:.1f} s; "
+              f"the new strategy's first step {took:.1f} s after the change (detection, re-planning, checkpoint, "
+              f"build); decisions: {[d['event'] for d in a['adapt']]}")
     else:
         print(f"adapt: no switch; decisions: {[d['event'] for d in runs['adapt']['adapt']]}")
     stable = results["stable"]

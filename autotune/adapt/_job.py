@@ -173,11 +173,13 @@ def adaptive_train(traced, strategy: Strategy, cluster, planner: Planner, *, ste
     return result, decisions
 
 
+def strategy_key(s: Strategy) -> tuple:
+    """What a strategy does: every variable's synchronization and the replicas (its id and provenance aside)."""
+    return tuple(n.SerializeToString(deterministic=True) for n in s.proto.node_config), tuple(s.replicas)
+
+
 def same_strategy(a: Strategy, b: Strategy) -> bool:
-    """The same synchronization of every variable on the same replicas (ids and provenance aside)."""
-    def key(s: Strategy) -> tuple:
-        return tuple(n.SerializeToString(deterministic=True) for n in s.proto.node_config), tuple(s.replicas)
-    return key(a) == key(b)
+    return strategy_key(a) == strategy_key(b)
 
 
 def _write_decisions(out: pathlib.Path, decisions: list[Decision]) -> None:

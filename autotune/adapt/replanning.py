@@ -17,6 +17,7 @@ from typing import Callable
 
 import optuna
 
+from autotune.adapt._job import strategy_key
 from autotune.calibration import current_costs, stored_calibration
 from autotune.tuner._pipeline import make_space
 from runners.calibrate import Prober
@@ -132,7 +133,11 @@ class Replanner:
         scored = [(label, s, params, scorer.predict(s).step_time_s) for label, s, params in self.pool
                   if label not in self.rejected]
         scored += self._round(scorer, [params for *_, params, _ in sorted(scored, key=lambda r: r[3]) if params])
-        ranked = sorted((Ranked(label, s, t * factor) for label, s, _, t in scored), key=lambda r: r.predicted_s)
+        ranked, seen = [], set()
+        for label, s, _, t in sorted(scored, key=lambda r: r[3]):
+            if (key := strategy_key(s)) not in seen:  # a trial the search also measured, a builder it drew
+                seen.add(key)
+                ranked.append(Ranked(label, s, t * factor))
         links = {k: float(v) for k, v in self.calibration.link_bandwidth_gbit.items()}
         links |= {f"{a}|*": float(v) for a, v in self.calibration.node_bandwidth_gbit.items()}
         return Plan(links_gbit=links, current_predicted_s=raw * factor, factor=factor, ranked=ranked)

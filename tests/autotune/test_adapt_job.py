@@ -102,6 +102,7 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
     link of the running cluster between two calls of the job, ranks the candidates on the refitted model, and the
     job reaches its last step whatever it decides: the probes' variables are freed without closing its session."""
     from autotune.adapt import adaptive_train
+    from autotune.adapt._job import strategy_key
     from autotune.adapt.replanning import ROUND_TRIALS, open_replanner
     from runners.cluster import start_cluster
     from space.builders import aliases, build_strategy
@@ -127,6 +128,8 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
     assert 0.5 <= plan["factor"] <= 2.0 and len(plan["candidates"]) == 5
     predicted = [c["predicted_ms"] for c in plan["candidates"]]
     assert predicted == sorted(predicted)
+    ranked = planner.plan(start, 0.01, [])  # the same candidates again: each strategy once, whatever its sources
+    assert len({repr(strategy_key(r.strategy)) for r in ranked.ranked}) == len(ranked.ranked)
     assert decisions[0].detail["best"] == plan["candidates"][0]["strategy"]
     assert ROUND_TRIALS > 0 and plan["seconds"] > 0
 
