@@ -74,9 +74,9 @@ def run(args) -> int:
           + (f"checkpoint {history.checkpoint}" if history.checkpoint else "no checkpoint (--checkpoint DIR)"))
     if args.adapt:
         switches = [d for d in history.adapt if d["event"] in ("switch", "back")]
-        print(f"adapt: {sum(d['event'] == 'change' or 'change' in d for d in history.adapt)} change(s) seen, "
-              f"{len(switches)} switch(es)" + "".join(f"; step {d['step']}: {d['event']} to "
-                                                      f"{d.get('best') or d.get('replaced')}" for d in switches))
+        moves = "".join(f"; step {d['step']}: {d['event']} to {d.get('best') or d.get('replaced')}" for d in switches)
+        print(f"adapt: {sum('change' in d for d in history.adapt)} change(s) seen, {len(switches)} switch(es)"
+              + moves)
     return 0
 
 
