@@ -81,3 +81,15 @@ def from_cluster_probes(d) -> Measurements:
     fields["chain_hops"] = tuple(d.get("chain_hops") or (0, 0))
     fields["chain_s"] = {k: tuple(v) for k, v in (d.get("chain_s") or {}).items()}
     return Measurements(**fields)
+
+
+def grows(sizes: list[int], seconds: list[float]) -> bool:
+    """Whether the time grows with message size: the slope of the least-squares line is positive (what an
+    alpha-beta fit needs to read a bandwidth)."""
+    import numpy as np
+
+    return bool(np.polyfit(sizes, seconds, 1)[0] > 0)
+
+
+def ms_list(seconds: list[float]) -> str:
+    return ", ".join(f"{x * 1e3:.2f}" for x in seconds) + " ms"

@@ -41,9 +41,7 @@ import statistics
 import time
 from typing import Callable
 
-import numpy as np
-
-from runners._measurements import LinkTiming, Measurements
+from runners._measurements import LinkTiming, Measurements, grows, ms_list
 from runners._watched import run_with_timeout
 from runners.cluster import start_cluster
 from runners.profile import copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks
@@ -129,13 +127,13 @@ class Prober:
         t = self._timed(g, fetches)
         secs = [t[s] for s in sizes]
         floor = None
-        if not _grows(sizes, secs):  # the largest message took no longer than the smallest: a fast link for these
+        if not grows(sizes, secs):  # the largest message took no longer than the smallest: a fast link for these
             repeats = LINK_RETRY_FACTOR * self.repeats
             self.say(f"link {self.addresses[src]} -> {self.addresses[dst]}: time did not grow with message size "
-                     f"({_ms(secs)}); again with {repeats} runs")
+                     f"({ms_list(secs)}); again with {repeats} runs")
             t = self._timed(g, fetches, repeats)
             secs = [t[s] for s in sizes]
-            if not _grows(sizes, secs):
+            if not grows(sizes, secs):
                 floor = self._link_floor(src, dst, max(sizes), t[max(sizes)] - t["tiny"])
         return LinkTiming(self.addresses[src], self.addresses[dst], list(sizes), secs, t["base"], tiny_s=t["tiny"],
                           floor_gbit=floor)
@@ -379,8 +377,7 @@ class Prober:
         return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians, rounds, per_call
 
     def free(self) -> None:
-        """Destroy the probe variables made so far and leave every session open: :meth:`reset` closes all the
-        sessions on the servers, a training job's among them."""
+        """Destroy the probe variables made so far, every session left open (:meth:`reset` closes a job's too)."""
         import tensorflow as tf
 
         if not self._made:
@@ -501,12 +498,3 @@ def run_calibration(spec, *, sizes: list[int], repeats: int = 5, rpc_tensors: in
         raise RunError("no link was measured")
     return m, inventory
 
-
-def _grows(sizes: list[int], seconds: list[float]) -> bool:
-    """Whether the time grows with message size: the slope of the least-squares line is positive (what an
-    alpha-beta fit needs to read a bandwidth)."""
-    return bool(np.polyfit(sizes, seconds, 1)[0] > 0)
-
-
-def _ms(seconds: list[float]) -> str:
-    return ", ".join(f"{x * 1e3:.2f}" for x in seconds) + " ms"
