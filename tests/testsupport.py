@@ -1,4 +1,4 @@
-"""Small helpers shared by the tests (imported as ``testsupport``): processes and network namespaces."""
+"""Small helpers shared by the tests (imported as ``testsupport``): processes, network namespaces, checkpoints."""
 from __future__ import annotations
 
 import os
@@ -130,3 +130,31 @@ def connects_as(user, address: str, port: int, netns: str | None = None) -> bool
         return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
     except subprocess.TimeoutExpired:  # dropped rather than refused
         return False
+
+
+def rel_err(a, b) -> float:
+    """The largest difference of ``a`` from ``b`` over ``b``'s largest magnitude."""
+    import numpy as np
+
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12))
+
+
+def worst_checkpoint_error(ckpt, traced, want: dict, reference) -> tuple[str, float]:
+    """The newest checkpoint in ``ckpt`` against single-device training: the variable or optimizer slot furthest
+    from it and its relative error. ``want``: the reference's variables; ``reference``: the Keras optimizer that
+    trained it (its slots)."""
+    import json
+
+    import numpy as np
+
+    from runners.train import keras_optimizer, load_checkpoint
+
+    index = json.loads((ckpt / "train.json").read_text())
+    saved = np.load(ckpt / index["variables"])
+    errors = {n: rel_err(saved[f"trainable/{n}"], want[n]) for n in want}
+    restored = keras_optimizer(load_checkpoint(ckpt), traced)
+    errors.update({f"slot {v.name}": rel_err(v.numpy(), w.numpy())
+                   for v, w in zip(restored.variables, reference.variables)})
+    worst = max(errors, key=errors.get)
+    return worst, errors[worst]

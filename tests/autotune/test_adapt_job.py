@@ -9,13 +9,10 @@ import numpy as np
 import pytest
 
 from testpaths import CLUSTERS, MODELS
+from testsupport import worst_checkpoint_error
 
 EXACT = 1e-5
 
-
-def _rel_err(a, b) -> float:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12))
 
 
 class _Scripted:
@@ -58,7 +55,6 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
     variable and optimizer slot equals single-device training's."""
     from autotune.adapt import adaptive_train
     from runners.cluster import start_cluster
-    from runners.train import keras_optimizer, load_checkpoint
     from runners.transform._optimizer import Optimizer
     from runners.transform._reference import reference_train
     from space.builders import build_strategy
@@ -86,13 +82,8 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
     index = json.loads((ckpt / "train.json").read_text())
     assert index["step"] == steps and [d["event"] for d in index["adapt"]] == ["switch", "back"]
     assert list((tmp_path / "logs" / "adapt").glob("events.out.tfevents.*"))  # the decisions, for TensorBoard
-    saved = np.load(ckpt / index["variables"])
-    errors = {n: _rel_err(saved[f"trainable/{n}"], want[n]) for n in want}
-    restored = keras_optimizer(load_checkpoint(ckpt), traced)
-    errors.update({f"slot {v.name}": _rel_err(v.numpy(), w.numpy())
-                   for v, w in zip(restored.variables, reference.variables)})
-    worst = max(errors, key=errors.get)
-    assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
+    worst, error = worst_checkpoint_error(ckpt, traced, want, reference)
+    assert error <= EXACT, f"{worst}: relative error {error:.3g}"
     assert np.allclose(result.losses, losses, rtol=1e-4)
 
 

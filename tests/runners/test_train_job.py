@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from testpaths import CLUSTERS, MODELS, ROOT
+from testsupport import rel_err, worst_checkpoint_error
 
 pytestmark = pytest.mark.slow
 
@@ -22,10 +23,6 @@ SPEC = CLUSTERS / "localhost.yml"
 TEST_MODELS = ROOT / "tests" / "runners" / "transform" / "models"
 EXACT = 1e-5
 
-
-def rel_err(a, b) -> float:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12))
 
 
 def _build(model, alias, out, cache_dir) -> pathlib.Path:
@@ -80,7 +77,6 @@ def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, fi
     """Killed with SIGKILL (the driver, then, with ``server``, a server of the resumed run), resumed under another
     strategy after the first kill: after ``steps`` steps in all, the variables and every optimizer slot (moments,
     accumulators, step counts) equal uninterrupted training's."""
-    from runners.train import keras_optimizer, load_checkpoint
     from runners.transform._optimizer import Optimizer
     from runners.transform._reference import reference_train
     from space.model import trace_step
@@ -100,16 +96,11 @@ def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, fi
     assert any(f"resumed at step {k * every}" in out for k in ((2, 3) if server else (1, 2)))
     index = json.loads((ckpt / "train.json").read_text())
     assert index["step"] == steps
-    saved = np.load(ckpt / index["variables"])
     traced = trace_step(model)
     reference = Optimizer(traced.optimizer, traced.keras_optimizer).keras()
     want, _, _ = reference_train(traced, 2, steps, optimizer=reference)
-    errors = {n: rel_err(saved[f"trainable/{n}"], want[n]) for n in want}
-    restored = keras_optimizer(load_checkpoint(ckpt), traced)
-    errors.update({f"slot {v.name}": rel_err(v.numpy(), w.numpy())
-                   for v, w in zip(restored.variables, reference.variables)})
-    worst = max(errors, key=errors.get)
-    assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
+    worst, error = worst_checkpoint_error(ckpt, traced, want, reference)
+    assert error <= EXACT, f"{worst}: relative error {error:.3g}"
 
 
 def test_checkpoint_slots_are_the_single_device_optimizers(tmp_path, cache_dir):
