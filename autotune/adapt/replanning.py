@@ -17,6 +17,7 @@ from typing import Callable
 
 import optuna
 
+from autotune._signals import deferred_interrupts
 from autotune.adapt._job import strategy_key
 from autotune.calibration import current_costs, stored_calibration
 from autotune.tuner._pipeline import make_space
@@ -151,13 +152,15 @@ class Replanner:
         out = []
 
         def objective(trial: optuna.Trial) -> float:
+            held.check()
             strategy = self.space.suggest(trial)
             validate(strategy, self.inventory, self.spec, source=f"re-planning trial {trial.number}")
             t = scorer.predict(strategy).step_time_s
             out.append((f"re-planned {trial.number}", strategy, None, t))
             return t
 
-        study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError, StrategyError))
+        with deferred_interrupts() as held:
+            study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError, StrategyError))
         return out
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import optuna
 
+from autotune._signals import deferred_interrupts
 from autotune.tuner import _study
 from autotune.tuner._types import Candidate
 from space.validate import validate
@@ -79,6 +80,7 @@ def simulate(space, scorer, dists, journal, cfg, *, multi: bool, progress, round
     state = {"best": best, "pruned": sum(r["state"] == PRUNED for r in records)}
 
     def objective(trial: optuna.Trial):
+        held.check()  # a safe point: Optuna records this trial as failed and lets the interrupt through
         strategy = space.suggest(trial)
         validate(strategy, space.inventory, space.cluster, source=f"trial {trial.number}")
         pred = scorer.predict(strategy)
@@ -111,20 +113,22 @@ def simulate(space, scorer, dists, journal, cfg, *, multi: bool, progress, round
     interrupted = False
     progress.start(max(0, cfg.trials - len(records)), "simulated")
     try:
-        for round_index in range(10**6):
-            remaining = cfg.trials - len(records)
-            left_s = None if cfg.time_budget_s is None else cfg.time_budget_s - (time.monotonic() - started)
-            if remaining <= 0 or (left_s is not None and left_s <= 0):
-                break
-            seed = None if cfg.seed is None else cfg.seed + round_index
-            study = optuna.create_study(directions=["minimize", "minimize"] if multi else ["minimize"],
-                                        sampler=_study.make_sampler(cfg.sampler, seed))
-            done = sorted((r for r in records if r["state"] == COMPLETE), key=lambda r: r["predicted_s"])
-            keep = done[:history] + [r for r in done[history:] if r.get("builders")]
-            study.add_trials([_frozen(r, dists, multi) for r in keep])
-            if not any(r.get("builders") for r in records):
-                space.enqueue_builders(study)
-            study.optimize(objective, n_trials=min(round_size, remaining), timeout=left_s, callbacks=[finished])
+        with deferred_interrupts() as held:
+            for round_index in range(10**6):
+                held.check()
+                remaining = cfg.trials - len(records)
+                left_s = None if cfg.time_budget_s is None else cfg.time_budget_s - (time.monotonic() - started)
+                if remaining <= 0 or (left_s is not None and left_s <= 0):
+                    break
+                seed = None if cfg.seed is None else cfg.seed + round_index
+                study = optuna.create_study(directions=["minimize", "minimize"] if multi else ["minimize"],
+                                            sampler=_study.make_sampler(cfg.sampler, seed))
+                done = sorted((r for r in records if r["state"] == COMPLETE), key=lambda r: r["predicted_s"])
+                keep = done[:history] + [r for r in done[history:] if r.get("builders")]
+                study.add_trials([_frozen(r, dists, multi) for r in keep])
+                if not any(r.get("builders") for r in records):
+                    space.enqueue_builders(study)
+                study.optimize(objective, n_trials=min(round_size, remaining), timeout=left_s, callbacks=[finished])
     except KeyboardInterrupt:
         interrupted = True
     finally:
