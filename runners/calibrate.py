@@ -44,7 +44,8 @@ from typing import Callable
 from runners._measurements import LinkTiming, Measurements, grows, ms_list
 from runners._watched import run_with_timeout
 from runners.cluster import start_cluster
-from runners.profile import copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks
+from runners.profile import (copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks,
+                             turn_samples)
 from runners.transform import TrainingJob, closed_together, graphs_ahead
 from runners.transform._optimizer import Optimizer
 from space.anchors import PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, anchor_strategies
@@ -336,6 +337,9 @@ class Prober:
         a sample being one call's seconds over its steps: the steps the cost model is fitted to are the steps it
         predicts, whose call's own cost is spread over the call's steps.
 
+        A slow model's jobs take fewer samples (:func:`runners.profile.turn_samples`): one-second steps would make
+        the turns alone last minutes.
+
         Head to head: every job is built and warmed up first, then they take turns, ``rounds_per_pass * passes``
         rounds of a few steps each, each round starting one job later, so the machine's drift over the minutes
         this takes falls on every anchor alike and cancels in the differences that set the costs. Run one after
@@ -362,16 +366,23 @@ class Prober:
         with (contextlib.nullcontext(left_open) if left_open is not None else closed_together() as jobs,
               graphs_ahead(traced, self.cluster, [r[1:] for r in runs],
                            copies=copies_ahead(steps * passes)) as graphs):
+            call_s = 0.0  # the seconds of one sample of every job: a call of each
             for (name, strategy, sync, update), graph in zip(runs, graphs):
                 self.say(f"model step, {name}: building its job, {warmup} warm-up step(s)")
                 job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s, synchronize=sync,
                                   update=update, graph=graph.result(), on_build=self.say)
                 jobs.append(job)
-                settle_steps_per_call(job, job.run(warmup), steps * passes)
-            times = take_turns(jobs, steps * passes, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
+                warm = job.run(warmup)
+                k = settle_steps_per_call(job, warm, steps * passes)
+                call_s += k * statistics.median(warm[1:] or warm) if warm else 0.0
+            samples = turn_samples(steps * passes, call_s)
+            if samples < steps * passes:
+                self.say(f"model steps: {samples} samples of each job, not {steps * passes}: a sample of every job "
+                         f"takes {call_s:.1f} s")
+            times = take_turns(jobs, samples, rounds_per_pass * passes, progress=lambda k, rounds, n: self.say(
                 f"model steps, round {k}/{rounds}: {n} step(s) of each of {len(jobs)}, taking turns"))
         medians = {name: statistics.median(t) for (name, *_), t in zip(runs, times)}
-        chunks = turn_chunks(steps * passes, rounds_per_pass * passes)
+        chunks = turn_chunks(samples, rounds_per_pass * passes)
         rounds = {name: round_means(t, chunks) for (name, *_), t in zip(runs, times) if name in strategies}
         per_call = {name: job.steps_per_call for (name, *_), job in zip(runs, jobs)}
         return medians.pop("alone"), medians.pop("nosync"), medians.pop("noupdate"), medians, rounds, per_call

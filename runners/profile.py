@@ -68,6 +68,10 @@ def _quantile(xs: list[float], q: float) -> float:
 # fewer timed samples than this: one step per call. Choosing k runs probe calls of its own and builds k copies of
 # the step's graph (about 50 ms each), more than a profile this short measures; such a profile is a smoke check
 CHOOSE_MIN_STEPS = 10
+# seconds the model's jobs may spend taking turns before their samples are cut (to MIN_TURN_SAMPLES at least): a
+# one-second step would otherwise time 13 jobs x 10 samples, over two minutes of a first answer wanted in five
+TURNS_S = 60.0
+MIN_TURN_SAMPLES = 4
 
 
 def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: int | None = None) -> int:
@@ -154,6 +158,15 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
+
+
+def turn_samples(samples: int, call_s: float) -> int:
+    """The samples of each job that a calibration's model steps (``runners.calibrate.Prober.model_steps``) time in
+    turns: ``samples``, fewer where a sample of every job (``call_s`` seconds) would make the turns last over
+    ``TURNS_S``, but at least ``MIN_TURN_SAMPLES``."""
+    if call_s <= 0:
+        return samples
+    return max(min(samples, MIN_TURN_SAMPLES), min(samples, int(TURNS_S / call_s)))
 
 
 def turn_chunks(steps: int, rounds: int) -> list[int]:

@@ -34,6 +34,9 @@ class TrainingJob:
     PROBE_STEPS_PER_CALL = 4  # choose_steps_per_call times calls of this many steps (of its cap, where that is low)
     PROBE_AT_CAP = 8  # a cap up to this is probed at the cap itself (see choose_steps_per_call)
     PROBE_CALLS = 5  # the first of them builds the executors and is not counted
+    # a call's own cost over the no-op call's (call_overhead_s) it is taken to be at most, to bound the steps per call
+    # a step could want before probing: measured at 2-3x on loopback
+    CALL_OVER_NOOP = 4.0
 
     # a call of a kind the servers have not run yet builds its executors first, outside TensorFlow's step timeout: the
     # watchdog allows this much more for it (64 copies of the recommender's PS step took 51 s to build on the 3-host
@@ -134,21 +137,35 @@ class TrainingJob:
         (fetches, the servers' threads waking up), 2-3 times as much on loopback. ``most`` caps it (default
         ``MAX_STEPS_PER_CALL``). A cap of at most ``PROBE_AT_CAP`` is probed at the cap itself: a step of a few
         milliseconds wants the cap, which then keeps the probe's copies and executors instead of building both
-        again (each build of a call length costs seconds on the servers, and a calibration builds ten jobs).
+        again (each build of a call length costs seconds on the servers, and a calibration builds ten jobs). A step
+        long enough that even ``CALL_OVER_NOOP`` no-op calls are a small share of it lowers the cap to what it could
+        want (:meth:`most_wanted`), down to one step per call without a probe.
         """
         self.probe_steps = 0
         if self.graph.mode != "lockstep":
             return self.set_steps_per_call(1)
-        cap = most or self.MAX_STEPS_PER_CALL
+        floor = self.call_overhead_s()
+        cap = min(most or self.MAX_STEPS_PER_CALL, self.most_wanted(step_s, floor))
+        if cap == 1:
+            return self.set_steps_per_call(1)
         k0 = self.set_steps_per_call(self.probe_length(cap))
         calls = self.run(self.PROBE_CALLS * k0, on_step=on_step)[::k0][1:]  # the first call builds the executors
         self.probe_steps = self.PROBE_CALLS * k0
         per_step = statistics.median(calls)
-        overhead = max((step_s - per_step) * k0 / (k0 - 1), self.call_overhead_s())
+        overhead = max((step_s - per_step) * k0 / (k0 - 1), floor)
         compute = max(per_step - overhead / k0, 1e-6)
         k = math.ceil(overhead / (self.CALL_SHARE * compute))
-        # a power of two: two runs whose noisy estimates differ by less than 2x choose alike
-        return self.set_steps_per_call(min(1 << max(0, k - 1).bit_length(), cap))
+        return self.set_steps_per_call(min(_power_of_two(k), cap))
+
+    def most_wanted(self, step_s: float, floor: float) -> int:
+        """The most steps per call a step of ``step_s`` seconds (a warm one-step call) could want, a call's own
+        cost taken at ``CALL_OVER_NOOP`` times ``floor``, a no-op call's (:meth:`call_overhead_s`): a slow step's
+        probe calls would cost many steps' time (five calls of eight one-second steps are 40 s) to confirm what its
+        one-step call already shows."""
+        bound = self.CALL_OVER_NOOP * floor
+        if step_s <= 2 * bound:
+            return self.MAX_STEPS_PER_CALL
+        return _power_of_two(math.ceil(bound / (self.CALL_SHARE * (step_s - bound))))
 
     def probe_length(self, cap: int | None = None) -> int:
         """The steps of each probe call :meth:`choose_steps_per_call` runs under ``cap``."""
@@ -346,3 +363,9 @@ def closed_together() -> Iterator[list]:
             t.start()
         for t in threads:
             t.join()
+
+
+def _power_of_two(k: int) -> int:
+    """The least power of two >= ``k`` (1 for k <= 1): two runs whose noisy estimates differ by less than 2x choose
+    alike."""
+    return 1 << max(0, k - 1).bit_length()

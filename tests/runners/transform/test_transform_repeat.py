@@ -96,6 +96,26 @@ def test_a_low_cap_is_probed_at_the_cap(cluster, spec, traced):
         assert job.steps_done == [3 + job.probe_steps + (0 if k == cap else k)] * 2
 
 
+def test_a_slow_step_is_not_probed_for_steps_per_call(cluster, spec, traced):
+    """A one-step call far longer than any call's own cost shows one step per call is enough: no probe calls (five
+    calls of eight steps would cost a one-second step 40 s), no executors of another call length. A step in between
+    is probed only up to what it could want."""
+    from runners.transform import TrainingJob
+
+    t, inv = traced("mlp")
+    with TrainingJob(t, build_strategy("all_reduce", inv, spec), cluster, step_timeout_s=60) as job:
+        job.run(2)
+        floor = job.call_overhead_s()
+        slow = 100 * job.CALL_OVER_NOOP * floor / job.CALL_SHARE
+        assert job.most_wanted(slow, floor) == 1
+        assert job.choose_steps_per_call(slow) == 1
+        assert job.probe_steps == 0 and job.built_calls == {1} and job.steps_done == [2] * 2
+        # a step at 1.5 x the bound over a 2% share wants at most 2-4 steps per call
+        middle = job.CALL_OVER_NOOP * floor * (1 + 1 / (1.5 * job.CALL_SHARE))
+        assert 2 <= job.most_wanted(middle, floor) <= 4
+        assert job.most_wanted(job.CALL_OVER_NOOP * floor, floor) == job.MAX_STEPS_PER_CALL
+
+
 def test_a_graph_built_ahead_in_another_thread_trains_as_one_built_in_place(cluster, spec, traced):
     """Calibrate builds each job's graph, with its copies, in a thread while the last job runs."""
     import concurrent.futures
