@@ -44,8 +44,8 @@ from typing import Callable
 from runners._measurements import LinkTiming, Measurements, grows, ms_list
 from runners._watched import run_with_timeout
 from runners.cluster import start_cluster
-from runners.profile import (copies_ahead, round_means, settle_steps_per_call, take_turns, turn_chunks,
-                             turn_samples)
+from runners.profile import (copies_ahead, round_means, samples_within, settle_steps_per_call, take_turns,
+                             turn_chunks, warm_step)
 from runners.transform import TrainingJob, closed_together, graphs_ahead
 from runners.transform._optimizer import Optimizer
 from space.anchors import PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, anchor_strategies
@@ -62,6 +62,7 @@ CONTAINER = "autotune-calibrate"
 CHAIN_EXTRA = 10  # round trips the long latency chain adds to the short one
 COLLECTIVES = 16  # independent tiny all-reduces of the per-collective overhead probe
 LINK_RETRY_FACTOR = 4  # a link whose time does not grow with message size is timed again with this many times the runs
+TURNS_S = 60.0  # the most seconds the model's jobs take turns for (fewer samples where a step is slow)
 UPDATE_REPEATS = 20  # runs of the optimizer-update probe (its median moved 25% over 5 runs on a busy machine)
 
 
@@ -337,8 +338,8 @@ class Prober:
         a sample being one call's seconds over its steps: the steps the cost model is fitted to are the steps it
         predicts, whose call's own cost is spread over the call's steps.
 
-        A slow model's jobs take fewer samples (:func:`runners.profile.turn_samples`): one-second steps would make
-        the turns alone last minutes.
+        A slow model's jobs take fewer samples, to fit the turns in ``TURNS_S``
+        (:func:`runners.profile.samples_within`): one-second steps would make them last minutes.
 
         Head to head: every job is built and warmed up first, then they take turns, ``rounds_per_pass * passes``
         rounds of a few steps each, each round starting one job later, so the machine's drift over the minutes
@@ -374,8 +375,8 @@ class Prober:
                 jobs.append(job)
                 warm = job.run(warmup)
                 k = settle_steps_per_call(job, warm, steps * passes)
-                call_s += k * statistics.median(warm[1:] or warm) if warm else 0.0
-            samples = turn_samples(steps * passes, call_s)
+                call_s += k * warm_step(warm)
+            samples = samples_within(steps * passes, call_s, TURNS_S)
             if samples < steps * passes:
                 self.say(f"model steps: {samples} samples of each job, not {steps * passes}: a sample of every job "
                          f"takes {call_s:.1f} s")

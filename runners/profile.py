@@ -68,10 +68,8 @@ def _quantile(xs: list[float], q: float) -> float:
 # fewer timed samples than this: one step per call. Choosing k runs probe calls of its own and builds k copies of
 # the step's graph (about 50 ms each), more than a profile this short measures; such a profile is a smoke check
 CHOOSE_MIN_STEPS = 10
-# seconds the model's jobs may spend taking turns before their samples are cut (to MIN_TURN_SAMPLES at least): a
-# one-second step would otherwise time 13 jobs x 10 samples, over two minutes of a first answer wanted in five
-TURNS_S = 60.0
-MIN_TURN_SAMPLES = 4
+# the fewest samples a slow step's timing is cut to (samples_within)
+MIN_SAMPLES = 5
 
 
 def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: int | None = None) -> int:
@@ -102,7 +100,7 @@ def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
 
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | None = None,
-                     on_build: Callable[[str], None] | None = None) -> ProfileResult:
+                     on_build: Callable[[str], None] | None = None, within_s: float | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
     steps each: each sample is a call's seconds over its steps.
 
@@ -115,6 +113,8 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
             training, when ``steps >= CHOOSE_MIN_STEPS`` (else 1); 1 times every call of one step (threads mode
             always does).
         on_build: told every few seconds while the servers build a call's executors (``TrainingJob``).
+        within_s: time fewer samples where ``steps`` of them would take longer than this, as the warm-up's steps
+            tell (:func:`samples_within`); ``None`` times ``steps``.
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
@@ -123,7 +123,9 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
                        f"{steps_per_call=})")
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build) as job:
         losses: list[float] = []
-        k = settle_steps_per_call(job, job.run(warmup) if warmup else [], steps, steps_per_call)
+        warm = job.run(warmup) if warmup else []
+        k = settle_steps_per_call(job, warm, steps, steps_per_call)
+        steps = samples_within(steps, k * warm_step(warm), within_s)
         times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
@@ -132,7 +134,8 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | list | None = None,
-                     on_build: Callable[[str], None] | None = None) -> list[ProfileResult]:
+                     on_build: Callable[[str], None] | None = None,
+                     within_s: float | None = None) -> list[ProfileResult]:
     """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
     ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
 
@@ -143,7 +146,7 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     Every job lives until the comparison ends (each in its own resource container), so the servers hold all
     of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does, or
     given (one for all, or a list with one per strategy, ``None`` where to choose); a sample is one call's seconds
-    over its steps.
+    over its steps. ``within_s``: fewer samples where the turns would take longer (:func:`samples_within`).
     """
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
@@ -151,22 +154,31 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     with (closed_together() as jobs,
           graphs_ahead(traced, cluster, [(s, True, True) for s in strategies],
                        copies=max(copies_ahead(steps, k) for k in each)) as graphs):
+        call_s = 0.0  # one sample of every job: a call of each
         for s, graph, k in zip(strategies, graphs, each):
             jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s, graph=graph.result(),
                                     on_build=on_build))
-            settle_steps_per_call(jobs[-1], jobs[-1].run(warmup) if warmup else [], steps, k)
+            warm = jobs[-1].run(warmup) if warmup else []
+            call_s += settle_steps_per_call(jobs[-1], warm, steps, k) * warm_step(warm)
+        steps = samples_within(steps, call_s, within_s)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
         return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
 
 
-def turn_samples(samples: int, call_s: float) -> int:
-    """The samples of each job that a calibration's model steps (``runners.calibrate.Prober.model_steps``) time in
-    turns: ``samples``, fewer where a sample of every job (``call_s`` seconds) would make the turns last over
-    ``TURNS_S``, but at least ``MIN_TURN_SAMPLES``."""
-    if call_s <= 0:
+def samples_within(samples: int, sample_s: float, within_s: float | None) -> int:
+    """``samples``, fewer where taking them (``sample_s`` seconds each: a call of every job that takes turns) would
+    last over ``within_s``, but at least ``MIN_SAMPLES``. A one-second step timed as the bundled examples are (20
+    samples per candidate, a calibration's 13 jobs x 10 in turns) would spend minutes of a first answer wanted in
+    five on samples that a few already pin down."""
+    if within_s is None or sample_s <= 0:
         return samples
-    return max(min(samples, MIN_TURN_SAMPLES), min(samples, int(TURNS_S / call_s)))
+    return max(min(samples, MIN_SAMPLES), min(samples, int(within_s / sample_s)))
+
+
+def warm_step(warm: list[float]) -> float:
+    """A step's seconds from the warm-up's one-step calls (the first builds the executors); 0 without any."""
+    return statistics.median(warm[1:] or warm) if warm else 0.0
 
 
 def turn_chunks(steps: int, rounds: int) -> list[int]:

@@ -9,6 +9,10 @@ from space.errors import RunError, failure_line
 from space.model import trace_step
 
 CONFIRM_ROUNDS = 10  # turns of the confirmation's head-to-head (each a chunk of confirm_steps / 10 steps)
+# the most seconds a candidate's timed steps, and the head-to-head's turns, take: a slow step gets fewer samples
+# (runners.profile.samples_within), the examples' steps all of theirs
+PROFILE_S = 10.0
+CONFIRM_S = 60.0
 
 
 class ClusterProfiler:
@@ -25,7 +29,7 @@ class ClusterProfiler:
 
     def profile(self, strategy) -> Measurement:
         r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup,
-                             on_build=self.on_build)
+                             on_build=self.on_build, within_s=PROFILE_S)
         return result_measurement(r)
 
     def profile_together(self, strategies, steps_per_call=None) -> list[Measurement]:
@@ -33,7 +37,7 @@ class ClusterProfiler:
         # (SearchConfig resolves confirm_steps; take_turns caps the turns at the steps)
         rs = profile_together(self._traced, strategies, self._running, steps=self.cfg.confirm_steps,
                               warmup=self.cfg.warmup, rounds=CONFIRM_ROUNDS, on_build=self.on_build,
-                              steps_per_call=steps_per_call)
+                              steps_per_call=steps_per_call, within_s=CONFIRM_S)
         return [result_measurement(r) for r in rs]
 
     def __exit__(self, *exc) -> None:

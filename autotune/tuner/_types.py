@@ -75,10 +75,12 @@ class SearchConfig:
         True, "where no calibration is stored for the cluster, use the spec's nominal values instead of measuring "
               "a quick calibration first", flag="--no-calibrate")
     cache_dir: str | None = None
-    steps: int = option(20, "profiled steps per candidate (20)", type=count(1))
+    steps: int = option(20, "profiled steps per candidate (20; fewer, at least 5, where they would take over 10 s)",
+                        type=count(1))
     warmup: int = option(5, "warm-up steps per candidate (5)", type=count(0))
     confirm_steps: int | None = option(  # steps of each contender in the head-to-head (None: 3 x steps)
-        None, "timed steps of each contender in the head-to-head, in 10 turns (default 3 x --steps)", type=count(1),
+        None, "timed steps of each contender in the head-to-head, in 10 turns (default 3 x --steps; fewer, at least "
+        "5, where the turns would take over 60 s)", type=count(1),
         metavar="N")
     # a job's head-to-head median moves this much (relative) from one comparison to the next, beyond its steps'
     # spread: validate-simulator's pass-against-pass noise on the testbed, 1.4-2.6% MAPE over 17 runs

@@ -30,16 +30,15 @@ def test_the_turns_rounds_split_a_jobs_steps_as_take_turns_ran_them():
     assert round_means([1.0, 3.0, 2.0, 2.0, 4.0, 6.0, 8.0], [3, 2, 2]) == [2.0, 3.0, 7.0]
 
 
-def test_a_slow_models_turns_take_fewer_samples_not_more_time():
-    """Ten samples of 13 jobs whose calls take 1 s each would take 130 s: cut to what fits the turns' seconds, never
-    below the minimum; a fast model keeps all ten."""
-    from runners.profile import MIN_TURN_SAMPLES, TURNS_S, turn_samples
+def test_a_slow_step_takes_fewer_samples_not_more_time():
+    """Ten samples of 13 jobs whose calls take 1 s each would take 130 s: cut to what fits, never below the minimum;
+    a fast model, or no limit, keeps all ten."""
+    from runners.profile import MIN_SAMPLES, samples_within
 
-    assert turn_samples(10, 13 * 0.04) == 10
-    assert turn_samples(10, 13 * 1.0) == max(MIN_TURN_SAMPLES, int(TURNS_S / 13)) < 10
-    assert turn_samples(10, 13 * 10.0) == MIN_TURN_SAMPLES
-    assert turn_samples(3, 13 * 10.0) == 3 and turn_samples(10, 0.0) == 10
-    assert turn_samples(10, 13 * 1.0) * 13 * 1.0 <= max(TURNS_S, MIN_TURN_SAMPLES * 13 * 1.0)
+    assert samples_within(10, 13 * 0.04, 60.0) == 10 and samples_within(10, 13.0, None) == 10
+    assert samples_within(10, 6.0, 60.0) == 10 and samples_within(10, 6.1, 60.0) == 9
+    assert samples_within(10, 13.0, 60.0) == MIN_SAMPLES
+    assert samples_within(3, 130.0, 60.0) == 3 and samples_within(10, 0.0, 60.0) == 10
 
 
 @pytest.mark.parametrize("text,expected", [("256k,1m", [256 * 1024, MIB]), ("4m, 64KiB", [64 * 1024, 4 * MIB]),

@@ -55,3 +55,19 @@ def test_samples_of_several_steps_per_call(cluster, spec, traced):
     assert "4 calls of 3 steps" in r.summary()
     auto = profile_strategy(t, build_strategy("all_reduce", inv, spec), cluster, steps=4, warmup=3)
     assert auto.steps_per_call >= 1 and len(auto.step_times_s) == 4
+
+
+def test_a_step_too_slow_for_its_samples_gets_fewer(cluster, spec, traced):
+    """Where the warm-up's steps say the samples asked for would take longer than allowed, fewer are timed, but
+    never fewer than ``MIN_SAMPLES``; with room for all, all are, alone and taking turns."""
+    from runners.profile import MIN_SAMPLES, profile_strategy, profile_together
+
+    t, inv = traced("mlp")
+    s = build_strategy("all_reduce", inv, spec)
+    cut = profile_strategy(t, s, cluster, steps=12, warmup=2, steps_per_call=1, within_s=1e-6)
+    assert len(cut.step_times_s) == cut.steps == MIN_SAMPLES < 12
+    kept = profile_strategy(t, s, cluster, steps=12, warmup=2, steps_per_call=1, within_s=3600.0)
+    assert len(kept.step_times_s) == kept.steps == 12
+    both = profile_together(t, [s, build_strategy("ps", inv, spec)], cluster, steps=12, warmup=2, rounds=3,
+                            steps_per_call=1, within_s=1e-6)
+    assert [len(r.step_times_s) for r in both] == [MIN_SAMPLES] * 2
