@@ -213,7 +213,7 @@ def take_turns(jobs, steps: int, rounds: int, *, on_step: Callable[[int, float],
     order = range(len(jobs))
     for k, n in enumerate(chunks):
         if progress:
-            progress(k + 1, rounds, n)
+            progress(k + 1, len(chunks), n)
         shift = k % len(jobs)
         for i in [*order[shift:], *order[:shift]]:
             k = jobs[i].steps_per_call
