@@ -8,6 +8,15 @@ import pytest
 from autotune import _signals
 
 
+@pytest.fixture(autouse=True)
+def ctrl_c_raises():
+    """Ctrl-C as an interactive Python gets it: a process started in the background of a non-interactive shell (a
+    CI job, ``nohup``) inherits SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def test_interrupts_wait_for_the_safe_point():
     reached = []
     with pytest.raises(KeyboardInterrupt):
