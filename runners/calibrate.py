@@ -44,8 +44,7 @@ from typing import Callable
 from runners._measurements import LinkTiming, Measurements, grows, ms_list
 from runners._watched import run_with_timeout
 from runners.cluster import start_cluster
-from runners.profile import (copies_ahead, round_means, samples_within, settle_steps_per_call, take_turns,
-                             turn_chunks, warm_step)
+from runners.profile import copies_ahead, round_means, samples_within, take_turns, turn_chunks, warm_up
 from runners.transform import TrainingJob, closed_together, graphs_ahead
 from runners.transform._optimizer import Optimizer
 from space.anchors import PSGD_LARGE, PSGD_LARGE_COUNT, PSGD_SMALL, PSGD_SMALL_COUNT, anchor_strategies
@@ -322,7 +321,8 @@ class Prober:
         nodes = build_strategy("all_reduce", inventory, spec).nodes
         with TrainingJob(traced, Strategy.build(nodes, spec.replicas[:1]), self.cluster,
                          step_timeout_s=self.timeout_s, on_build=self.say) as job:
-            k = settle_steps_per_call(job, job.run(warmup), steps)
+            warm_up(job, warmup, steps)
+            k = job.steps_per_call
             return statistics.median(job.run(steps * k)[::k]), k
 
     def model_steps(self, traced, inventory, steps: int, warmup: int, passes: int = 2, rounds_per_pass: int = 5,
@@ -373,9 +373,7 @@ class Prober:
                 job = TrainingJob(traced, strategy, self.cluster, step_timeout_s=self.timeout_s, synchronize=sync,
                                   update=update, graph=graph.result(), on_build=self.say)
                 jobs.append(job)
-                warm = job.run(warmup)
-                k = settle_steps_per_call(job, warm, steps * passes)
-                call_s += k * warm_step(warm)
+                call_s += warm_up(job, warmup, steps * passes)
             samples = samples_within(steps * passes, call_s, TURNS_S)
             if samples < steps * passes:
                 self.say(f"model steps: {samples} samples of each job, not {steps * passes}: a sample of every job "

@@ -123,9 +123,8 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
                        f"{steps_per_call=})")
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build) as job:
         losses: list[float] = []
-        warm = job.run(warmup) if warmup else []
-        k = settle_steps_per_call(job, warm, steps, steps_per_call)
-        steps = samples_within(steps, k * warm_step(warm), within_s)
+        steps = samples_within(steps, warm_up(job, warmup, steps, steps_per_call), within_s)
+        k = job.steps_per_call
         times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
@@ -158,8 +157,7 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
         for s, graph, k in zip(strategies, graphs, each):
             jobs.append(TrainingJob(traced, s, cluster, step_timeout_s=step_timeout_s, graph=graph.result(),
                                     on_build=on_build))
-            warm = jobs[-1].run(warmup) if warmup else []
-            call_s += settle_steps_per_call(jobs[-1], warm, steps, k) * warm_step(warm)
+            call_s += warm_up(jobs[-1], warmup, steps, k)
         steps = samples_within(steps, call_s, within_s)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
@@ -176,9 +174,13 @@ def samples_within(samples: int, sample_s: float, within_s: float | None) -> int
     return max(min(samples, MIN_SAMPLES), min(samples, int(within_s / sample_s)))
 
 
-def warm_step(warm: list[float]) -> float:
-    """A step's seconds from the warm-up's one-step calls (the first builds the executors); 0 without any."""
-    return statistics.median(warm[1:] or warm) if warm else 0.0
+def warm_up(job, warmup: int, samples: int, steps_per_call: int | None = None) -> float:
+    """Run ``warmup`` one-step calls of ``job``, then :func:`settle_steps_per_call` for ``samples``; returns the
+    seconds a sample will take by the warm-up (a call of the chosen steps, each a warm one-step call's; the first
+    call builds the executors and is left out), 0 without a warm-up."""
+    warm = job.run(warmup) if warmup else []
+    k = settle_steps_per_call(job, warm, samples, steps_per_call)
+    return k * statistics.median(warm[1:] or warm) if warm else 0.0
 
 
 def turn_chunks(steps: int, rounds: int) -> list[int]:
