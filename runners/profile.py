@@ -167,8 +167,8 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
 def samples_within(samples: int, sample_s: float, within_s: float | None) -> int:
     """``samples``, fewer where taking them (``sample_s`` seconds each: a call of every job that takes turns) would
     last over ``within_s``, but at least ``MIN_SAMPLES``. A one-second step timed as the bundled examples are (20
-    samples per candidate, a calibration's 13 jobs x 10 in turns) would spend minutes of a first answer wanted in
-    five on samples that a few already pin down."""
+    samples per candidate, a calibration's ten jobs x 10 in turns) would spend minutes of a first answer wanted in
+    five on samples alone."""
     if within_s is None or sample_s <= 0:
         return samples
     return max(min(samples, MIN_SAMPLES), min(samples, int(within_s / sample_s)))
