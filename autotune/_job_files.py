@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import shlex
+import unicodedata
 from typing import Any
 
 from runners.cluster import JOB, server_args
@@ -20,6 +22,80 @@ from space.strategy import Strategy
 K8S_KINDS = ("job", "tfjob")
 MOUNT = "/etc/autotune"
 LABEL = "autotune.job"
+DEFAULT_NAME = "autotune-train"
+# Slurm accepts almost any job name, but the name also lands in `squeue` columns, log file patterns and the
+# `#SBATCH` line, whose own parser treats quotes, backslashes and `#` specially: a plain set keeps it one token.
+SLURM_NAME_MAX = 128
+_SLURM_NAME = re.compile(r"[A-Za-z0-9._-]+")
+_SLURM_NODE = re.compile(r"[A-Za-z0-9._-]+")  # a host name or IPv4 address, nothing `--nodelist` would expand
+DNS_LABEL_MAX = 63
+_DNS_1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+# A line break ends a script's comment early and a control character garbles a terminal: no path may hold one.
+# (Surrogates are the bytes of a file name that is not UTF-8, which no generated file can carry.)
+_PATH_UNSAFE = {"Cc", "Cs", "Zl", "Zp"}
+
+
+def _echo(value: str) -> str:
+    """``value`` on one line, quoted, its control characters escaped; a long one cut short, its length said."""
+    return repr(value) if len(value) <= 60 else f"{value[:40]!r}... ({len(value)} characters)"
+
+
+def _suggest(value: str, invalid: str, bound: int, first: str = "[^a-z0-9]+") -> str:
+    """A valid name near ``value``: lowercase, each run of ``invalid`` characters one '-', leading characters
+    that may not start a name dropped, cut to ``bound``; the default name where nothing is left."""
+    text = re.sub(invalid, "-", value.lower())
+    text = re.sub("^" + first, "", text)[:bound].rstrip("-._")
+    return text or DEFAULT_NAME[:bound]
+
+
+def check_slurm_name(name: str) -> str:
+    """``name`` if it is a Slurm job name this script writes as is, else :class:`BadInput`."""
+    if _SLURM_NAME.fullmatch(name) and len(name) <= SLURM_NAME_MAX:
+        return name
+    raise BadInput(f"a Slurm job name must be 1-{SLURM_NAME_MAX} characters of A-Z a-z 0-9 . _ - (no spaces, "
+                   f"quotes or control characters), but got {_echo(name)}", "--name",
+                   hint=f"--name {_suggest(name, r'[^a-z0-9._-]+', SLURM_NAME_MAX)}")
+
+
+def k8s_name_bound(kind: str, nodes: int) -> int:
+    """The longest name a job of ``nodes`` pods may have: its pods' names (an indexed Job's pod hostname
+    ``<name>-<i>``, a TFJob worker's Service ``<name>-worker-<i>``) must be DNS labels of at most 63 characters."""
+    return DNS_LABEL_MAX - len(_name_suffix(kind, nodes))
+
+
+def _name_suffix(kind: str, nodes: int) -> str:
+    return f"-{nodes - 1}" if kind == "job" else f"-worker-{nodes - 1}"
+
+
+def check_k8s_name(name: str, kind: str, nodes: int) -> str:
+    """``name`` if it is a DNS-1035 label short enough for the names derived from it, else :class:`BadInput`
+    (the Service is named ``name`` and must be a DNS-1035 label; the other objects, the label value and the pods'
+    addresses then hold too)."""
+    bound = k8s_name_bound(kind, nodes)
+    if _DNS_1035.fullmatch(name) and len(name) <= bound:
+        return name
+    raise BadInput(f"a Kubernetes name must be a DNS-1035 label: a-z, 0-9 and '-', starting with a letter and "
+                   f"ending with a letter or digit, at most {bound} characters (the names made from "
+                   f"it add '{_name_suffix(kind, nodes)}' within a label's 63), but got {_echo(name)}", "--name",
+                   hint=f"--name {_suggest(name, r'[^a-z0-9]+', bound, first='[^a-z]+')}")
+
+
+def check_path(path: str, where: str) -> str:
+    """``path`` if a generated file can carry it (quoted where it runs), else :class:`BadInput`."""
+    if not any(unicodedata.category(c) in _PATH_UNSAFE for c in path):
+        return path
+    raise BadInput(f"a path written into a launch file must hold no control characters or line breaks, but got "
+                   f"{_echo(path)}", where, hint="rename or move it; spaces, quotes and other characters are fine")
+
+
+def check_slurm_nodes(spec) -> list[str]:
+    """The Slurm names of the nodes of ``spec`` (hostname, else address), each a name ``--nodelist`` takes as is."""
+    names = [n.hostname or n.address for n in spec.nodes]
+    for i, name in enumerate(names):
+        if not _SLURM_NODE.fullmatch(name):
+            raise BadInput(f"a Slurm node name must be letters, digits, '.', '_' or '-', but got {_echo(name)}",
+                           f"nodes[{i}] of the spec", hint="give the node's Slurm name as its `hostname`")
+    return names
 
 
 def _train_argv(python: str, model: str, spec: str, strategy: str, steps: int, checkpoint: str | None) -> list[str]:
@@ -29,21 +105,26 @@ def _train_argv(python: str, model: str, spec: str, strategy: str, steps: int, c
 
 
 def sbatch_script(strategy: str, spec, *, model: str, steps: int, checkpoint: str | None = None,
-                  python: str = "python3", name: str = "autotune-train") -> str:
+                  python: str = "python3", name: str = DEFAULT_NAME) -> str:
     """An sbatch script (``strategy``: the file's path) on the nodes of ``spec`` (by Slurm name): the driver runs in
-    the batch step and starts the servers through srun (``--spec slurm``), so the job's nodes are the cluster."""
+    the batch step and starts the servers through srun (``--spec slurm``), so the job's nodes are the cluster.
+    Every value is checked (:class:`BadInput`) or shell-quoted: the script runs nothing its inputs spell."""
+    check_slurm_name(name)
+    names = ",".join(check_slurm_nodes(spec))  # the nodes the strategy names, by Slurm name
+    strategy_path = check_path(str(pathlib.Path(strategy).resolve()), "S.PB")
+    model_path = check_path(str(pathlib.Path(model).resolve()), "--model")
+    if checkpoint:
+        check_path(checkpoint, "--checkpoint")
     nodes = len(spec.nodes)
     gpus = {len(n.gpus) for n in spec.nodes}
-    names = ",".join(n.hostname or n.address for n in spec.nodes)  # the nodes the strategy names, by Slurm name
-    lines = ["#!/bin/bash", f"#SBATCH --job-name={name}", f"#SBATCH --nodes={nodes}", f"#SBATCH --nodelist={names}",
-             "#SBATCH --ntasks-per-node=1"]
+    # sbatch reads a double-quoted #SBATCH value as one argument; the name holds no quote, backslash or '#'
+    lines = ["#!/bin/bash", f'#SBATCH --job-name="{name}"', f"#SBATCH --nodes={nodes}",
+             f"#SBATCH --nodelist={names}", "#SBATCH --ntasks-per-node=1"]
     if gpus != {0}:
         lines.append(f"#SBATCH --gpus-per-node={max(gpus)}")
-    strategy_path = str(pathlib.Path(strategy).resolve())
-    lines += [f"# strategy {pathlib.Path(strategy).name} on {nodes} nodes; autotune starts one server per node in a "
-              "step of this job", "set -euo pipefail",
-              "exec " + shlex.join(_train_argv(python, str(pathlib.Path(model).resolve()), "slurm", strategy_path,
-                                               steps, checkpoint))]
+    lines += [f"# strategy {pathlib.Path(strategy_path).name} on {nodes} nodes; autotune starts one server per node "
+              "in a step of this job", "set -euo pipefail",
+              "exec " + shlex.join(_train_argv(python, model_path, "slurm", strategy_path, steps, checkpoint))]
     return "\n".join(lines) + "\n"
 
 
@@ -74,12 +155,14 @@ def _pod_addresses(name: str, kind: str, n: int) -> list[str]:
     return [f"{name}-{i}.{name}" if kind == "job" else f"{name}-worker-{i}" for i in range(n)]
 
 
+_TASK_INDEX = 'import json, os; print(json.loads(os.environ["TF_CONFIG"])["task"]["index"])'
+
+
 def _run_script(spec, addresses: list[str], port: int, train: list[str], python: str) -> str:
     """The pods' entry point: the index (the Job's, or TF_CONFIG's task index) picks the task; pod 0 also trains."""
     cluster = json.dumps({JOB: [f"{a}:{port + i}" for i, a in enumerate(addresses)]})
     lines = ["#!/bin/sh", "set -e",
-             'i="${JOB_COMPLETION_INDEX:-$(' + python + ' -c \'import json, os; '
-             'print(json.loads(os.environ["TF_CONFIG"])["task"]["index"])\')}"', 'case "$i" in']
+             'i="${JOB_COMPLETION_INDEX:-$(' + shlex.join([python, "-c", _TASK_INDEX]) + ')}"', 'case "$i" in']
     for k, node in enumerate(spec.nodes):
         server = shlex.join([python, "-u", "-m", "runners.server_main", *server_args(node, k, cluster)])
         body = f"{server} & exec {shlex.join(train)}" if k == 0 else f"exec {server}"
@@ -107,7 +190,7 @@ def _pod_template(name: str, image: str, spec, port: int, tfjob: bool) -> dict[s
     return {"metadata": {"labels": {LABEL: name}}, "spec": pod}
 
 
-def k8s_documents(strategy, spec, *, model: str, steps: int, image: str, name: str = "autotune-train",
+def k8s_documents(strategy, spec, *, model: str, steps: int, image: str, name: str = DEFAULT_NAME,
                   kind: str = "job", port: int = 2222, checkpoint: str | None = None,
                   python: str = "python3") -> list[dict[str, Any]]:
     """ConfigMap (model, strategy, the pods' spec, run.sh), NetworkPolicy (the servers' ports admit the job's pods
@@ -117,6 +200,9 @@ def k8s_documents(strategy, spec, *, model: str, steps: int, image: str, name: s
     if kind not in K8S_KINDS:
         raise BadInput(f"unknown --kind {kind!r}", hint=f"use one of {', '.join(K8S_KINDS)}")
     n = len(spec.nodes)
+    check_k8s_name(name, kind, n)
+    if checkpoint:
+        check_path(checkpoint, "--checkpoint")  # run.sh quotes it; the check keeps line breaks out of the YAML
     if not 0 < port <= 65535 - n:
         raise BadInput(f"`--port` must leave room for {n} ports below 65536, but got {port}", hint="--port 2222")
     try:

@@ -232,14 +232,30 @@ def export(strategy, target: str, spec=None, ports: int | Sequence[int] = DEFAUL
     raise BadInput(f"unknown export target {target!r}", hint=f"use one of {', '.join(sorted(TARGETS))}")
 
 
+def check_job(target: str, spec, job: dict[str, Any]) -> None:
+    """Refuse (:class:`BadInput`) a job name or path that a launch file of ``target`` cannot carry, before any
+    work: the name's rules are the scheduler's, and a k8s name's length bound depends on the nodes of ``spec``."""
+    name = _job_name(job)
+    if target == "slurm":
+        _job_files.check_slurm_name(name)
+    elif target == "k8s" and spec is not None and (job.get("kind") or "job") in _job_files.K8S_KINDS:
+        _job_files.check_k8s_name(name, job.get("kind") or "job", len(spec.nodes))
+    if target in ("slurm", "k8s") and job.get("checkpoint"):
+        _job_files.check_path(job["checkpoint"], "--checkpoint")
+
+
+def _job_name(job: dict[str, Any]) -> str:
+    # an empty --name is refused by the name's rules, not replaced by the default
+    return _job_files.DEFAULT_NAME if job.get("name") is None else job["name"]
+
+
 def _job_file(strategy, target: str, spec, ports, job: dict[str, Any]) -> Export:
     if spec is None or not job.get("model"):
         raise BadInput(f"--to {target} needs --spec and --model", hint=f"autotune export S.PB --to {target} --spec "
                        "cluster.yml --model m.py" + (" --image IMAGE" if target == "k8s" else ""))
     if target == "slurm":
         body = _job_files.sbatch_script(job.get("strategy_path") or "strategy.pb", spec, model=job["model"],
-                                        steps=job["steps"], checkpoint=job.get("checkpoint"),
-                                        name=job.get("name") or "autotune-train")
+                                        steps=job["steps"], checkpoint=job.get("checkpoint"), name=_job_name(job))
         return Export(target=target, document={"nodes": len(spec.nodes)}, dropped=[], body=body)
     if not job.get("image"):
         raise BadInput("--to k8s needs --image: a container image with autotune and what the model imports",
@@ -247,7 +263,7 @@ def _job_file(strategy, target: str, spec, ports, job: dict[str, Any]) -> Export
     if not isinstance(ports, int):
         raise BadInput("--to k8s takes one --port: task i listens on PORT + i", hint="--port 2222")
     docs = _job_files.k8s_documents(strategy, spec, model=job["model"], steps=job["steps"], image=job["image"],
-                                    name=job.get("name") or "autotune-train", kind=job.get("kind") or "job",
-                                    port=ports, checkpoint=job.get("checkpoint"))
+                                    name=_job_name(job), kind=job.get("kind") or "job", port=ports,
+                                    checkpoint=job.get("checkpoint"))
     return Export(target=target, document={"documents": docs}, dropped=[],
                   body=_job_files.dump_yaml(docs))

@@ -12,7 +12,7 @@ import pathlib
 import sys
 
 from autotune.commands import _common
-from autotune.export import DEFAULT_PORT, TARGETS, export
+from autotune.export import DEFAULT_PORT, TARGETS, check_job, export
 from space.cluster import load_cluster
 from space.errors import BadInput
 from space.strategy import Strategy
@@ -41,7 +41,9 @@ def register(sub) -> None:
     p.add_argument("--steps", type=_common.count(1), default=1000, help="slurm, k8s: training steps (1000)")
     p.add_argument("--checkpoint", default=None, metavar="DIR", help="slurm, k8s: checkpoint folder of the job")
     p.add_argument("--image", default=None, help="k8s: container image with autotune and what the model imports")
-    p.add_argument("--name", default="autotune-train", help="k8s, slurm: the job's name (autotune-train)")
+    p.add_argument("--name", default="autotune-train",
+                   help="k8s, slurm: the job's name (autotune-train); slurm: 1-128 of A-Z a-z 0-9 . _ -; k8s: a "
+                   "DNS-1035 label (a-z 0-9 -, a letter first) short enough for its pods' names")
     p.add_argument("--kind", choices=["job", "tfjob"], default="job",
                    help="k8s: an indexed Job with a headless Service (job), or a Kubeflow TFJob (tfjob)")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write here instead of stdout")
@@ -51,10 +53,10 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.output:
         _common.writable_file(args.output, "-o")
+    spec = load_cluster(args.spec) if args.spec else None
+    # the job's name and paths are refused before the strategy is read
+    check_job(args.to, spec, {"name": args.name, "kind": args.kind, "checkpoint": args.checkpoint})
     strategy = Strategy.load(args.strategy)
-    spec = None
-    if args.spec:
-        spec = load_cluster(args.spec)
     result = export(strategy, args.to, spec=spec, ports=_ports(args.port), model=args.model, steps=args.steps,
                     checkpoint=args.checkpoint, image=args.image, name=args.name, kind=args.kind,
                     strategy_path=args.strategy)
