@@ -2,11 +2,12 @@
 
 Importing ``runners`` does not import TensorFlow or paramiko; they are imported when used.
 """
+from runners._lending import lend
 from runners._watched import run_with_timeout
 from runners.cluster import RunningCluster, start_cluster
 from runners.launch import Launcher, LocalLauncher, ServerProcess
 
-__all__ = ["Launcher", "LocalLauncher", "RunningCluster", "SSHLauncher", "ServerProcess", "run_with_timeout",
+__all__ = ["Launcher", "LocalLauncher", "RunningCluster", "SSHLauncher", "ServerProcess", "lend", "run_with_timeout",
            "start_cluster", "profile_strategy", "profile_together", "ProfileResult", "train_strategy"]
 
 _LAZY = {"SSHLauncher": ("runners.launch._ssh", "SSHLauncher"),

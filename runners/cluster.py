@@ -23,6 +23,7 @@ import uuid
 import weakref
 from typing import Any, Iterable
 
+from runners import _lending
 from runners.launch._base import PORT_TAKEN_STATUS, Launcher, ServerProcess, parse_ready
 from runners.launch._external import ExternalLauncher
 from runners.launch._firewall import Firewall
@@ -253,7 +254,15 @@ def start_cluster(spec: ClusterSpec, *, timeout_s: float = 60.0, accept_unknown_
         SpecError: a remote node has no ``ssh_config`` and no ``launcher`` was given; a node's python cannot
             import what the server needs (TensorFlow).
     Whatever already started is stopped before the error propagates (also on KeyboardInterrupt).
+
+    While a running cluster of an equal spec and equal server settings is lent (:func:`runners.lend`), and no
+    ``launcher`` or ``log_dir`` is asked for, this borrows it instead of starting servers.
     """
+    if launcher is None and log_dir is None:
+        lent = _lending.borrow(spec, intra_op_threads=intra_op_threads, inter_op_threads=inter_op_threads,
+                               instance_keys_per_trial=instance_keys_per_trial)
+        if lent is not None:
+            return lent  # type: ignore[return-value]  # a RunningCluster to its user, bar stopping the servers
     _register_atexit()
     owns_log_dir = log_dir is None
     try:

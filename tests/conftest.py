@@ -95,3 +95,14 @@ def neighbour():
         yield pwd.getpwnam(name)
     finally:
         subprocess.run(["userdel", name], capture_output=True, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def lent_localhost():
+    """The loopback cluster of ``examples/clusters/localhost.yml``, started once for the module and lent to every
+    command it runs in-process (``runners.lend``): each command would otherwise start its own servers."""
+    from runners import lend, start_cluster
+    from space.cluster import load_cluster
+
+    with start_cluster(load_cluster(CLUSTERS / "localhost.yml"), timeout_s=120) as running, lend(running):
+        yield running

@@ -358,3 +358,43 @@ def test_a_first_call_is_given_time_to_build_and_says_it_is_building():
     finally:
         os.kill(c.pids[1], signal.SIGCONT)
         c.close()
+
+
+def _stored_value(cluster, container: str, value: float | None):
+    """Store ``value`` in a variable of ``container`` on task 1 (or, with None, read it back: None if it is gone)."""
+    import tensorflow as tf
+
+    g = tf.Graph()
+    with g.as_default(), tf.compat.v1.device(cluster.task_device("127.0.0.2:CPU:0")), \
+            tf.compat.v1.container(container):
+        v = tf.compat.v1.get_variable("lent", initializer=tf.constant(value or 0.0), use_resource=True)
+        ready = tf.compat.v1.is_variable_initialized(v)
+    with cluster.session(graph=g) as sess:
+        if value is not None:
+            sess.run(v.initializer)
+            return value
+        return float(sess.run(v.read_value())) if sess.run(ready) else None
+
+
+def test_a_lent_cluster_is_borrowed_by_starts_of_its_spec_and_outlives_them(cluster):
+    from runners import lend
+
+    with lend(cluster):
+        borrowed = start_cluster(cluster.spec, timeout_s=120)
+        assert borrowed.pids == cluster.pids and borrowed.target == cluster.target
+        assert _stored_value(borrowed, "", 2.5) == 2.5
+        assert _stored_value(cluster, "", None) == 2.5  # the same servers
+        with borrowed:
+            pass
+        assert borrowed.closed and not cluster.closed and all(alive(p) for p in cluster.pids)
+        assert _stored_value(cluster, "", None) is None  # what it left in the default container went with it
+        own_threads = start_cluster(cluster.spec, timeout_s=120, intra_op_threads=1)  # other servers: its own
+        try:
+            assert set(own_threads.pids).isdisjoint(cluster.pids)
+        finally:
+            own_threads.close()
+    after = start_cluster(cluster.spec, timeout_s=120)
+    try:
+        assert set(after.pids).isdisjoint(cluster.pids)  # lent no longer
+    finally:
+        after.close()
