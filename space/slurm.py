@@ -156,8 +156,7 @@ def allocation_nodes(env: Mapping[str, str], defaults: Mapping[str, Any] | None 
     job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
     nodelist = env.get("SLURM_JOB_NODELIST") or env.get("SLURM_NODELIST")
     if not job or nodelist is None:
-        raise SpecError("no Slurm allocation here (SLURM_JOB_ID and SLURM_JOB_NODELIST are not set)", "--spec slurm",
-                        hint=_HINT)
+        raise SpecError(_missing(bool(job), nodelist is not None), "--spec slurm", hint=_HINT)
     if not job.isdigit():
         raise SpecError(f"SLURM_JOB_ID {job!r} is not a job number", "--spec slurm", hint=_HINT)
     names = expand_hostlist(nodelist)
@@ -179,6 +178,16 @@ def allocation_nodes(env: Mapping[str, str], defaults: Mapping[str, Any] | None 
             node.pop("hostname")  # the name is the address: a hostname equal to it would be a duplicate
         nodes.append(node)
     return nodes
+
+
+def _missing(job: bool, nodelist: bool) -> str:
+    """What of an allocation's two variables the environment lacks, named exactly: one set without the other is a
+    half-copied environment (an ``export`` of one, a wrapper that forwards a few), not the absence of a job."""
+    if job:
+        return "SLURM_JOB_NODELIST is not set, though SLURM_JOB_ID is: the allocation's nodes are unknown"
+    if nodelist:
+        return "SLURM_JOB_ID is not set, though SLURM_JOB_NODELIST is: no Slurm job holds these nodes here"
+    return "no Slurm allocation here (SLURM_JOB_ID and SLURM_JOB_NODELIST are not set)"
 
 
 def _cpus_per_node(env: Mapping[str, str], n: int) -> list[int]:

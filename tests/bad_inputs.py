@@ -57,6 +57,7 @@ class Case:
     json_out: bool = False  # stdout must be one JSON document
     fresh: bool = False  # only a fresh process shows it (the process's own end, root's file access)
     slow: bool = False  # starts TensorFlow servers
+    env: dict[str, str | None] = dataclasses.field(default_factory=dict)  # the command's environment (None: unset)
 
     def args(self, d: pathlib.Path, argv: tuple[str, ...] | None = None) -> list[str]:
         return [a.format(d=d, model=MODEL, spec=SPEC) for a in (self.argv if argv is None else argv)]
@@ -341,6 +342,10 @@ CASES: list[Case] = [
     Case("newest checkpoint truncated", RESUME_GOOD,
          {"m.py": GOOD_MODEL, **_checkpoint(1, GOOD_VARIABLES), **_checkpoint(2, GOOD_VARIABLES, truncated=True)},
          before=(BUILD_GOOD,), code=0, needle="ckpt-00000002/variables.npz", slow=True),
+    # what a message must name exactly, and settings autotune does not act on
+    Case("a Slurm job without its node list", ("calibrate", "--spec", "slurm", "--cache-dir", "{d}/cache"),
+         env={"SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": None, "SLURM_NODELIST": None},
+         needle="SLURM_JOB_NODELIST is not set, though SLURM_JOB_ID is"),
 ]
 
 
@@ -378,6 +383,9 @@ def run_process(case: Case, timeout_s: float = 300.0) -> tuple[int, str, str]:
         env["PYTHONPATH"] = str(ROOT)
         env["TMPDIR"] = str(d / "tmp")  # whatever a case leaves in the temporary directory goes with it
         (d / "tmp").mkdir()
+        env.update({k: v for k, v in case.env.items() if v is not None})
+        for key in [k for k, v in case.env.items() if v is None]:
+            env.pop(key, None)
 
         def autotune(argv: list[str], prefix: list[str] = ()) -> subprocess.CompletedProcess:
             return subprocess.run([*prefix, sys.executable, "-m", "autotune", *argv], cwd=d, env=env,

@@ -29,6 +29,11 @@ def test_handled_as_specified(name, run, tmp_path, monkeypatch):
     case = CASES[name]
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AUTOTUNE_CACHE_DIR", str(tmp_path / "cache"))
+    for key, value in case.env.items():
+        if value is None:
+            monkeypatch.delenv(key, raising=False)
+        else:
+            monkeypatch.setenv(key, value)
     case.prepare(tmp_path)
     for argv in case.before:
         code, _, err = run(*case.args(tmp_path, argv))

@@ -153,11 +153,14 @@ def test_bad_slurm_specs_are_refused(tmp_path, text, match):
 
 @pytest.mark.parametrize("env,match", [
     ({}, "no Slurm allocation here"),
+    ({"SLURM_JOB_ID": "42"}, "SLURM_JOB_NODELIST is not set, though SLURM_JOB_ID is"),
+    ({"SLURM_JOB_NODELIST": "h1"}, "SLURM_JOB_ID is not set, though SLURM_JOB_NODELIST is"),
     (_env(SLURM_JOB_NODELIST="h[1-"), "leaves a bracket open"),
     (_env(SLURM_JOB_ID="x1"), "is not a job number"),
     (_env(SLURM_JOB_NODELIST="h1,h1"), "names a node twice"),
     (_env(SLURM_JOB_CPUS_PER_NODE="1(x2)"), "gives 2 count"),
-], ids=["no allocation", "malformed nodelist", "bad job id", "a node twice", "counts for other nodes"])
+], ids=["no allocation", "a job without its nodes", "nodes without a job", "malformed nodelist", "bad job id",
+        "a node twice", "counts for other nodes"])
 def test_a_missing_or_malformed_allocation_is_refused_in_one_line(run, monkeypatch, env, match):
     for key in [k for k in os.environ if k.startswith("SLURM_")]:
         monkeypatch.delenv(key)
