@@ -457,9 +457,8 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
     _check_keys(raw, _NODE_KEYS, label, source)
     if not isinstance(address, str) or not address:
         raise SpecError(f"`address` is required and must be a string in {label}", source)
-    if ":" in address:  # "host:port" and the device names "<address>:CPU:0" would need brackets everywhere
-        raise SpecError(f"{label} has an IPv6 address, which autotune does not support", source,
-                        hint="give the node's IPv4 address, or a host name that resolves to one")
+    if ":" in address:
+        raise _colon_error(address, label, source)
     chief = raw.get("chief", False)
     if not isinstance(chief, bool):
         raise _type_error(f"{label}.chief", "true or false", chief, source)
@@ -479,6 +478,24 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
                 intra_op_threads=_threads(raw, "intra_op_threads", source, label),
                 inter_op_threads=_threads(raw, "inter_op_threads", source, label),
                 group=_opt_str(raw, "group", source, label))
+
+
+def _colon_error(address: str, label: str, source: str) -> SpecError:
+    """Why an address with a colon is refused, as the user wrote it: a URL (``grpc://host``), a ``host:port``, or
+    IPv6, which autotune does not support (the device names ``<address>:CPU:0`` would need brackets everywhere)."""
+    scheme, sep, rest = address.partition("://")
+    if sep:
+        host = rest.split("/")[0]
+        host = host.rpartition(":")[0] if host.count(":") == 1 else host
+        example = f", e.g. address: {host}" if host and ":" not in host else ""
+        return SpecError(f"{label} has the URL scheme {scheme}://, which a node's address must not have", source,
+                         hint=f"give the address without {scheme}://{example}")
+    host, _, port = address.rpartition(":")
+    if host and ":" not in host and port.isdigit():
+        return SpecError(f"{label} has a port, which a node's address must not have", source,
+                         hint=f"give address: {host}; a server's port is not set per node")
+    return SpecError(f"{label} has an IPv6 address, which autotune does not support", source,
+                     hint="give the node's IPv4 address, or a host name that resolves to one")
 
 
 def _parse_links(raw: Any, names: Mapping[str, str], source: str) -> tuple[Link, ...]:

@@ -346,6 +346,8 @@ CASES: list[Case] = [
     Case("a Slurm job without its node list", ("calibrate", "--spec", "slurm", "--cache-dir", "{d}/cache"),
          env={"SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": None, "SLURM_NODELIST": None},
          needle="SLURM_JOB_NODELIST is not set, though SLURM_JOB_ID is"),
+    _spec("a node address with a URL scheme", "nodes:\n  - {address: 'grpc://127.0.0.1', chief: true}\n",
+          "has the URL scheme grpc://, which a node's address must not have"),
 ]
 
 

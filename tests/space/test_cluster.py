@@ -114,6 +114,13 @@ BAD = {
     "ipv6_address": (_with(nodes__1__address="fd00::2"), r"nodes\[1\] \(fd00::2\) has an IPv6 address"),
     "ipv6_loopback": (_with(nodes__0__address="::1", nodes__1__address="::2"),
                       r"nodes\[0\] \(::1\) has an IPv6 address"),
+    "url_scheme": (_with(nodes__1__address="grpc://10.1.0.2"),
+                   r"nodes\[1\] \(grpc://10.1.0.2\) has the URL scheme grpc://, which a node's address must not "
+                   r"have.*hint: give the address without grpc://, e.g. address: 10.1.0.2$"),
+    "url_scheme_and_port": (_with(nodes__1__address="grpc://10.1.0.2:2222"),
+                            r"URL scheme grpc://.*e.g. address: 10.1.0.2$"),
+    "host_and_port": (_with(nodes__1__address="10.1.0.2:2222"),
+                      r"nodes\[1\] \(10.1.0.2:2222\) has a port, .*hint: give address: 10.1.0.2;"),
     "env_name_runs_shell": (_with(ssh__g__shared_envs={"A=1; touch /tmp/x; B": "1"}),
                             r"`ssh.g.shared_envs` has the name 'A=1; touch /tmp/x; B', which is not an environment "
                             r"variable name"),
