@@ -64,7 +64,7 @@ _INPUT_FILES = {"model": "--model", "spec": "--spec", "strategy": "the strategy 
 def _check_inputs(args: argparse.Namespace) -> None:
     """Each file the command line names for reading can be read, before any work: one the user may not read
     would otherwise fail deep inside, as if the work itself had failed. (A missing file, or a directory, is
-    left to the command, which says what it wanted there.)"""
+    left to the command, which says what it wanted there.) A ``--cache-dir`` that is a file is refused too."""
     for attr, option in _INPUT_FILES.items():
         value = getattr(args, attr, None)
         for path in value if isinstance(value, list) else [value]:
@@ -76,6 +76,12 @@ def _check_inputs(args: argparse.Namespace) -> None:
             except OSError as e:
                 raise BadInput(f"cannot read {option} {path}: {e.strerror or e}",
                                hint="make the file readable by this user (chmod u+r), or run as its owner") from None
+    cache = getattr(args, "cache_dir", None)
+    if isinstance(cache, str) and os.path.exists(cache) and not os.path.isdir(cache):
+        # the cache is written quietly where it can be: a file in its place would be passed over without a word
+        raise BadInput(f"--cache-dir {cache} is a file, not a directory",
+                       hint="give --cache-dir a directory (new or existing), or leave it out for $AUTOTUNE_CACHE_DIR "
+                            "or ~/.cache/autotune")
 
 
 def _end_despite_stray_threads(code: int) -> None:

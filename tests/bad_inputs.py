@@ -348,6 +348,8 @@ CASES: list[Case] = [
          needle="SLURM_JOB_NODELIST is not set, though SLURM_JOB_ID is"),
     _spec("a node address with a URL scheme", "nodes:\n  - {address: 'grpc://127.0.0.1', chief: true}\n",
           "has the URL scheme grpc://, which a node's address must not have"),
+    Case("cache dir is a file", ("inspect", "--model", "{model}", "--cache-dir", "{d}/cache"), {"cache": "x"},
+         needle="cache is a file, not a directory"),
 ]
 
 
