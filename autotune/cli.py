@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -41,6 +42,13 @@ def _machine_refused(error: BaseException) -> str | None:
 
 class _Parser(argparse.ArgumentParser):
     """Usage mistakes are one line like every other bad input (argparse prints the whole usage first)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # A value that starts with a minus and a digit (--budget -5m) is the option's value, so its type can name it
+        # and say what is wrong; argparse's own pattern takes only plain numbers, and anything else for an option,
+        # which leaves "expected one argument". No option of ours starts with a minus and a digit.
+        self._negative_number_matcher = re.compile(r"-\.?\d")
 
     def error(self, message: str):
         self.exit(2, f"error: {message}; hint: {self.prog} --help\n")

@@ -350,6 +350,8 @@ CASES: list[Case] = [
           "has the URL scheme grpc://, which a node's address must not have"),
     Case("cache dir is a file", ("inspect", "--model", "{model}", "--cache-dir", "{d}/cache"), {"cache": "x"},
          needle="cache is a file, not a directory"),
+    _search("negative budget", ("--budget", "-5m"), "(90s, 3m, 1h), got '-5m'"),
+    _search("negative budget after =", ("--budget=-5m",), "(90s, 3m, 1h), got '-5m'"),
 ]
 
 
