@@ -24,6 +24,20 @@ def has_compiled_loss(model) -> bool:
     return is_compiled(model) and getattr(model, "_compile_loss", None) is not None
 
 
+def ignored_compile_flags(model) -> tuple[str, ...]:
+    """What a compiled model asks of Keras' own train function that autotune does not do, for a note: it runs its
+    step as a TensorFlow graph, neither eagerly (``run_eagerly``) nor through XLA (``jit_compile``, which Keras also
+    turns on by itself on a GPU)."""
+    if not is_compiled(model):
+        return ()
+    flags = [f"{key}=True" for key in ("run_eagerly", "jit_compile") if getattr(model, key, False) is True]
+    if not flags:
+        return ()
+    xla = ", without XLA" if "jit_compile=True" in flags else ""
+    return (f"the model is compiled with {' and '.join(flags)}, which autotune ignores: it runs the step as a "
+            f"graph{xla}",)
+
+
 def check_train_step(model, source: str) -> None:
     """A compiled model whose own ``train_step`` would compute the step: autotune splits a step into gradients and
     their update itself, so it cannot run that code; the loss it may take from ``compute_loss`` or ``loss_fn``."""

@@ -103,6 +103,7 @@ class Inventory:
     flops_lower_bound: bool = False  # a loop of unknown length was counted once: the step computes more
     flops_note: str = ""  # where control flow made ``flops_per_step`` an estimate, for a person
     tables: tuple[TableInfo, ...] = ()
+    notes: tuple[str, ...] = ()  # what a person should know of how autotune runs the model, said once per command
     version: int = INVENTORY_VERSION
 
     def __post_init__(self) -> None:
@@ -164,7 +165,7 @@ class Inventory:
                    flops_per_step=float(d["flops_per_step"]), batch_size=int(d["batch_size"]),
                    optimizer=dict(d.get("optimizer") or {}), flops_lower_bound=bool(d.get("flops_lower_bound")),
                    flops_note=str(d.get("flops_note") or ""), tables=tuple(TableInfo(**t) for t in d.get("tables", ())),
-                   version=int(d.get("version", INVENTORY_VERSION)))
+                   notes=tuple(d.get("notes") or ()), version=int(d.get("version", INVENTORY_VERSION)))
 
     @classmethod
     def from_json(cls, text: str) -> "Inventory":

@@ -26,6 +26,7 @@ from space.errors import ModelError
 from space.inventory import Inventory, TableInfo, VariableInfo
 
 REQUIRED = ("build_model", "dataset_fn")
+_SAID: set[tuple[str, str]] = set()  # (model file, note) said in this process (``say_notes``)
 
 
 def file_hash(path: str | os.PathLike) -> str:
@@ -137,6 +138,7 @@ class TracedStep:
     eval_function: Any = None  # val batch -> (loss, [y_pred] or []), with ``val_dataset_fn``
     eval_spec: Any = None  # the validation dataset's element_spec
     compiled: bool = False  # a compiled Keras model: its metrics are evaluated with the validation loss
+    notes: tuple[str, ...] = ()  # what a person should know of how autotune runs the model (``say_notes``)
 
     def __post_init__(self) -> None:
         if self.step_function is None:
@@ -252,11 +254,7 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
     optimizer, keras_optimizer = _keras.resolve_optimizer(module, model, source)
     dataset, batch = _first_batch(module, source, 0, 1)
     element_spec = dataset.element_spec
-    other, _ = _first_batch(module, source, 1, 2)
-    if not _same_structure(other.element_spec, element_spec):
-        raise ModelError("dataset_fn(1, 2) yields batches of another structure than dataset_fn(0, 1): "
-                         f"{other.element_spec} vs {element_spec}", source,
-                         hint="every worker's batches must have one structure and dtypes")
+    _check_second_worker(module, source, element_spec)
     loss_fn, loss = _first_loss(model, loss_fn, what, batch, source)
     _check_loss(loss, _loss_line(module, source))
     trainable, state, names, state_names = _model_variables(model, source)
@@ -273,10 +271,7 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
 
     cf = call_user(source, f"tracing {what} as a tf.function", step.get_concrete_function, batch_spec)
     _, grads = cf.structured_outputs
-    missing = [n for n, g in zip(names, grads) if g is None]
-    if missing:
-        raise ModelError(f"variable {missing[0]!r} gets no gradient from the loss", source,
-                         hint="remove unused layers or mark them trainable=False")
+    _check_gradients(names, grads, source)
     step_cf = cf
     if not _fully_defined(element_spec):  # batches may differ in shape: one function for all of them
         step_cf = call_user(source, f"tracing {what} on the dataset's batch shapes {element_spec}",
@@ -288,12 +283,40 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
     sparse = [isinstance(g, tf.IndexedSlices) for g in grads]
     rows = [int(g.indices.shape[0]) if s and g.indices.shape[0] is not None else None
             for g, s in zip(grads, sparse)]
-    return TracedStep(path=source, module=module, model=model, trainable=trainable, state=state, names=names,
-                      state_names=state_names, concrete_function=cf, batch_spec=batch_spec, sample_batch=batch,
-                      sparse=sparse, gather_rows=rows, optimizer=optimizer, step_function=step_cf,
-                      element_spec=element_spec, keras_optimizer=keras_optimizer, tables=tables,
-                      state_written=_written(state, [cf, step_cf]), eval_function=eval_function,
-                      eval_spec=eval_spec, compiled=_keras.is_compiled(model))
+    traced = TracedStep(path=source, module=module, model=model, trainable=trainable, state=state, names=names,
+                        state_names=state_names, concrete_function=cf, batch_spec=batch_spec, sample_batch=batch,
+                        sparse=sparse, gather_rows=rows, optimizer=optimizer, step_function=step_cf,
+                        element_spec=element_spec, keras_optimizer=keras_optimizer, tables=tables,
+                        state_written=_written(state, [cf, step_cf]), eval_function=eval_function,
+                        eval_spec=eval_spec, compiled=_keras.is_compiled(model),
+                        notes=_keras.ignored_compile_flags(model))
+    say_notes(traced.notes, source)  # once the model is accepted: a refusal stays the only line
+    return traced
+
+
+def _check_second_worker(module, source: str, element_spec) -> None:
+    other, _ = _first_batch(module, source, 1, 2)
+    if not _same_structure(other.element_spec, element_spec):
+        raise ModelError("dataset_fn(1, 2) yields batches of another structure than dataset_fn(0, 1): "
+                         f"{other.element_spec} vs {element_spec}", source,
+                         hint="every worker's batches must have one structure and dtypes")
+
+
+def _check_gradients(names: list[str], grads, source: str) -> None:
+    missing = [n for n, g in zip(names, grads) if g is None]
+    if missing:
+        raise ModelError(f"variable {missing[0]!r} gets no gradient from the loss", source,
+                         hint="remove unused layers or mark them trainable=False")
+
+
+def say_notes(notes, where: str | os.PathLike) -> None:
+    """Each of a model's ``notes`` on stderr as ``note: <where>: <note>``, once per process: a command may trace a
+    model and load its inventory both (a search), and says each note once."""
+    for note in notes:
+        key = (os.path.realpath(where), note)
+        if key not in _SAID:
+            _SAID.add(key)
+            print(f"note: {where}: {note}", file=sys.stderr, flush=True)
 
 
 def _with_exclusions(optimizer: dict, keras_optimizer, model, trainable: list, names: list[str], source: str) -> dict:
@@ -432,7 +455,8 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
         state=tuple(info(v, n, False) for v, n in zip(traced.state, traced.state_names)),
         flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
         batch_size=batch_size, optimizer=traced.optimizer,
-        tables=tuple(TableInfo(t.name, t.kind, t.key_dtype.name, t.value_dtype.name, t.size) for t in traced.tables))
+        tables=tuple(TableInfo(t.name, t.kind, t.key_dtype.name, t.value_dtype.name, t.size) for t in traced.tables),
+        notes=traced.notes)
 
 
 def _lookups(traced: TracedStep) -> tuple[list[int], list[bool]]:
@@ -474,6 +498,9 @@ def load_inventory(path: str | os.PathLike, cache_dir: str | os.PathLike | None 
         try:
             inv = Inventory.from_json(entry.read_text())
             if inv.version == Inventory.__dataclass_fields__["version"].default:
+                # an entry written without notes reads as none (they do not make the cache stale): every command
+                # that runs the step traces the model afresh and says them there
+                say_notes(inv.notes, p)
                 return dataclasses.replace(inv, model_path=str(p))
         except (ValueError, KeyError, TypeError):
             pass  # a corrupt or old cache entry is simply rebuilt

@@ -352,6 +352,14 @@ CASES: list[Case] = [
          needle="cache is a file, not a directory"),
     _search("negative budget", ("--budget", "-5m"), "(90s, 3m, 1h), got '-5m'"),
     _search("negative budget after =", ("--budget=-5m",), "(90s, 3m, 1h), got '-5m'"),
+    _model("a compiled model that runs eagerly", _replace(
+        "    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
+        "    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n"
+        "    m.compile('adam', run_eagerly=True)\n    return m"), "run_eagerly=True, which autotune ignores", code=0),
+    _model("a compiled model with XLA", _replace(
+        "    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
+        "    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n"
+        "    m.compile('adam', jit_compile=True)\n    return m"), "jit_compile=True, which autotune ignores", code=0),
 ]
 
 
