@@ -45,8 +45,12 @@ class Borrowed:
         if self._closed:
             return
         self._closed = True
-        if not self._cluster.closed and not self._cluster.dead_servers():
-            self._cluster.reset_resources()
+        if self._cluster.closed:
+            return
+        if self._cluster.dead_servers() or self._cluster.unresponsive_tasks(timeout_s=5.0):
+            _withdraw(self._cluster)  # a wedged or lost server: later starts get servers of their own
+            return
+        self._cluster.reset_resources()
 
     def __enter__(self) -> "Borrowed":
         return self
@@ -62,7 +66,8 @@ class Borrowed:
 def lend(cluster: "RunningCluster", **settings: Any) -> Iterator["RunningCluster"]:
     """While inside, :func:`runners.cluster.start_cluster` of ``cluster.spec`` with these ``settings`` (its keyword
     arguments that shape the servers: ``intra_op_threads``, ``inter_op_threads``, ``instance_keys_per_trial``;
-    defaults where not given) borrows ``cluster`` instead of starting servers. The caller still owns and closes it."""
+    defaults where not given) borrows ``cluster`` instead of starting servers, until a borrower leaves a server
+    dead or wedged. The caller still owns and closes it."""
     key = _key(cluster.spec, _settings(**settings))
     with _LOCK:
         if key in _LENT:
@@ -79,6 +84,12 @@ def _settings(intra_op_threads: int = 0, inter_op_threads: int = 0, instance_key
               ) -> dict[str, Any]:
     return {"intra_op_threads": intra_op_threads, "inter_op_threads": inter_op_threads,
             "instance_keys_per_trial": instance_keys_per_trial}
+
+
+def _withdraw(cluster: "RunningCluster") -> None:
+    with _LOCK:
+        for key in [k for k, c in _LENT.items() if c is cluster]:
+            del _LENT[key]
 
 
 def borrow(spec: "ClusterSpec", **settings: Any) -> Borrowed | None:

@@ -393,8 +393,15 @@ def test_a_lent_cluster_is_borrowed_by_starts_of_its_spec_and_outlives_them(clus
             assert set(own_threads.pids).isdisjoint(cluster.pids)
         finally:
             own_threads.close()
-    after = start_cluster(cluster.spec, timeout_s=120)
-    try:
-        assert set(after.pids).isdisjoint(cluster.pids)  # lent no longer
-    finally:
-        after.close()
+        wedging = start_cluster(cluster.spec, timeout_s=120)
+        os.kill(cluster.pids[1], signal.SIGSTOP)  # a borrower leaves a server wedged
+        try:
+            wedging.close()
+        finally:
+            os.kill(cluster.pids[1], signal.SIGCONT)
+        after = start_cluster(cluster.spec, timeout_s=120)
+        try:
+            assert set(after.pids).isdisjoint(cluster.pids)  # lent no longer
+        finally:
+            after.close()
+    assert not cluster.closed and all(alive(p) for p in cluster.pids)  # the lender's to close
