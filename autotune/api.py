@@ -112,9 +112,13 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
                    callbacks=callbacks, logdir=str(logdir) if logdir else None, log_every=log_every,
                    steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps)
     decisions: list = []
+    if adapt:
+        from autotune.adapt.replanning import open_replanner, outside_search  # Optuna: only where a job adapts
+
+        if note := outside_search(strategy):
+            print(f"note: {note}", file=sys.stderr, flush=True)
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
         if adapt:
-            from autotune.adapt.replanning import open_replanner  # Optuna: only where a job adapts
             from space.model import inventory_from_trace
 
             say = log or (lambda m: print(m, file=sys.stderr))

@@ -360,6 +360,8 @@ CASES: list[Case] = [
         "    return keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])",
         "    m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])\n"
         "    m.compile('adam', jit_compile=True)\n    return m"), "jit_compile=True, which autotune ignores", code=0),
+    Case("adapt from a strategy outside a search", RESUME_GOOD[:-1] + ("--adapt",), {"m.py": GOOD_MODEL},
+         before=(BUILD_GOOD,), code=0, needle="is not in a search's output directory", slow=True),
 ]
 
 

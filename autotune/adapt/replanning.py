@@ -178,15 +178,28 @@ def _space_options(search_dir: pathlib.Path | None) -> dict:
     return {k: opts[k] for k in ("reduced", "reduce_above", "sparse_ps_only", "allow_async", "lossless") if k in opts}
 
 
+def search_dir_of(strategy_path: str | pathlib.Path) -> pathlib.Path | None:
+    """The search's output directory ``strategy_path`` is in (its ``summary.json`` beside it), else None."""
+    directory = pathlib.Path(strategy_path).resolve().parent
+    return directory if (directory / "summary.json").is_file() else None
+
+
+def outside_search(strategy_path: str | pathlib.Path) -> str:
+    """What re-planning a job started from ``strategy_path`` lacks where that is in no search's output directory
+    (a note for the job's start), else ''."""
+    if search_dir_of(strategy_path) is not None:
+        return ""
+    return (f"--adapt: {strategy_path} is not in a search's output directory (no summary.json beside it), so "
+            "re-planning ranks only the classic builders and a simulated round, not a search's measured strategies "
+            "and best trials; to re-plan over those, start from the search's best.pb")
+
+
 def open_replanner(inventory: Inventory, spec: ClusterSpec, strategy_path: str | pathlib.Path, *,
                    cache_dir: str | None = None, say: Callable[[str], None] = print) -> Replanner:
     """The re-planner of a job started from ``strategy_path``: where that is a search's ``best.pb``, the search's
-    candidates and space; the calibration stored for the cluster (the search's), else the spec's nominal values."""
-    directory = pathlib.Path(strategy_path).resolve().parent
-    search_dir = directory if (directory / "summary.json").is_file() else None
-    if search_dir is None:
-        say(f"adapt: {strategy_path} is not in a search's output directory: re-planning ranks the classic builders "
-            "and a simulated round")
+    candidates and space (else the classic builders: :func:`outside_search` says so); the calibration stored for
+    the cluster (the search's), else the spec's nominal values."""
+    search_dir = search_dir_of(strategy_path)
     cal = stored_calibration(spec, inventory, cache_dir)
     if cal is None:
         say("adapt: no calibration for this cluster: re-planning starts from the spec's nominal values "

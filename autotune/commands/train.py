@@ -46,7 +46,8 @@ def register(sub) -> None:
     p.add_argument("--adapt", action="store_true",
                    help="re-plan on a lasting change of the step time: the links measured again, the search's "
                         "candidates ranked again; switch strategy at a checkpoint where it pays (needs --checkpoint; "
-                        "--strategy from a search's output directory; docs/adapt.md)")
+                        "the search's candidates where --strategy is in its output directory, else the classic "
+                        "builders; docs/adapt.md)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
     p.set_defaults(func=run)
 

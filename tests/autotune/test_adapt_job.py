@@ -94,7 +94,7 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
     job reaches its last step whatever it decides: the probes' variables are freed without closing its session."""
     from autotune.adapt import adaptive_train
     from autotune.adapt._job import strategy_key
-    from autotune.adapt.replanning import ROUND_TRIALS, open_replanner
+    from autotune.adapt.replanning import ROUND_TRIALS, open_replanner, outside_search
     from runners.cluster import start_cluster
     from space.builders import aliases, build_strategy
     from space.cluster import load_cluster
@@ -104,9 +104,8 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
     spec, inv = load_cluster(CLUSTERS / "localhost.yml"), inventory_from_trace(traced)
     start = build_strategy("ps", inv, spec)
     start.save(tmp_path / "ps.pb")
-    said: list[str] = []
-    planner = open_replanner(inv, spec, tmp_path / "ps.pb", cache_dir=str(tmp_path / "cache"), say=said.append)
-    assert any("not in a search's output directory" in m for m in said)
+    planner = open_replanner(inv, spec, tmp_path / "ps.pb", cache_dir=str(tmp_path / "cache"), say=lambda _m: None)
+    assert "not in a search's output directory" in outside_search(tmp_path / "ps.pb")
     assert len(planner.pool) == len(aliases())  # every builder applies to the mlp on two nodes
     detectors = iter([_Scripted(fire_at=40), _Scripted(), _Scripted()])
     with start_cluster(spec) as cluster:
@@ -151,3 +150,14 @@ def test_a_stable_cluster_never_switches_the_best_strategy(tmp_path, run, monkey
     assert "0 switch(es)" in out, (label, out, err)
     decisions = json.loads((tmp_path / "ckpt" / "train.json").read_text()).get("adapt", [])
     assert not [d for d in decisions if d["event"] in ("switch", "back")], decisions
+
+
+def test_a_strategy_outside_a_search_is_noted_and_one_inside_is_not(tmp_path):
+    """What re-planning ranks depends on where the strategy file is: the note says it before the job starts."""
+    from autotune.adapt.replanning import outside_search, search_dir_of
+
+    (tmp_path / "s.pb").write_bytes(b"")
+    note = outside_search(tmp_path / "s.pb")
+    assert "s.pb is not in a search's output directory" in note and "classic builders" in note
+    (tmp_path / "summary.json").write_text("{}")
+    assert outside_search(tmp_path / "s.pb") == "" and search_dir_of(tmp_path / "s.pb") == tmp_path.resolve()
