@@ -1,8 +1,10 @@
 """Parsing of bandwidths (plain numbers are Gbit/s) and latencies (plain numbers are seconds); strings may carry
-a unit."""
+a unit. Also the bound on a node's thread pools, which both spec sources (a file, Slurm) apply."""
 from __future__ import annotations
 
 import re
+
+MAX_THREADS = 1024  # per thread pool of a node's server; TensorFlow crashes making billions
 
 _UNITS = {  # bits per second for each unit suffix (lower-case)
     "bit": 1.0, "bps": 1.0,

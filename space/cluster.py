@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 from space import slurm
 from space._topology import TIER_KEYS, TOPOLOGY_KEYS, Tier, Topology
-from space._units import parse_bandwidth_gbit, parse_duration_s
+from space._units import MAX_THREADS, parse_bandwidth_gbit, parse_duration_s
 from space.errors import SpecError
 
 _TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology", "launcher", "slurm", "external"}
@@ -30,7 +30,6 @@ _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "net
               "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
 MAX_NODES = 4096
 MAX_CPU_DEVICES = 64  # a node's server makes one CPU device per number up to the highest in `cpus`
-MAX_THREADS = 1024  # per thread pool of a node's server; TensorFlow crashes making billions
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
 _LINK_KEYS = {"from", "to", "bandwidth"}
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

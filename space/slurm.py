@@ -21,6 +21,7 @@ import shutil
 import subprocess
 from typing import Any, Callable, Mapping
 
+from space._units import MAX_THREADS
 from space.errors import SpecError
 
 LAUNCHER = "slurm"
@@ -192,7 +193,6 @@ def _missing(job: bool, nodelist: bool) -> str:
 
 def _cpus_per_node(env: Mapping[str, str], n: int) -> list[int]:
     """Each node's CPUs in the allocation (0: unknown), capped at what a server's thread pool may have."""
-    from space.cluster import MAX_THREADS  # not at the top: space.cluster imports this module
 
     if env.get("SLURM_JOB_CPUS_PER_NODE"):
         cpus = expand_counts(env["SLURM_JOB_CPUS_PER_NODE"], n, "SLURM_JOB_CPUS_PER_NODE")
