@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -145,6 +146,9 @@ def test_the_exported_sbatch_script_trains_in_its_batch_step(slurm, tmp_path, ru
     text = log.read_text()
     assert p.returncode == 0, (p.stderr, text[-3000:])
     assert "trained to step 4" in text, text[-2000:]
+    job = p.stdout.split()[-1]  # "Submitted batch job N"
+    shown = _slurm(slurm["env"], "scontrol", "show", "job", job)
+    assert re.search(r"\bJobName=at-sbatch\s", shown), shown  # the #SBATCH line's quotes are sbatch's, not the name's
     assert _no_leftovers(slurm) == []
 
 
