@@ -1,7 +1,7 @@
 """What a traced training step looks like, whatever the strategy: its batch inputs, the variable handles it
 captures, each trainable variable's reads and the embedding gathers on them, what the functions it calls (loops,
 conditionals) do with the handles, its outputs and side effects, and its GraphDef ready to import once per tower
-(devices and colocation hints cleared)."""
+(devices and colocation hints cleared, the static shapes of its tensors kept)."""
 from __future__ import annotations
 
 from runners.transform._calls import FUNCTIONAL, HandleUse, HandleUses
@@ -61,7 +61,11 @@ class TracedAnalysis:
         self.outputs = [t.name for t in cf.outputs]
         self.effects = [op.name for op in g.control_outputs if op.type != "ReadVariableOp"]
         self.structured_outputs = cf.structured_outputs
-        gdef = g.as_graph_def()
+        # each op's static shapes as traced go along (``_output_shapes``, which the import merges into what it infers):
+        # a shape set from Python is in no op, and without it the import infers less. A lookup table's values take
+        # their keys' shape by ``set_shape`` alone; imported, a lookup has ids of unknown rank, and so has what follows
+        # them, up to the gradient of the Dense layer after them, which then crosses to its PS with a shape unknown
+        gdef = g.as_graph_def(add_shapes=True)
         for node in gdef.node:
             node.device = ""
             if "_class" in node.attr:

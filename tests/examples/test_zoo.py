@@ -1,16 +1,23 @@
 """The conformance zoo (``examples/zoo/``): models written as ordinary TF2 code, each around one idiom, run through
 every command a user meets: ``inspect``; ``build`` + ``compare`` (every builder profiled on the loopback cluster);
 ``train`` equal to single-device training (for a compiled model, ``model.fit``'s own); ``search`` ending with a
-winner."""
+winner. The models that keep state inside the model (lookup tables, normalization statistics, a text vectorizer's
+vocabulary) also train under every parameter-server builder, on one cluster shared by those cases."""
 from __future__ import annotations
 
+import ast
 import json
+import math
 import os
 
 import numpy as np
 import pytest
 
-from space.builders import aliases
+from autotune.fidelity import strategy_key
+from runners.transform import TrainingJob
+from runners.transform._reference import reference_train
+from space.builders import aliases, build_strategy
+from space.model import inventory_from_trace, trace_step
 from testpaths import CLUSTERS, ROOT, STEPS
 
 TRAIN_STEPS = 10  # past the smaller last batch of a finite pipeline, and into its repetition
@@ -30,6 +37,9 @@ PROFILED = [a for pair in zip(_AR, _PS) for a in pair] + _AR[len(_PS):] + _PS[le
 # each model profiles a rotating fifth of the builders, so that every builder meets a third of the zoo and every
 # idiom meets PS and all-reduce; AUTOTUNE_ZOO_EVERY_BUILDER=1 profiles every builder on every model
 EVERY_BUILDER = os.environ.get("AUTOTUNE_ZOO_EVERY_BUILDER") == "1"
+# Keras layers that hold state inside the model: a lookup table, statistics adapted or updated, a vocabulary
+STATEFUL_LAYERS = {"StringLookup", "IntegerLookup", "TextVectorization", "Normalization", "BatchNormalization"}
+PS_SYNC = [a for a in _PS if a not in (MIXED, "ps_async")]  # MIXED is the train test's; ps_async is not exact
 
 
 def builders_of(name: str) -> list[str]:
@@ -44,6 +54,18 @@ def rel_err(a, b) -> float:
     return float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-12)) if b.size else 0.0
 
 
+def holds_state_in_model(name: str) -> bool:
+    """Whether the model file builds a :data:`STATEFUL_LAYERS` layer in ``build_model`` or in a class (a layer or a
+    subclassed model): inside the model, not in its input pipeline."""
+    tree = ast.parse((ZOO / f"{name}.py").read_text())
+    scopes = [n for n in tree.body if isinstance(n, ast.ClassDef)
+              or isinstance(n, ast.FunctionDef) and n.name == "build_model"]
+    return any(isinstance(x, ast.Attribute) and x.attr in STATEFUL_LAYERS for s in scopes for x in ast.walk(s))
+
+
+IN_MODEL_STATE = [name for name in MODELS if holds_state_in_model(name)]
+
+
 def test_the_zoo_is_a_zoo():
     assert len(MODELS) >= 15 and len(COMPILED) >= 8
     met = {a: sum(a in builders_of(m) for m in MODELS) for a in PROFILED}
@@ -53,6 +75,11 @@ def test_the_zoo_is_a_zoo():
         assert set(chosen) & set(_AR) and set(chosen) & set(_PS), name
     for name in MODELS:
         assert (ZOO / f"{name}.py").read_text().lstrip().startswith('"""'), f"{name}.py: say its idiom first"
+    # the lookups, the statistics and the vocabulary of the zoo are found (and a lookup in a pipeline is not)
+    assert {"in_model_string_lookup", "in_model_text_vectorization", "normalization_dropout",
+            "structured_data_lookups", "subclassed_lookup_embedding"} <= set(IN_MODEL_STATE)
+    assert "string_lookup" not in IN_MODEL_STATE and "integer_lookup_hashing" not in IN_MODEL_STATE
+    assert set(PS_SYNC) >= {"ps", "uneven_ps", "partitioned_ps"}
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -82,9 +109,6 @@ def test_every_builder_profiles(name, run, cache_dir, tmp_path):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_train_equals_single_device(name, run, cache_dir, tmp_path):
-    from runners.transform._reference import reference_train
-    from space.model import trace_step
-
     code, _, err = run("build", "--builder", MIXED, "--model", ZOO / f"{name}.py", "--spec", SPEC,
                        "--cache-dir", cache_dir, "-o", tmp_path / "s.pb")
     assert code == 0, err
@@ -111,8 +135,6 @@ def test_train_equals_single_device(name, run, cache_dir, tmp_path):
 def _reference_is_model_fit(traced) -> None:
     """10 steps of ``model.fit`` on ``dataset_fn(0, 1)`` end where the single-device reference ends: its loss, its
     optimizer (a fresh copy), its sparse updates are Keras' own."""
-    from runners.transform._reference import reference_train
-
     want, _, _ = reference_train(traced, 1, TRAIN_STEPS)
     traced.model.fit(traced.module.dataset_fn(0, 1).repeat(), steps_per_epoch=TRAIN_STEPS, epochs=1, verbose=0,
                      shuffle=False)
@@ -150,3 +172,32 @@ def test_search_ends_with_a_winner(name, run, cache_dir, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert (out / "best.pb").is_file() and summary["winner_measured_s"] > 0
 
+
+@pytest.mark.parametrize("name", IN_MODEL_STATE)
+def test_in_model_state_trains_exactly_under_every_ps_builder(name, lent_localhost):
+    """Every synchronous PS builder trains the model to single-device training's variables and state (which equal
+    ``model.fit``'s: ``test_train_equals_single_device``), and the bytes ledger sizes every tensor that crosses
+    (a dense gradient whose static shape the tower's import lost once crashed it); the asynchronous PS trains. The
+    jobs share the module's cluster, as a search's trials do: no server starts per job."""
+    cluster = lent_localhost
+    traced = trace_step(ZOO / f"{name}.py")
+    inventory = inventory_from_trace(traced)
+    want, want_state, _ = reference_train(traced, 2, TRAIN_STEPS)
+    errors, ran = {}, {}
+    for alias in PS_SYNC:
+        strategy = build_strategy(alias, inventory, cluster.spec)
+        if ran.setdefault(strategy_key(strategy), alias) != alias:
+            continue  # the strategy of a builder already run
+        with TrainingJob(traced, strategy, cluster, step_timeout_s=120) as job:
+            job.run(TRAIN_STEPS)
+            got, got_state = job.values()
+            assert job.graph.bytes_per_step > 0, alias
+        errors.update({f"{alias} {n}": rel_err(got[n], want[n]) for n in want})
+        errors.update({f"{alias} state {n}": rel_err(got_state[n], want_state[n]) for n in want_state})
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= EXACT, f"{worst}: relative error {errors[worst]:.3g}"
+    assert len(ran) >= 3, ran  # builders of another strategy each: PS whole, sharded, spread
+    with TrainingJob(traced, build_strategy("ps_async", inventory, cluster.spec), cluster, step_timeout_s=120) as job:
+        losses = []
+        job.run(3, on_step=lambda _s, _dt, loss: losses.append(loss))
+        assert job.graph.bytes_per_step > 0 and len(losses) == 3 and all(map(math.isfinite, losses))
