@@ -1,5 +1,6 @@
-"""Failures are data: a candidate that fails is a FAIL trial with its reason and the search goes on; a server
-killed during the profiling stage costs one candidate, not the search."""
+"""Failures are data: a candidate that fails is a FAIL trial with its reason and the search goes on; a builder
+whose every job crashes is a failed row of the table, with its cause, beside a measured winner; a server killed
+during the profiling stage costs one candidate, not the search."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ import pytest
 
 from autotune.tuner import Measurement, SearchConfig, run_search
 from autotune.tuner._profiler import ClusterProfiler
+from space.builders import aliases
 from space.errors import RunError
 from testpaths import CLUSTERS, MODELS
 
@@ -91,6 +93,45 @@ def test_every_candidate_failing_is_one_error_that_keeps_the_simulated_trials(tm
                                        r"within 10 s; hint: .*--resume"):
         run_search(_cfg(tmp_path / "o", cache_dir), profiler_factory=profiler, progress=False)
     assert len((tmp_path / "o" / "simulated.jsonl").read_text().splitlines()) == 40
+
+
+def _whole_on_a_ps(strategy) -> bool:
+    """Whether ``strategy`` places a variable whole (unpartitioned) on a parameter server."""
+    return any(not node.partitioner and node.WhichOneof("synchronizer") == "PSSynchronizer"
+               for node in strategy.proto.node_config)
+
+
+class _PSCrashProfiler(_FailingProfiler):
+    """Measures every candidate but those with a variable whole on a PS, whose job crashes as the backend's bytes
+    ledger did once on such a placement of a model with an in-model lookup; counts the crashes."""
+
+    crashed = 0
+    error = RunError("tensor tower1/Identity_2:0 crosses tasks with shape (None, 64), whose size per step nobody "
+                     "expected")
+
+    def profile(self, strategy):
+        if _whole_on_a_ps(strategy):
+            type(self).crashed += 1
+            raise self.error
+        return super().profile(strategy)
+
+
+def test_a_builder_that_crashes_is_a_failed_row_with_its_cause_beside_a_measured_winner(tmp_path, cache_dir):
+    profiler = type("PSCrash", (_PSCrashProfiler,), {"entered": 0, "calls": 0, "fail_at": set(), "crashed": 0})
+    cfg = _cfg(tmp_path / "o", cache_dir, builders_to_profile=len(aliases()), builder_band=1e6, max_profiles=30,
+               round_size=0)
+    result = run_search(cfg, profiler_factory=profiler, progress=False)
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    ps = next(c for c in result.candidates if c.builders and "ps" in c.builders)
+    assert ps.measured is None and ps.error == str(_PSCrashProfiler.error)
+    (row,) = [r for r in summary["rows"] if r["strategy"].removesuffix(" *") == ps.label]
+    assert row["measured_ms"] == "failed" and "crosses tasks with shape (None, 64)" in row["error"]
+    failed = _failed_trials(summary)
+    assert len(failed) == profiler.crashed >= 2  # ps and ps_lb at least, each a FAIL trial
+    assert {t.user_attrs["error"] for t in failed} == {ps.error}
+    assert result.winner.measured is not None and not _whole_on_a_ps(result.winner.strategy)
+    assert summary["winner_measured_s"] > 0 and (tmp_path / "o" / "best.pb").is_file()
+    assert sum(r["measured_ms"] not in ("failed", "-") for r in summary["rows"]) >= 3  # the others were measured
 
 
 class _KillingProfiler(ClusterProfiler):
