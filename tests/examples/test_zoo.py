@@ -22,7 +22,7 @@ from testpaths import CLUSTERS, ROOT, STEPS
 
 TRAIN_STEPS = 10  # past the smaller last batch of a finite pipeline, and into its repetition
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("lent_localhost")]  # one cluster for every command
 
 ZOO = ROOT / "examples" / "zoo"
 MODELS = sorted(p.stem for p in ZOO.glob("*.py"))
@@ -166,7 +166,7 @@ def _checkpoint_values(traced, directory) -> tuple[dict, dict]:
 def test_search_ends_with_a_winner(name, run, cache_dir, tmp_path):
     out = tmp_path / "run"
     code, _, err = run("search", "--model", ZOO / f"{name}.py", "--spec", SPEC, "-o", out, "--cache-dir", cache_dir,
-                       "--trials", "100", "--top-k", "2", "--profile-builders", "1", "--max-profiles", "3",
+                       "--trials", "30", "--top-k", "2", "--profile-builders", "1", "--max-profiles", "3",
                        "--confirm", "0", "--steps", "4", "--warmup", "1", "--quiet", "--no-calibrate")
     assert code == 0, err
     summary = json.loads((out / "summary.json").read_text())
