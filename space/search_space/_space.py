@@ -4,7 +4,8 @@ from __future__ import annotations
 import hashlib
 import inspect
 import math
-from typing import Any, Callable, Iterable
+import re
+from typing import Any, Callable, Iterable, Sequence
 
 from space.builders import AllReduce, aliases as builder_aliases, build_strategy
 from space.builders._placement import smallest_divisor_shards
@@ -21,6 +22,18 @@ from space.strategy import Strategy
 
 # the classic all-reduce builders fuse every `chunk_size` consecutive tensors into one group
 CLASSIC_CHUNK = inspect.signature(AllReduce.__init__).parameters["chunk_size"].default
+
+
+# a shard's slot (``.p<j>``) or a shard count's axis (``.s<n>``) inside a parameter name: left out, the same
+# setting of the variable in another layout
+_LAYOUT = re.compile(r"\.[ps]\d+(?=\.)")
+_SHARD = re.compile(r"\.p(\d+)\.")
+_LAYOUT_FIELDS = ("shards", "axis")  # a variable's (a class's) layout; every other field is a synchronizer slot's
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of one type: choice ``False`` is not choice ``0``."""
+    return a == b and type(a) is type(b)
 
 
 def _check_choices(name: str, values: tuple[int, ...], low: int) -> tuple[int, ...]:
@@ -137,6 +150,66 @@ class SearchSpace:
         if self.tiered and "hierarchical" in params:
             plans = with_hier(plans, dict_ask(params)("hierarchical", (False, True)))
         return plans
+
+    def neighbour(self, params: dict[str, Any], rng, moves: int = 1) -> dict[str, Any]:
+        """The parameters of a strategy ``moves`` changes away from ``params`` (a numpy Generator ``rng`` draws).
+
+        A change gives one asked parameter, drawn uniformly, another of its choices; every other parameter still
+        asked keeps its value. One the change makes relevant gets a random choice, but where the change lays a
+        variable out anew (shard count, axis), a new shard's settings are those of the old layout's shard or whole
+        variable (``v3.p2.ps`` takes ``v3.p0.ps`` after 2 -> 4 shards): one change, not a random synchronizer per
+        shard. Of several changes, each after the first is made to the same variable or class as the first one
+        time in two (a split and its shards' servers pay together, each alone seldom). The result holds exactly
+        what a trial suggesting that strategy would hold (``hierarchical`` asked as ``suggest`` asks it), so it
+        decodes, encodes and enqueues like one; a value outside its choices raises StrategyError.
+        """
+        current, choices = self._replay(params, rng)
+        first = None
+        for _ in range(moves):
+            names = [name for name, options in choices.items() if len(options) > 1]
+            if not names:  # a space of one point
+                break
+            near = [n for n in names if first is not None and n.split(".")[0] == first]
+            pick = near if near and rng.random() < 0.5 else names
+            name = pick[int(rng.integers(len(pick)))]
+            first = name.split(".")[0] if first is None else first
+            others = [c for c in choices[name] if not _same(c, current[name])]
+            current, choices = self._replay(current, rng, {name: others[int(rng.integers(len(others)))]})
+        return current
+
+    def _replay(self, params: dict[str, Any], rng, changed: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        """(values, choices) of every parameter asked when answering from ``changed``, then ``params``, then the
+        old layout of a new shard's slot (``neighbour``), then ``rng``: a define-by-run pass, as ``suggest``'s."""
+        values: dict[str, Any] = {}
+        choices: dict[str, tuple] = {}
+        known = dict_ask(params)
+        # the synchronizer slots ``params`` set (``v3``, ``v3.p1``, a class), and each field's values with the
+        # shard or count left out of its name, in asked order
+        slots = {n.rpartition(".")[0] for n in params if n.rpartition(".")[2] not in _LAYOUT_FIELDS}
+        layout: dict[str, list] = {}
+        for name, value in params.items():
+            layout.setdefault(_LAYOUT.sub("", name), []).append(value)
+
+        def ask(name: str, options: Sequence[Any]) -> Any:
+            slot, _, field = name.rpartition(".")
+            old = layout.get(_LAYOUT.sub("", name), []) if field in _LAYOUT_FIELDS or slot not in slots else []
+            old = [v for v in old if any(_same(v, c) for c in options)]
+            if changed and name in changed:
+                value = changed[name]
+            elif name in params:
+                value = known(name, options)
+            elif old:
+                shard = _SHARD.search(name)
+                value = old[int(shard.group(1)) % len(old) if shard else 0]
+            else:
+                value = options[int(rng.integers(len(options)))]
+            values[name], choices[name] = value, tuple(options)
+            return value
+
+        self._impl.ask(ask)
+        if self.tiered:
+            ask("hierarchical", (False, True))
+        return values, choices
 
     @property
     def tied_shards(self) -> bool:
