@@ -19,6 +19,7 @@ from space.strategy import Strategy
 
 REDUCE_ABOVE = 16  # variables above which the search uses the reduced (per-class) space
 SAMPLERS = ("tpe", "cmaes", "nsga2", "random")
+SIMULATED = ("local", "sampler")  # how the simulated stage spends its trials (``_simulated``)
 
 
 @dataclasses.dataclass
@@ -61,6 +62,10 @@ class SearchConfig:
         None, "sampler seed: same seed, same trials (default: the n-th searcher on the study uses n)", type=int)
     sampler: str = option("tpe", "tpe (default), cmaes, nsga2 (step time vs bytes on the wire), random",
                           choices=SAMPLERS)
+    simulated: str = option(  # how the simulated stage spends its trials after the sampler's first ones
+        "local", "local (default): the sampler draws the first trials (the builders among them), then a local search "
+                 "scores neighbours of the best through the cost model for the rest; sampler: every trial from "
+                 "--sampler (nsga2 always)", choices=SIMULATED)
     simulate_only: bool = option(False, "skip profiling on the cluster")
     prune_ratio: float = option(  # a candidate predicted slower than this x the best so far is pruned
         2.0, "prune candidates predicted slower than this x the best so far (2.0)")
