@@ -2,8 +2,9 @@
 exit code 2, no traceback and nothing printed before it; an input that is accepted (a model's stray thread, a
 locked study) must end as specified, without a traceback.
 
-``python tests/bad_inputs.py [--jobs N]`` runs every case as a fresh ``autotune`` process (TensorFlow's start-up
-logging included, nothing set in the environment) and prints a table and the count of inputs handled as specified;
+``python tests/bad_inputs.py [--jobs N] [-k TEXT]`` runs every case (or those named with TEXT) as a fresh ``autotune``
+process (TensorFlow's start-up logging included, nothing set in the environment) and prints a table and the count of
+inputs handled as specified;
 ``tests/autotune/test_bad_inputs.py`` runs the same cases in-process (those only a fresh process can show, in one).
 """
 from __future__ import annotations
@@ -424,21 +425,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once (2)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds a case may take (300)")
+    parser.add_argument("-k", dest="only", action="append", default=[], metavar="TEXT",
+                        help="only the cases whose name holds TEXT (repeatable; default: every case)")
     args = parser.parse_args(argv)
+    cases = [c for c in CASES if not args.only or any(t in c.name for t in args.only)]
     runner: Callable = lambda case: run_process(case, args.timeout)  # noqa: E731
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(runner, CASES))
+        results = list(pool.map(runner, cases))
     good = 0
     print(f"{'case':44s} {'exit':>4s}  verdict")
-    for case, (code, out, err) in zip(CASES, results):
+    for case, (code, out, err) in zip(cases, results):
         problem = check(case, code, err, out)
         good += not problem
         print(f"{case.name:44s} {code:4d}  {problem or ('clean' if case.code else 'accepted as specified')}")
-    refused = sum(c.code != 0 for c in CASES)
-    print(f"\n{good} of {len(CASES)} bad inputs handled as specified ({refused} to refuse in one line with exit 2, "
-          f"{len(CASES) - refused} to accept) in {time.monotonic() - started:.0f} s")
-    return 0 if good == len(CASES) else 1
+    refused = sum(c.code != 0 for c in cases)
+    print(f"\n{good} of {len(cases)} bad inputs handled as specified ({refused} to refuse in one line with exit 2, "
+          f"{len(cases) - refused} to accept) in {time.monotonic() - started:.0f} s")
+    return 0 if good == len(cases) else 1
 
 
 if __name__ == "__main__":
