@@ -52,3 +52,40 @@ def parse_duration_s(value: object) -> float:
     if number < 0:
         raise ValueError(f"latency must be >= 0, got {value!r}")
     return number * _TIME_UNITS[unit]
+
+
+# bytes per unit suffix (lower-case): decimal (kB, MB, GB, TB) and binary (KiB, MiB, GiB, TiB); single letters
+# (Slurm's 1024-based "4G", Kubernetes' 1000-based "4G") are refused as ambiguous
+_MEMORY_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+                 "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+MAX_PLAIN_GB = 1e5  # a plain number above this is likely bytes meant as bytes: refused with a hint
+
+
+def parse_memory_bytes(value: object) -> int:
+    """Return ``value`` in bytes. Plain numbers are GB (10^9 bytes), as plain bandwidths are Gbit/s; strings carry
+    their unit: ``"4GB"``, ``"512MiB"``, ``"1.5 GiB"``, ``"2000000000B"``. Raises ``ValueError`` with the forms."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected an amount of memory, got {value!r}")
+    if isinstance(value, (int, float)):
+        if value > MAX_PLAIN_GB:
+            raise ValueError(f"plain numbers are GB, and {value!r} GB is more than any node has; "
+                             f"write bytes with their unit, e.g. '{int(value)}B'")
+        number, unit = float(value), "gb"
+    elif isinstance(value, str) and (m := _PATTERN.match(value)):
+        number, unit = float(m.group(1)), (m.group(2).lower() or "gb")
+    else:
+        raise ValueError(f"expected memory such as 16 (GB), '4GB', '512MiB' or '1.5 GiB', got {value!r}")
+    if unit not in _MEMORY_UNITS:
+        raise ValueError(f"unknown memory unit {unit!r} in {value!r}; use one of B, kB, MB, GB, TB, KiB, MiB, "
+                         "GiB, TiB")
+    if number <= 0:
+        raise ValueError(f"memory must be > 0, got {value!r}")
+    return int(number * _MEMORY_UNITS[unit])
+
+
+def format_bytes(n: float) -> str:
+    """``5.2 GB``, ``640 MB``, ``12 kB``: decimal units, two or three significant digits, for messages."""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} B"

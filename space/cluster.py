@@ -5,7 +5,8 @@ network_bandwidth}]``, ``ssh: {group: {username, port, key_file, python_venv, sh
 ``hostname``, per-node ``python`` / ``workdir`` / ``intra_op_threads`` / ``inter_op_threads`` (the TensorFlow
 server's thread pools), per-link ``links`` overrides and ``known_hosts``; for clusters planned rather than owned,
 ``count`` (one entry for that many nodes at consecutive addresses), ``group`` (the node's rack) and a ``topology``
-with the bandwidth and latency inside a node, inside a group and across groups.
+with the bandwidth and latency inside a node, inside a group and across groups; per-node ``memory`` / ``gpu_memory``
+(``space._node_memory``: plain numbers are GB, strings carry a unit, ``"512MiB"``).
 Bandwidth numbers are Gbit/s; strings may carry a unit (``"200mbit"``). Latency numbers are seconds (``"20us"``).
 Devices are named ``"<address>:CPU:<i>"`` / ``"<address>:GPU:<i>"`` as in AutoDist.
 """
@@ -21,13 +22,15 @@ import re
 from typing import Any, Mapping
 
 from space import slurm
+from space import _node_memory
+from space._node_memory import MEMORY_KEYS, TF_RESERVE_BYTES
 from space._topology import TIER_KEYS, TOPOLOGY_KEYS, Tier, Topology
 from space._units import MAX_THREADS, parse_bandwidth_gbit, parse_duration_s
 from space.errors import SpecError
 
 _TOP_KEYS = {"nodes", "ssh", "links", "known_hosts", "topology", "launcher", "slurm", "external"}
 _NODE_KEYS = {"address", "hostname", "gpus", "cpus", "chief", "ssh_config", "network_bandwidth",
-              "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count"}
+              "python", "workdir", "intra_op_threads", "inter_op_threads", "group", "count", *MEMORY_KEYS}
 MAX_NODES = 4096
 MAX_CPU_DEVICES = 64  # a node's server makes one CPU device per number up to the highest in `cpus`
 _SSH_KEYS = {"username", "port", "key_file", "python_venv", "shared_envs", "known_hosts"}
@@ -69,6 +72,14 @@ class Node:
     intra_op_threads: int = 0  # the server's thread pools; 0 = TensorFlow's default (one thread per core)
     inter_op_threads: int = 0
     group: str | None = None  # the rack (or any set of nodes close to each other) the node belongs to
+    memory_bytes: int | None = None  # host RAM autotune's tasks may use, TensorFlow's own included; None unknown
+    gpu_memory_bytes: int | None = None  # each GPU's memory; None unknown
+    memory_measured: bool = False  # ``memory_bytes`` is this machine's available share, not the spec's
+
+    @property
+    def memory_budget_bytes(self) -> int | None:
+        """What a plan may fill of the node's host memory: ``memory_bytes`` less TensorFlow's own reserve."""
+        return None if self.memory_bytes is None else max(self.memory_bytes - TF_RESERVE_BYTES, 0)
 
     @property
     def name(self) -> str:
@@ -201,6 +212,10 @@ class ClusterSpec:
                     d[key] = getattr(n, key)
             if n.group is not None:
                 d["group"] = n.group
+            if n.memory_bytes is not None and not n.memory_measured:  # measured: re-read on this machine
+                d["memory"] = f"{n.memory_bytes}B"
+            if n.gpu_memory_bytes is not None:
+                d["gpu_memory"] = f"{n.gpu_memory_bytes}B"
             nodes.append(d)
         out: dict[str, Any] = {"nodes": nodes}
         if self.ssh:
@@ -217,8 +232,14 @@ class ClusterSpec:
 
     @property
     def fingerprint(self) -> str:
-        """Stable hash of the spec's content (not of its file path or formatting)."""
-        blob = json.dumps(self.to_dict(), sort_keys=True).encode()
+        """Stable hash of the spec's content (not of its file path or formatting), memory aside: the calibration
+        and the study it keys measure time, which memory does not change, and a loopback node's memory is what
+        the machine has free at the moment."""
+        data = self.to_dict()
+        for node in data["nodes"]:
+            for key in MEMORY_KEYS:
+                node.pop(key, None)
+        blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
     @classmethod
@@ -350,6 +371,11 @@ def _parse(data: Any, source: str) -> ClusterSpec:
         remote = next(n.address for n in nodes if not n.is_loopback)
         raise SpecError(f"loopback node {loop[0]!r} mixed with remote node {remote!r}", source,
                         hint="use the machine's real address, or make every node loopback (127.0.0.x)")
+    if loop:  # one machine: its available memory, shared among the nodes that give none
+        shares = _node_memory.loopback_shares([n.memory_bytes for n in nodes], _node_memory.machine_memory_bytes())
+        nodes = [n if n.memory_bytes is not None or m is None else dataclasses.replace(n, memory_bytes=m,
+                                                                                      memory_measured=True)
+                 for n, m in zip(nodes, shares)]
     names = {n.address: n.address for n in nodes} | {n.hostname: n.address for n in nodes if n.hostname}
     links = _parse_links(data.get("links") or [], names, source)
     known_hosts = _opt_str(data, "known_hosts", source, "cluster spec")
@@ -476,7 +502,9 @@ def _parse_node(raw: Any, i: int, ssh: Mapping[str, SSHGroup], source: str) -> N
                 python=_opt_str(raw, "python", source, label), workdir=_opt_str(raw, "workdir", source, label),
                 intra_op_threads=_threads(raw, "intra_op_threads", source, label),
                 inter_op_threads=_threads(raw, "inter_op_threads", source, label),
-                group=_opt_str(raw, "group", source, label))
+                group=_opt_str(raw, "group", source, label),
+                memory_bytes=_node_memory.node_memory(raw, "memory", label, source),
+                gpu_memory_bytes=_node_memory.node_memory(raw, "gpu_memory", label, source))
 
 
 def _colon_error(address: str, label: str, source: str) -> SpecError:

@@ -7,7 +7,8 @@ node's CPUs in the allocation (``SLURM_JOB_CPUS_PER_NODE``, else ``SLURM_TASKS_P
 ``SLURM_CPUS_PER_TASK``, both in Slurm's ``2(x3),1`` form). The replicas are the GPUs Slurm gave the job
 (``SLURM_STEP_GPUS``, ``SLURM_JOB_GPUS`` or ``CUDA_VISIBLE_DEVICES``: a count, the same on every node, numbered
 from 0 as the server sees them), else each node's CPU. A node's address is Slurm's ``NodeAddr`` for it (asked of
-``scontrol`` when present), else its name.
+``scontrol`` when present), else its name. A node's ``memory`` is the job's (``SLURM_MEM_PER_NODE``, else
+``SLURM_MEM_PER_CPU`` times the node's CPUs, both in Slurm's MiB; ``--mem=0``, all of the node's, is unknown).
 
 Bandwidths: the spec's nominal rate is ``slurm: {network_bandwidth: ...}`` or :data:`DEFAULT_BANDWIDTH`; the cost
 model takes the calibration stored for this spec, whose fingerprint depends on the nodes only, so a later job on
@@ -30,7 +31,8 @@ LAUNCHERS = (LAUNCHER, EXTERNAL)
 SOURCE = "the Slurm allocation"
 DEFAULT_BANDWIDTH = "1gbit"
 # keys of the `slurm:` mapping of a spec file: what every node of the allocation gets, and extra srun options
-NODE_DEFAULT_KEYS = {"python", "workdir", "network_bandwidth", "intra_op_threads", "inter_op_threads"}
+NODE_DEFAULT_KEYS = {"python", "workdir", "network_bandwidth", "intra_op_threads", "inter_op_threads", "memory",
+                     "gpu_memory"}
 SLURM_KEYS = NODE_DEFAULT_KEYS | {"srun_args"}
 _HINT = "run inside an allocation (salloc -N 2 ..., or an sbatch script), or pass a cluster.yml"
 _NAME = re.compile(r"[A-Za-z0-9_.\-]+")
@@ -163,7 +165,9 @@ def allocation_nodes(env: Mapping[str, str], defaults: Mapping[str, Any] | None 
     names = expand_hostlist(nodelist)
     if len(set(names)) != len(names):
         raise SpecError(f"SLURM_JOB_NODELIST {nodelist!r} names a node twice", "--spec slurm", hint=_HINT)
-    threads = _cpus_per_node(env, len(names))
+    cpus = _cpus_per_node(env, len(names))
+    threads = [min(c, MAX_THREADS) for c in cpus]
+    memory = _memory_per_node(env, cpus)
     gpus = list(range(gpu_count(env)))
     known = (addresses or scontrol_addresses)(names)
     defaults = dict(defaults or {})
@@ -174,6 +178,8 @@ def allocation_nodes(env: Mapping[str, str], defaults: Mapping[str, Any] | None 
             node["gpus"] = gpus
         if threads[i]:
             node["intra_op_threads"] = threads[i]
+        if memory[i]:
+            node["memory"] = f"{memory[i]}MiB"
         node.update(defaults)
         if node["address"] == name:
             node.pop("hostname")  # the name is the address: a hostname equal to it would be a duplicate
@@ -192,7 +198,7 @@ def _missing(job: bool, nodelist: bool) -> str:
 
 
 def _cpus_per_node(env: Mapping[str, str], n: int) -> list[int]:
-    """Each node's CPUs in the allocation (0: unknown), capped at what a server's thread pool may have."""
+    """Each node's CPUs in the allocation (0: unknown)."""
 
     if env.get("SLURM_JOB_CPUS_PER_NODE"):
         cpus = expand_counts(env["SLURM_JOB_CPUS_PER_NODE"], n, "SLURM_JOB_CPUS_PER_NODE")
@@ -203,7 +209,19 @@ def _cpus_per_node(env: Mapping[str, str], n: int) -> list[int]:
         cpus = [t * int(per_task) for t in expand_counts(env["SLURM_TASKS_PER_NODE"], n, "SLURM_TASKS_PER_NODE")]
     else:
         cpus = [0] * n
-    return [min(c, MAX_THREADS) for c in cpus]
+    return cpus
+
+
+def _memory_per_node(env: Mapping[str, str], cpus: list[int]) -> list[int]:
+    """Each node's memory in the allocation in MiB (0: unknown): per node, else per CPU times its CPUs."""
+    for key in ("SLURM_MEM_PER_NODE", "SLURM_MEM_PER_CPU"):
+        value = env.get(key, "").strip()
+        if not value:
+            continue
+        if not value.isdigit():
+            raise SpecError(f"{key} {value!r} is not a number of MiB", "--spec slurm", hint=_HINT)
+        return [int(value)] * len(cpus) if key == "SLURM_MEM_PER_NODE" else [int(value) * c for c in cpus]
+    return [0] * len(cpus)
 
 
 def spec_data(data: Mapping[str, Any], source: str, env: Mapping[str, str] | None = None,

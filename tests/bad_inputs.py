@@ -241,6 +241,8 @@ CASES: list[Case] = [
           "network_bandwidth"),
     _spec("no nodes", "nodes: []\n", "nodes"),
     _spec("gpus not a list", "nodes:\n  - {address: 127.0.0.1, chief: true, gpus: two}\n", "gpus"),
+    _spec("memory not an amount", "nodes:\n  - {address: 127.0.0.1, chief: true, memory: lots}\n", "memory"),
+    _spec("memory in one letter", "nodes:\n  - {address: 127.0.0.1, chief: true, memory: 4G}\n", "unit"),
     Case("spec is a directory", ("build", "--builder", "ps", "--model", "{model}", "--spec", "{d}/c.yml", "-o",
                                  "{d}/s.pb"), {"c.yml": "<dir>"}, needle="c.yml"),
     # strategies and builders
