@@ -20,6 +20,7 @@ from simulator._from_measurements import (LinkFit, fit_link, powersgd_constants,
                                           with_links)
 from simulator._prediction import COUNT_UNIT_S, Bound, Distance, Prediction
 from simulator._choices import Choices
+from simulator._memory import PARTS as MEMORY_PARTS, MemoryPlan, Misfit, NodeMemory
 from simulator._scorer import Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
@@ -31,7 +32,9 @@ __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "Calibra
            "to_calibration", "with_links", "LinkFit", "fit_link", "powersgd_constants", "powersgd_flops",
            # the anchor steps -> their costs, and how well those predict them
            "anchor_costs", "anchor_fit", "anchor_misfits", "ANCHOR_MISFIT", "ANCHOR_PAIRS", "PIECE_PAIRS",
-           "RESOLVED_SE", "pair_difference", "resolved", "borrowed_piece_cost"]
+           "RESOLVED_SE", "pair_difference", "resolved", "borrowed_piece_cost",
+           # what a strategy keeps resident per node (Scorer.memory)
+           "MemoryPlan", "NodeMemory", "Misfit", "MEMORY_PARTS"]
 
 _last: tuple[Inventory, ClusterSpec, Calibration, Scorer] | None = None
 

@@ -22,6 +22,7 @@ from simulator._choices import Choices, dense_batch, empty_batch, entry_batch, r
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries, sparse_fits
 from simulator._ledger import Ledger, fixed_links, ledger_of
+from simulator._memory import MemoryPlan, memory_of
 from simulator._sparse import Entries
 from simulator._prediction import Prediction
 
@@ -76,6 +77,12 @@ class Scorer:
         scorer = self._for_replicas(strategy)
         layout = scorer._layout(strategy)
         return ledger_of(scorer, scorer._model_for(layout), scorer.encode([strategy], layout))
+
+    def memory(self, strategy: Strategy) -> MemoryPlan:
+        """Bytes resident per node, by part, on the columns the cost model times (:mod:`simulator._memory`)."""
+        scorer = self._for_replicas(strategy)
+        layout = scorer._layout(strategy)
+        return memory_of(scorer, scorer._model_for(layout), scorer.encode([strategy], layout))
 
     def score_many(self, strategies: Sequence[Strategy]) -> np.ndarray:
         """Predicted step times (seconds) of many strategies, vectorised (per replica set and shard layout)."""

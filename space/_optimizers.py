@@ -41,6 +41,27 @@ SCHEDULES = ("ExponentialDecay", "CosineDecay", "CosineDecayRestarts", "Piecewis
              "InverseTimeDecay")
 
 
+# slot variables Keras 3 keeps per model variable, each of its shape and dtype, with the defaults of each optimizer
+# (the options that add one are in ``slot_count``)
+SLOTS = {"sgd": 0, "momentum": 1, "adam": 2, "adamw": 2, "adagrad": 1, "rmsprop": 1, "adadelta": 2, "adamax": 2,
+         "nadam": 2, "ftrl": 2, "lion": 1}
+
+
+def slot_count(config: dict | None) -> int:
+    """Variable-sized slots the optimizer ``config`` keeps per variable: SGD's momentum (when > 0), Adam's and AMSGrad's
+    moments, RMSprop's momentum and centred mean, and the EMA copy ``use_ema`` keeps."""
+    config = config or DEFAULT
+    name = config.get("name", "sgd")
+    n = SLOTS.get(name, 2)  # an optimizer not listed: Adam's two, the common case
+    if name == "sgd" and config.get("momentum"):
+        n += 1
+    if name in ("adam", "adamw") and config.get("amsgrad"):
+        n += 1
+    if name == "rmsprop":
+        n += bool(config.get("momentum")) + bool(config.get("centered"))
+    return n + bool(config.get("use_ema"))
+
+
 def keys_of(name: str) -> tuple[str, ...]:
     """Every key the optimizer ``name`` takes in a plain dict (``name`` itself aside)."""
     return COMMON + HYPERPARAMETERS[name]
