@@ -8,6 +8,7 @@ import pathlib
 import sys
 from typing import Any, Callable, Iterable
 
+from autotune._fits import refuse_misfit
 from autotune._modes import output_modes
 from autotune.adapt import adaptive_train
 from autotune.tuner._budget import parse_duration
@@ -17,6 +18,7 @@ from runners.profile import measured_steps_per_call, prepare
 from runners.train import StepInfo, check_fits, load_checkpoint, train_strategy
 from space.cluster import load_cluster
 from space.errors import BadInput
+from space.model import inventory_from_trace
 
 __all__ = ["History", "SearchOutcome", "StepInfo", "search", "train"]
 
@@ -42,7 +44,7 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
           callbacks: Iterable = (), logdir: str | os.PathLike | None = None,
           log_every: int = 10, step_timeout_s: float = 120.0, accept_unknown_hosts: bool = False,
           log: Callable[[str], None] | None = None, steps_per_call: int = 0, eval_every: int = 0,
-          eval_steps: int | None = None, adapt: bool = False) -> History:
+          eval_steps: int | None = None, adapt: bool = False, ignore_memory: bool = False) -> History:
     """Train ``model`` with the strategy file ``strategy`` on the cluster of ``spec`` until ``steps`` steps in all.
 
     Args:
@@ -66,6 +68,8 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
             switch at a checkpoint where another is predicted faster by more than the switch costs, and back if
             it measures slower. Needs ``checkpoint``. Every decision goes to ``train.json``, the log and
             ``adapt`` in the result (docs/adapt.md).
+        ignore_memory: start the strategy even where the memory model says it needs more than a node's ``memory:``
+            (or ``gpu_memory:``) in the spec.
 
     What it writes is never writable by others, whatever the umask (``autotune._modes``); a checkpoint it cannot
     read is named on stderr and the one before it resumed.
@@ -78,11 +82,13 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         return _train(model, spec, strategy, steps, checkpoint=checkpoint, save_every=save_every, keep=keep,
                       resume=resume, callbacks=callbacks, logdir=logdir, log_every=log_every,
                       step_timeout_s=step_timeout_s, accept_unknown_hosts=accept_unknown_hosts, log=log,
-                      steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps, adapt=adapt)
+                      steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps, adapt=adapt,
+                      ignore_memory=ignore_memory)
 
 
 def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
-           step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps, adapt) -> History:
+           step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps, adapt,
+           ignore_memory) -> History:
     for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
                              ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0),
                              ("eval_every", eval_every, 0), ("eval_steps", 1 if eval_steps is None else eval_steps, 1)):
@@ -102,6 +108,8 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     if logdir is None and checkpoint is not None:
         logdir = checkpoint / "logs"
     traced, strat, cluster_spec = prepare(str(model), str(spec), str(strategy))
+    if not ignore_memory:  # before any server starts: a plan that cannot fit fails late and takes the node with it
+        refuse_misfit(inventory_from_trace(traced), cluster_spec, strat, str(strategy))
     if start is not None:
         check_fits(start, traced)
     steps_per_call = steps_per_call or measured_steps_per_call(strat, cluster_spec) or 0
@@ -119,8 +127,6 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
             print(f"note: {note}", file=sys.stderr, flush=True)
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
         if adapt:
-            from space.model import inventory_from_trace
-
             say = log or (lambda m: print(m, file=sys.stderr))
             planner = open_replanner(inventory_from_trace(traced), cluster_spec, strategy, say=say)
             result, decisions = adaptive_train(traced, strat, cluster, planner, steps=steps,

@@ -1,8 +1,10 @@
-"""``autotune show s.pb``: a strategy file as a table (``--text`` for protobuf text format)."""
+"""``autotune show s.pb``: a strategy file as a table (``--text`` for protobuf text format); with ``--model`` and
+``--spec``, also each node's memory need beside the bytes it sends and receives per step."""
 from __future__ import annotations
 
 import argparse
 
+from autotune._fits import node_table
 from autotune.commands import _common
 from space.strategy import Strategy
 from space.validate import validate
@@ -23,10 +25,14 @@ def run(args) -> int:
     if args.text:
         print(strategy.to_text(), end="")
         return 0
-    inv = None
+    inv = cluster = None
     if args.model:
         inv = _common.inventory(args)
         if args.spec:
-            validate(strategy, inv, _common.cluster(args), source=args.strategy)
+            cluster = _common.cluster(args)
+            validate(strategy, inv, cluster, source=args.strategy)
     print(strategy.summary(inv))
+    if cluster is not None:
+        print()
+        print(node_table(inv, cluster, strategy))
     return 0

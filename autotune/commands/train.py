@@ -49,6 +49,8 @@ def register(sub) -> None:
                         "the search's candidates where --strategy is in its output directory, else the classic "
                         "builders; docs/adapt.md)")
     p.add_argument("--accept-unknown-hosts", action="store_true", help="accept SSH host keys not in known_hosts")
+    p.add_argument("--ignore-memory", action="store_true",
+                   help="start the strategy even where it needs more memory than the spec gives a node")
     p.set_defaults(func=run)
 
 
@@ -63,7 +65,7 @@ def run(args) -> int:
                     log_every=args.log_every, step_timeout_s=args.step_timeout, callbacks=[progress],
                     accept_unknown_hosts=args.accept_unknown_hosts, log=progress.log,
                     steps_per_call=args.steps_per_call, eval_every=args.eval_every, eval_steps=args.eval_steps,
-                    adapt=args.adapt)
+                    adapt=args.adapt, ignore_memory=args.ignore_memory)
     if history.start_step >= history.steps:
         print(f"nothing to do: the checkpoint has done {history.start_step} of {history.steps} steps",
               file=sys.stderr)

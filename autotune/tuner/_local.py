@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import math
 from typing import Any
 
 POOL = 8  # parents of a climb
@@ -86,8 +87,13 @@ class LocalSearch:
         entry = Entry(t, params)
         if t < self.best.t:
             self.best = entry
-        if self.kicked:
+        if self.kicked and math.isfinite(t):
             self._climb([entry])
+            return
+        if not math.isfinite(t):  # it does not fit a node's memory: a step of the climb, never a parent
+            self.stale += 1
+            if self.stale >= self.patience:
+                self._restart()
             return
         if len(self.pool) < POOL or t < self.pool[-1].t:
             bisect.insort(self.pool, entry)

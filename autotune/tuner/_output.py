@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import datetime
 import json
+import math
 import re
 import shlex
 
@@ -15,7 +16,7 @@ from space.strategy import Strategy
 
 
 def _ms(x) -> str:
-    return f"{x * 1e3:.2f}" if x else "-"
+    return f"{x * 1e3:.2f}" if x and math.isfinite(x) else "-"
 
 
 def summary_rows(result) -> list[dict]:
@@ -23,10 +24,12 @@ def summary_rows(result) -> list[dict]:
 
     ``measured_ms`` pools every run of a candidate; ``head_to_head_ms`` is its median in the confirmation, where
     the confirmed candidates took turns, and that column decides the winner among them. Where a candidate failed,
-    its ``measured_ms`` says so and an ``error`` column says why."""
+    its ``measured_ms`` says so and an ``error`` column says why; where a builder does not fit a node's memory, its
+    ``measured_ms`` reads ``does not fit`` and a ``memory`` column says where."""
     measured_builders = [c.measured.median_s for c in result.candidates if c.builders and c.measured]
     best_builder = min(measured_builders) if measured_builders else None
     any_failed = any(c.error for c in result.candidates)
+    any_misfit = any(not math.isfinite(c.predicted_s) for c in result.candidates)
     rows = []
     for c in sorted(result.candidates, key=lambda c: (c.measured.median_s if c.measured else float("inf"),
                                                        c.predicted_s)):
@@ -42,6 +45,10 @@ def summary_rows(result) -> list[dict]:
         if any_failed:
             rows[-1]["measured_ms"] = "failed" if c.error else rows[-1]["measured_ms"]
             rows[-1]["error"] = c.error or "-"
+        if any_misfit:  # pruned before scoring: predicted nothing, never profiled
+            misfit = not math.isfinite(c.predicted_s)
+            rows[-1]["measured_ms"] = "does not fit" if misfit else rows[-1]["measured_ms"]
+            rows[-1]["memory"] = c.skipped if misfit else "-"
     return rows
 
 

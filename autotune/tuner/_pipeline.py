@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any, Callable
 
+import numpy as np
 import optuna
 
 from autotune.calibration import cluster_calibration, current_costs, measure_and_store, stored_calibration
@@ -24,7 +25,7 @@ from autotune.tuner._simplify import simplify
 from autotune.tuner._stage import ProfilingStage
 from autotune.tuner._progress import Progress
 from autotune.tuner._select import diverse_top_k
-from autotune.tuner._simulated import SimulatedStage, simulate
+from autotune.tuner._simulated import SimulatedStage, misfit, simulate
 from autotune.tuner._types import REDUCE_ABOVE, Candidate, SearchConfig, SearchResult
 from simulator import Calibration, Scorer, floor_s, lower_bound
 from space.cluster import ClusterSpec, load_cluster
@@ -81,8 +82,10 @@ def _simplified(picked: list[Candidate], space, scorer, say: Callable[[str], Non
     """Each non-builder candidate simplified (``_simplify``); two that simplify alike are profiled once."""
     order = sorted(range(len(space.inventory.variables)), key=lambda i: space.inventory.variables[i].bytes)
 
-    def score(plan_lists):
-        return scorer.score_many([space.strategy_of(p) for p in plan_lists])
+    def score(plan_lists):  # a simplification that no longer fits a node's memory is never the better one
+        strategies = [space.strategy_of(p) for p in plan_lists]
+        return np.where([misfit(space, scorer, s) is None for s in strategies], scorer.score_many(strategies),
+                        np.inf)
 
     out, seen = [], set()
     for c in picked:
@@ -225,6 +228,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
                          f"({share:.0f} s of the time budget)")
     say(f"simulated stage: {sim.finished} trials ({sim.pruned} pruned) in {sim.wall_s:.1f} s; "
         f"best predicted {sim.best_s * 1e3:.2f} ms")
+    if not sim.interrupted:
+        sim.check_fits()
 
     bound = setup.bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
     setup.study.set_user_attr("lower_bound_s", bound.step_s)
@@ -342,13 +347,13 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
     to_profile = list(picked)
     # the builders are the reference to beat: profile every one the cost model cannot tell apart from the best
     # (predicted within `builder_band` x the best builder), up to `builders_to_profile`
-    ranked = sorted(builders, key=lambda c: c.predicted_s)
+    ranked = sorted((b for b in builders if not b.skipped), key=lambda c: c.predicted_s)
     close = [b for b in ranked if b.predicted_s <= cfg.builder_band * ranked[0].predicted_s] if ranked else []
     for b in close[:max(cfg.builders_to_profile, 0)]:
         if all(b is not c for c in to_profile):
             to_profile.append(b)
     size = first_round_size(cfg)
-    setup.pool = builders + [by_trial.get(c.trial, c) for c in sim.candidates(POOL)]
+    setup.pool = ranked + [by_trial.get(c.trial, c) for c in sim.candidates(POOL)]  # those that fit
     setup.families = _families.representatives(setup.pool)
     to_profile = _families.with_representatives(first_round(to_profile, size), setup.families, size,
                                                 cfg.max_profiles - confirm_reserve(cfg))

@@ -4,10 +4,13 @@ The sampler (an in-memory Optuna study) draws the first trials, the classic buil
 (``_local``) then scores neighbours of the best through the cost model directly for the rest. Optuna's TPE spends
 milliseconds per asked parameter on each trial, the cost model under one on a whole strategy, so the sampler finds
 the good region and the cost model's own speed explores it (``--simulated sampler``: every trial from the sampler).
+A candidate that does not fit a node's memory (``Scorer.memory``) is pruned before it is scored, with the reason:
+it is never profiled, and a builder so pruned stays in the table, marked.
 """
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from typing import Any
 
@@ -18,6 +21,7 @@ from autotune._signals import deferred_interrupts
 from autotune.tuner import _study
 from autotune.tuner._local import LocalSearch
 from autotune.tuner._types import Candidate
+from space.errors import BadInput
 from space.validate import validate
 
 PRUNED, COMPLETE = "pruned", "complete"
@@ -44,7 +48,19 @@ class SimulatedStage:
 
     def _candidate(self, r: dict[str, Any]) -> Candidate:
         return Candidate(params=r["params"], strategy=self.space.decode(r["params"]), predicted_s=r["predicted_s"],
-                         builders=list(r.get("builders") or []), trial=r["number"])
+                         builders=list(r.get("builders") or []), trial=r["number"],
+                         skipped=(r.get("memory") or {}).get("why", ""))
+
+    def check_fits(self) -> None:
+        """Refuse in one line when no candidate fits the nodes' memory: the smallest shortfall, and where."""
+        if any(r["state"] == COMPLETE for r in self.records):
+            return
+        short = [r["memory"] for r in self.records if r.get("memory")]
+        if short:
+            least = min(short, key=lambda m: m["need"] - m["has"])
+            raise BadInput(f"no strategy fits the nodes' memory: the one nearest {least['why']}",
+                           self.space.cluster.source,
+                           hint="give the nodes more `memory:` in the spec if they have it, or add nodes")
 
     def candidates(self, limit: int | None = None) -> list:
         """Completed trials, best predicted first, one per distinct parameter set (the first ``limit``: only those
@@ -94,9 +110,12 @@ class _Log:
         self.best = min((r["predicted_s"] for r in self.records if r["state"] == COMPLETE), default=float("inf"))
         self.pruned = sum(r["state"] == PRUNED for r in self.records)
 
-    def add(self, state: str, params: dict, predicted_s: float, wire_mb: float, builders: list, method: str) -> None:
+    def add(self, state: str, params: dict, predicted_s: float, wire_mb: float, builders: list, method: str,
+            memory: dict | None = None) -> None:
         r = {"number": len(self.records), "state": state, "params": params, "predicted_s": predicted_s,
              "wire_mb": wire_mb, "builders": builders, "t": round(time.time(), 3), "method": method}
+        if memory:  # pruned for not fitting: why, and the need and room of its node (bytes)
+            r["memory"] = memory
         self.records.append(r)
         self.journal.append(r)
         if state == PRUNED:
@@ -104,6 +123,15 @@ class _Log:
         else:
             self.best = min(self.best, predicted_s)
         self.progress.update(best=f"{self.best * 1e3:.2f}ms", pruned=str(self.pruned))
+
+
+def misfit(space, scorer, strategy) -> dict | None:
+    """Where ``strategy`` does not fit a node's memory (``{why, need, has, node}``), None where it fits or no node's
+    memory is known (then nothing is computed)."""
+    if not any(n.memory_bytes is not None or n.gpu_memory_bytes is not None for n in space.cluster.nodes):
+        return None
+    m = scorer.memory(strategy).misfit(space.cluster)
+    return None if m is None else {"why": m.line(), "need": m.need, "has": m.has, "node": m.address}
 
 
 def _score(space, scorer, strategy, source: str) -> tuple[float, float]:
@@ -149,7 +177,13 @@ def _sampled(space, scorer, dists, log: _Log, cfg, held, deadline: float | None,
     """
     def objective(trial: optuna.Trial):
         held.check()  # a safe point: Optuna records this trial as failed and lets the interrupt through
-        t, wire_mb = _score(space, scorer, space.suggest(trial), f"trial {trial.number}")
+        strategy = space.suggest(trial)
+        short = misfit(space, scorer, strategy)
+        if short:
+            trial.set_user_attr("predicted_s", math.inf)
+            trial.set_user_attr("memory", short)
+            raise optuna.TrialPruned(short["why"])
+        t, wire_mb = _score(space, scorer, strategy, f"trial {trial.number}")
         trial.set_user_attr("predicted_s", t)
         trial.set_user_attr("wire_mb", wire_mb)
         if not (trial.user_attrs.get("builders") or []) and t > cfg.prune_ratio * log.best:
@@ -163,7 +197,7 @@ def _sampled(space, scorer, dists, log: _Log, cfg, held, deadline: float | None,
             return
         log.add(COMPLETE if trial.state == optuna.trial.TrialState.COMPLETE else PRUNED, trial.params,
                 trial.user_attrs["predicted_s"], trial.user_attrs.get("wire_mb", 0.0),
-                trial.user_attrs.get("builders") or [], cfg.sampler)
+                trial.user_attrs.get("builders") or [], cfg.sampler, trial.user_attrs.get("memory"))
 
     records = log.records
     for round_index in range(10**6):
@@ -192,6 +226,12 @@ def _local(space, scorer, log: _Log, cfg, held, deadline: float | None) -> None:
         params = search.propose()
         if params is None:  # nothing to climb from, or every neighbour within reach scored
             return
-        t, wire_mb = _score(space, scorer, space.decode(params), f"candidate {len(log.records)}")
+        strategy = space.decode(params)
+        short = misfit(space, scorer, strategy)
+        if short:
+            log.add(PRUNED, params, math.inf, 0.0, [], "local", short)
+            search.tell(params, math.inf)
+            continue
+        t, wire_mb = _score(space, scorer, strategy, f"candidate {len(log.records)}")
         log.add(PRUNED if t > cfg.prune_ratio * log.best else COMPLETE, params, t, wire_mb, [], "local")
         search.tell(params, t)
