@@ -1,6 +1,6 @@
 """A node's memory in the cluster spec: ``memory:`` (host RAM autotune's tasks may use) and ``gpu_memory:`` (per
-GPU), their parsing, and the defaults where the spec gives none: on loopback nodes, the machine's available memory
-shared among them; under Slurm, the allocation's (``space.slurm.memory``); else unknown (no check).
+GPU), their parsing, and the defaults where the spec gives none: on loopback nodes, the machine's memory shared
+among them; under Slurm, the allocation's (``space.slurm.memory``); else unknown (no check).
 
 Of a node's memory, :data:`TF_RESERVE_BYTES` is TensorFlow's own: what its server process holds before it stores
 anything of the model (the runtime, its kernels, gRPC's buffers); the rest is what a plan may fill.
@@ -20,16 +20,19 @@ MEMORY_KEYS = ("memory", "gpu_memory")
 
 
 def machine_memory_bytes() -> int | None:
-    """This machine's available memory (``MemAvailable`` of /proc/meminfo, else the free pages), None unknown."""
+    """This machine's memory (``MemTotal`` of /proc/meminfo, else the physical pages), None where unknown.
+
+    The total, not what is free right now: a search's pruning must not change with the moment's page cache or
+    another program's burst, and a loopback cluster emulates nodes that have the machine to themselves."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
-                if line.startswith("MemAvailable:"):
+                if line.startswith("MemTotal:"):
                     return int(line.split()[1]) * 1024  # the kernel writes kB meaning KiB
     except (OSError, ValueError, IndexError):
         pass
     try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return None
 
