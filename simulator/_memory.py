@@ -14,7 +14,8 @@ Per node, by part (``PARTS``), as the backend (``runners.transform``) lays a ste
   where cast, PowerSGD's factors P and Q);
 - ``compression``: state carried across steps: the fp16 error-feedback residual and PowerSGD's error (float32,
   the gradient's size each) and warm-started Q;
-- ``activations``: 0: no inventory measures a step's activations yet (``docs/cost_model.md``).
+- ``activations``: each tower's, the forward tensors its backward pass reads at its batch
+  (``Inventory.activation_bytes``, counted in the traced step's graph: ``space._activations``).
 
 A node whose towers are GPUs holds the towers' parts on each GPU (``gpu_parts``: one tower's), the rest in host
 memory. Peaks are not modelled: every part is counted as if resident at once, a bound TensorFlow's allocator
@@ -120,7 +121,7 @@ def memory_of(scorer, m, b) -> MemoryPlan:
     # the server of each PS column; a tower reads a column it has no copy of (a remote one, or any on a GPU)
     home = np.argmax(ps, axis=0)
     is_ps = ps.sum(axis=0) > 0
-    per_tower = _tower_parts(m, ar, comp, rank)
+    per_tower = _tower_parts(m, ar, comp, rank, scorer.inventory.activation_bytes)
     host = {p: np.zeros(M) for p in PARTS}
     gpu = {p: np.zeros(M) for p in PARTS}
     host["variables"] += served + (towers > 0) * float(sum(v.bytes for v in scorer.inventory.state))
@@ -143,7 +144,7 @@ def memory_of(scorer, m, b) -> MemoryPlan:
                    {p: float(gpu[p][j]) for p in PARTS} if on_gpu[j] else {}) for j in range(M)))
 
 
-def _tower_parts(m, ar: np.ndarray, comp: np.ndarray, rank: np.ndarray) -> dict[str, float]:
+def _tower_parts(m, ar: np.ndarray, comp: np.ndarray, rank: np.ndarray, activations: float) -> dict[str, float]:
     """One tower's bytes by part, pulled reads and slots aside (they depend on the node)."""
     psgd = ar & (comp == _PSGD) & m.matrix
     factors = (m.pn + m.pm) * rank * _F32  # P and Q of a compressed matrix
@@ -151,4 +152,4 @@ def _tower_parts(m, ar: np.ndarray, comp: np.ndarray, rank: np.ndarray) -> dict[
     aggregation = m.nbytes[ar].sum() + (m.numel[cast] * 2).sum() + factors[psgd].sum()
     state = (m.numel[ar & (comp == _EF)] * _F32).sum() + (m.numel[psgd] * _F32 + m.pm[psgd] * rank[psgd] * _F32).sum()
     return {"variables": float(m.nbytes[ar].sum()), "gradients": float(m.push_bytes.sum()),
-            "aggregation": float(aggregation), "compression": float(state), "activations": 0.0}
+            "aggregation": float(aggregation), "compression": float(state), "activations": float(activations)}

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from space._optimizers import SPARSE_UPDATES, piece_sums
 from space.errors import ModelError
 
-INVENTORY_VERSION = 6
+INVENTORY_VERSION = 7
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +104,7 @@ class Inventory:
     flops_note: str = ""  # where control flow made ``flops_per_step`` an estimate, for a person
     tables: tuple[TableInfo, ...] = ()
     notes: tuple[str, ...] = ()  # what a person should know of how autotune runs the model, said once per command
+    activation_bytes: int = 0  # the forward tensors one replica's backward pass reads, at its batch
     version: int = INVENTORY_VERSION
 
     def __post_init__(self) -> None:
@@ -165,7 +166,8 @@ class Inventory:
                    flops_per_step=float(d["flops_per_step"]), batch_size=int(d["batch_size"]),
                    optimizer=dict(d.get("optimizer") or {}), flops_lower_bound=bool(d.get("flops_lower_bound")),
                    flops_note=str(d.get("flops_note") or ""), tables=tuple(TableInfo(**t) for t in d.get("tables", ())),
-                   notes=tuple(d.get("notes") or ()), version=int(d.get("version", INVENTORY_VERSION)))
+                   notes=tuple(d.get("notes") or ()), activation_bytes=int(d.get("activation_bytes") or 0),
+                   version=int(d.get("version", INVENTORY_VERSION)))
 
     @classmethod
     def from_json(cls, text: str) -> "Inventory":

@@ -20,6 +20,7 @@ import types
 from typing import Any
 
 from space import _keras, _tables
+from space._activations import saved_activation_bytes
 from space._flops import count_flops, gradient_ready
 from space._values import values_kept
 from space.errors import ModelError
@@ -456,7 +457,7 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
         flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
         batch_size=batch_size, optimizer=traced.optimizer,
         tables=tuple(TableInfo(t.name, t.kind, t.key_dtype.name, t.value_dtype.name, t.size) for t in traced.tables),
-        notes=traced.notes)
+        notes=traced.notes, activation_bytes=saved_activation_bytes(graph))
 
 
 def _lookups(traced: TracedStep) -> tuple[list[int], list[bool]]:
