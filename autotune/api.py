@@ -8,7 +8,7 @@ import pathlib
 import sys
 from typing import Any, Callable, Iterable
 
-from autotune._fits import refuse_misfit
+from autotune._fits import memory_plan, predicted_beside_measured, refuse_misfit
 from autotune._modes import output_modes
 from autotune.adapt import adaptive_train
 from autotune.tuner._budget import parse_duration
@@ -37,6 +37,7 @@ class History:
     steps_per_call: int = 1  # training steps per call: those the search measured the strategy at, or chosen
     evaluations: list[dict] = dataclasses.field(default_factory=list)  # {"step", "val_loss", "val_<metric>"...}
     adapt: list[dict] = dataclasses.field(default_factory=list)  # ``adapt=True``: every decision (train.json's)
+    memory: list[dict] = dataclasses.field(default_factory=list)  # per node: predicted and measured bytes at the peak
 
 
 def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.PathLike, steps: int, *,
@@ -108,8 +109,9 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     if logdir is None and checkpoint is not None:
         logdir = checkpoint / "logs"
     traced, strat, cluster_spec = prepare(str(model), str(spec), str(strategy))
+    inventory = inventory_from_trace(traced)
     if not ignore_memory:  # before any server starts: a plan that cannot fit fails late and takes the node with it
-        refuse_misfit(inventory_from_trace(traced), cluster_spec, strat, str(strategy))
+        refuse_misfit(inventory, cluster_spec, strat, str(strategy))
     if start is not None:
         check_fits(start, traced)
     steps_per_call = steps_per_call or measured_steps_per_call(strat, cluster_spec) or 0
@@ -128,7 +130,7 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
         if adapt:
             say = log or (lambda m: print(m, file=sys.stderr))
-            planner = open_replanner(inventory_from_trace(traced), cluster_spec, strategy, say=say)
+            planner = open_replanner(inventory, cluster_spec, strategy, say=say)
             result, decisions = adaptive_train(traced, strat, cluster, planner, steps=steps,
                                                checkpoint_dir=str(checkpoint), label=pathlib.Path(strategy).name,
                                                **options)
@@ -138,7 +140,9 @@ def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume
     return History(steps=result.steps, start_step=result.start_step, losses=result.losses,
                    step_times_s=result.step_times_s, seconds=result.seconds, checkpoint=result.checkpoint,
                    checkpoints=result.checkpoints, steps_per_call=result.steps_per_call,
-                   evaluations=result.evaluations, adapt=[d.to_dict() for d in decisions])
+                   evaluations=result.evaluations, adapt=[d.to_dict() for d in decisions],
+                   memory=predicted_beside_measured(memory_plan(inventory, cluster_spec, strat),
+                                                    result.peak_memory))
 
 
 @dataclasses.dataclass

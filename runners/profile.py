@@ -11,6 +11,7 @@ import dataclasses
 import statistics
 from typing import Any, Callable
 
+from runners._peak_memory import PeakWatch
 from runners.cluster import start_cluster
 from runners.transform import TrainingJob, closed_together, graphs_ahead
 from space.cluster import load_cluster
@@ -38,6 +39,7 @@ class ProfileResult:
     setup_s: float  # graph build + session + variable initialization
     final_loss: float
     steps_per_call: int = 1  # each of ``step_times_s`` is one call's seconds over its steps
+    peak_memory: dict = dataclasses.field(default_factory=dict)  # node -> runners._peak_memory.TaskPeak's data
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -121,14 +123,16 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
     if steps < 1 or warmup < 0 or (steps_per_call is not None and steps_per_call < 1):
         raise BadInput(f"`steps >= 1, warmup >= 0 and steps_per_call >= 1` must hold, but got ({steps=}, {warmup=}, "
                        f"{steps_per_call=})")
+    watch = PeakWatch.begin(cluster)
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build) as job:
+        watch.split()
         losses: list[float] = []
         steps = samples_within(steps, warm_up(job, warmup, steps, steps_per_call), within_s)
         k = job.steps_per_call
         times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
-        return _result(strategy, job, times, steps, warmup, losses)
+        return dataclasses.replace(_result(strategy, job, times, steps, warmup, losses), peak_memory=watch.read())
 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,

@@ -29,6 +29,7 @@ import numpy as np
 
 from runners import _callbacks, _evaluate
 from runners.transform import TrainingJob
+from runners._peak_memory import PeakWatch
 from runners.transform._graph import Start
 from runners.transform._optimizer import ALIASES, Optimizer
 from space.errors import BadInput, RunError
@@ -61,6 +62,7 @@ class TrainResult:
     checkpoints: list[str] = dataclasses.field(default_factory=list)
     evaluations: list[dict] = dataclasses.field(default_factory=list)  # {"step", "val_loss", "val_<metric>"...}
     steps_per_call: int = 1  # the steps each call ran (where the steps filled a call)
+    peak_memory: dict = dataclasses.field(default_factory=dict)  # node -> runners._peak_memory.TaskPeak's data
 
 
 class NonFiniteLoss(RunError):
@@ -114,16 +116,19 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     plain, hooks = _callbacks.split(callbacks)
     run = _Run(traced, strategy, steps, start_step, resume_from, log, plain,
                _callbacks.KerasHooks(hooks, traced.model, steps), checkpoint_dir, keep, stop)
+    watch = PeakWatch.begin(cluster)
     with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, evaluation=bool(eval_every),
                      on_build=on_build or log,
                      start=resume_from.start() if resume_from is not None else None) as job:
         run.job = job
+        watch.split()
         run.metrics = _Metrics(logdir, log_every, job.graph.bytes_per_step, job.graph.bytes_by_node) \
             if logdir else None
         evaluate = _evaluate.Evaluator(traced, job, eval_steps) if eval_every else None
         try:
             run.hooks.begin()
             run.loop(save_every, eval_every, evaluate, steps_per_call)
+            peaks = watch.read()  # the steps' peak: fetching the values below passes them through the chief
             values, state = job.values()
         finally:
             if run.metrics:
@@ -132,7 +137,7 @@ def train_strategy(traced, strategy, cluster, *, steps: int, checkpoint_dir: str
     return TrainResult(steps=run.done, losses=run.losses, step_times_s=run.times, seconds=time.perf_counter() - run.t0,
                        checkpoint=run.saved[-1] if run.saved else None, values=values, state=state,
                        start_step=start_step, checkpoints=run.saved, evaluations=run.evaluations,
-                       steps_per_call=run.job.steps_per_call)
+                       steps_per_call=run.job.steps_per_call, peak_memory=peaks)
 
 
 class _Run:

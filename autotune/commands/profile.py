@@ -4,9 +4,13 @@ from __future__ import annotations
 import contextlib
 import sys
 
+from autotune._fits import memory_lines, memory_plan, predicted_beside_measured
 from autotune._quiet import stdout_to_stderr
 from autotune.commands import _common
 from runners.profile import profile_files
+from space.cluster import load_cluster
+from space.model import load_inventory
+from space.strategy import Strategy
 
 
 def register(sub) -> None:
@@ -32,8 +36,19 @@ def run(args) -> int:
         result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
                                step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None,
                                on_build=lambda m: print(f"note: {m}", file=sys.stderr, flush=True))
+    memory = beside_prediction(args.model, args.spec, args.strategy, result.peak_memory)
     if args.json:
-        _common.print_json(result.to_dict())
+        _common.print_json({**result.to_dict(), "memory": memory})
     else:
         print(result.summary())
+        if memory:
+            print(memory_lines(memory))
     return 0
+
+
+def beside_prediction(model: str, spec: str, strategy: str, peaks: dict) -> list[dict]:
+    """Each node's predicted bytes (the memory model) beside those measured at the peak; [] without a measure."""
+    if not peaks:
+        return []
+    plan = memory_plan(load_inventory(model), load_cluster(spec), Strategy.load(strategy))
+    return predicted_beside_measured(plan, peaks)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
+from autotune._fits import memory_lines
 from autotune.api import train
 from autotune.commands import _common
 
@@ -75,6 +76,8 @@ def run(args) -> int:
     print(f"trained to step {history.steps}{began} in {history.seconds:.2f} s "
           f"({history.steps_per_call} step(s) a call); {last}"
           + (f"checkpoint {history.checkpoint}" if history.checkpoint else "no checkpoint (--checkpoint DIR)"))
+    if history.memory:
+        print(memory_lines(history.memory))
     if args.adapt:
         switches = [d for d in history.adapt if d["event"] in ("switch", "back")]
         moves = "".join(f"; step {d['step']}: {d['event']} to {d.get('best') or d.get('replaced')}" for d in switches)
