@@ -1,11 +1,12 @@
 """``autotune inspect --model m.py``: the model's variables (shape, bytes, sparse gradient), its state (lookup tables
-included), FLOPs, batch and optimizer."""
+included), FLOPs, batch, activations and optimizer."""
 from __future__ import annotations
 
 from autotune._quiet import stdout_to_stderr
 from autotune.commands import _common
 from space import format_table
 from space._optimizers import describe
+from space._units import format_bytes
 
 
 def register(sub) -> None:
@@ -35,5 +36,6 @@ def run(args) -> int:
     print(f"\n{len(inv.variables)} trainable variables, {inv.total_bytes / 1e6:.3f} MB; "
           f"batch {inv.batch_size}; ~{inv.flops_per_step / 1e6:.1f} MFLOP per step"
           f"{f' ({inv.flops_note})' if inv.flops_note else ''}; "
+          f"activations {format_bytes(inv.activation_bytes)} a replica; "
           f"optimizer {describe(inv.optimizer)}")
     return 0
