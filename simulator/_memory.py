@@ -15,7 +15,8 @@ Per node, by part (``PARTS``), as the backend (``runners.transform``) lays a ste
 - ``compression``: state carried across steps: the fp16 error-feedback residual and PowerSGD's error (float32,
   the gradient's size each) and warm-started Q;
 - ``activations``: each tower's, the forward tensors its backward pass reads at its batch
-  (``Inventory.activation_bytes``, counted in the traced step's graph: ``space._activations``).
+  (``Inventory.activation_bytes``, counted in the traced step's graph: ``space._activations``);
+- ``input``: each tower's input pipeline, in host memory (``Inventory.input_bytes``, :data:`INPUT_COPIES`).
 
 A node whose towers are GPUs holds the towers' parts on each GPU (``gpu_parts``: one tower's), the rest in host
 memory. Peaks are not modelled: every part is counted as if resident at once, a bound TensorFlow's allocator
@@ -34,7 +35,11 @@ from space._node_memory import TF_RESERVE_BYTES
 from space.cluster import ClusterSpec, parse_device
 from space.strategy import Compressor
 
-PARTS = ("variables", "proxies", "pulled", "slots", "gradients", "aggregation", "compression", "activations")
+PARTS = ("variables", "proxies", "pulled", "slots", "gradients", "aggregation", "compression", "activations",
+         "input")
+# a tower's pipeline on its server: the serialized graph as it arrived, and the dataset's tensors rebuilt from it
+# (measured at 1.8-2.1 times the graph's bytes where a pipeline's arrays dominate, docs/cost_model.md)
+INPUT_COPIES = 2
 _FP16 = {Compressor.Value("HorovodCompressor"), Compressor.Value("HorovodCompressorEF")}
 _EF, _PSGD = Compressor.Value("HorovodCompressorEF"), Compressor.Value("PowerSGDCompressor")
 _F32 = 4  # the residuals and PowerSGD's factors are float32 whatever the variable's dtype
@@ -127,6 +132,7 @@ def memory_of(scorer, m, b) -> MemoryPlan:
     host["variables"] += served + (towers > 0) * float(sum(v.bytes for v in scorer.inventory.state))
     host["slots"] += slots * served
     host["aggregation"] += ps @ np.minimum(m.nbytes, m.push_bytes * max(len(scorer.replicas), 1))
+    host["input"] += towers * INPUT_COPIES * scorer.inventory.input_bytes
     for j in range(M):
         if not towers[j]:
             continue

@@ -140,6 +140,7 @@ class TracedStep:
     eval_spec: Any = None  # the validation dataset's element_spec
     compiled: bool = False  # a compiled Keras model: its metrics are evaluated with the validation loss
     notes: tuple[str, ...] = ()  # what a person should know of how autotune runs the model (``say_notes``)
+    input_bytes: int = 0  # a worker's serialized dataset graph (``input_graph_bytes``)
 
     def __post_init__(self) -> None:
         if self.step_function is None:
@@ -255,7 +256,7 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
     optimizer, keras_optimizer = _keras.resolve_optimizer(module, model, source)
     dataset, batch = _first_batch(module, source, 0, 1)
     element_spec = dataset.element_spec
-    _check_second_worker(module, source, element_spec)
+    input_bytes = _check_second_worker(module, source, element_spec)
     loss_fn, loss = _first_loss(model, loss_fn, what, batch, source)
     _check_loss(loss, _loss_line(module, source))
     trainable, state, names, state_names = _model_variables(model, source)
@@ -290,17 +291,29 @@ def trace_step(path: str | os.PathLike) -> TracedStep:
                         element_spec=element_spec, keras_optimizer=keras_optimizer, tables=tables,
                         state_written=_written(state, [cf, step_cf]), eval_function=eval_function,
                         eval_spec=eval_spec, compiled=_keras.is_compiled(model),
-                        notes=_keras.ignored_compile_flags(model))
+                        notes=_keras.ignored_compile_flags(model), input_bytes=input_bytes)
     say_notes(traced.notes, source)  # once the model is accepted: a refusal stays the only line
     return traced
 
 
-def _check_second_worker(module, source: str, element_spec) -> None:
+def _check_second_worker(module, source: str, element_spec) -> int:
+    """Check that ``dataset_fn(1, 2)`` yields what ``dataset_fn(0, 1)`` does; return its serialized graph's bytes
+    (:func:`input_graph_bytes`)."""
     other, _ = _first_batch(module, source, 1, 2)
     if not _same_structure(other.element_spec, element_spec):
         raise ModelError("dataset_fn(1, 2) yields batches of another structure than dataset_fn(0, 1): "
                          f"{other.element_spec} vs {element_spec}", source,
                          hint="every worker's batches must have one structure and dtypes")
+    return input_graph_bytes(other)
+
+
+def input_graph_bytes(dataset) -> int:
+    """The bytes of ``dataset``'s serialized graph, as a tower's pipeline travels to its server (the arrays of a
+    ``from_tensor_slices`` inside); 0 where it cannot be serialized (a generator's pipeline is fed instead)."""
+    try:
+        return len(dataset._as_serialized_graph().numpy())
+    except Exception:  # noqa: BLE001 -- any pipeline TensorFlow cannot serialize is fed by the driver, not sent
+        return 0
 
 
 def _check_gradients(names: list[str], grads, source: str) -> None:
@@ -457,7 +470,7 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
         flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
         batch_size=batch_size, optimizer=traced.optimizer,
         tables=tuple(TableInfo(t.name, t.kind, t.key_dtype.name, t.value_dtype.name, t.size) for t in traced.tables),
-        notes=traced.notes, activation_bytes=saved_activation_bytes(graph))
+        notes=traced.notes, activation_bytes=saved_activation_bytes(graph), input_bytes=traced.input_bytes)
 
 
 def _lookups(traced: TracedStep) -> tuple[list[int], list[bool]]:

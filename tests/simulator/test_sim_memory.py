@@ -114,3 +114,14 @@ def test_a_spec_without_memory_never_misfits():
     inv = inventory((10_000, 25_000))
     spec = cluster(2)
     assert memory([ar_node("v0")], inv, spec).misfit(spec) is None
+
+
+@pytest.mark.parametrize("activations, pipeline", [(0, 0), (4096, 1000)])
+def test_each_tower_holds_its_activations_and_its_input_pipeline(activations, pipeline):
+    from simulator._memory import INPUT_COPIES
+
+    inv = dataclasses.replace(inventory((1000, 250), (250,)), activation_bytes=activations, input_bytes=pipeline)
+    plan = memory([ps_node("v0", dev(0)), ps_node("v1", dev(0))], inv)
+    for address in (A, B):
+        node = plan.node(address)
+        assert (node.parts["activations"], node.parts["input"]) == (activations, INPUT_COPIES * pipeline)
