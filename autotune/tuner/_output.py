@@ -99,13 +99,15 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
     best.save(out / "best.pbtxt")
     # every measured candidate, fastest first, to train or compare later (the winner is best.pb)
     measured = sorted((c for c in result.candidates if c.measured), key=lambda c: c.measured.median_s)
+    files = []  # summary.json's ``measured``: each file with its candidate's label
     if measured:
         (out / "measured").mkdir(exist_ok=True)
         for old in (out / "measured").glob("*.pb"):
             old.unlink()
         for rank, c in enumerate(measured, 1):
-            name = re.sub(r"[^A-Za-z0-9_.+-]", "_", c.label)
-            strategy_file(c, result, cfg).save(out / "measured" / f"{rank:02d}-{name}.pb")
+            name = f"measured/{rank:02d}-{re.sub(r'[^A-Za-z0-9_.+-]', '_', c.label)}.pb"
+            strategy_file(c, result, cfg).save(out / name)
+            files.append({"strategy": c.label, "file": name})
     (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
 
     profiled = {c.trial: c for c in result.candidates if c.measured}
@@ -133,7 +135,7 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds, "families": result.families, "timing": result.timing,
-               "budget": result.budget}
+               "budget": result.budget, "measured": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures
