@@ -15,6 +15,7 @@ batches, and the losses it reports (each tower's goes to tower 0's node for the 
 from __future__ import annotations
 
 from runners.transform._plan import node_address
+from runners.transform._views import Towers
 from space import wire
 from space.errors import RunError
 
@@ -75,12 +76,14 @@ def by_node(traffic: dict[tuple[str, str], float]) -> dict[str, float]:
     return out
 
 
-def task_addresses(b) -> dict[str, str]:
-    """TF task name -> node address of every device the strategy of builder ``b`` names."""
-    devices = list(b.replicas) + [u.device for p in b.plans for u in p.units if u.kind == "ps"]
+def task_addresses(towers: Towers, plans: list) -> dict[str, str]:
+    """TF task name -> node address of every device the strategy names: its replicas and its parameter servers."""
+    import tensorflow as tf
+
+    devices = list(towers.replicas) + [u.device for p in plans for u in p.units if u.kind == "ps"]
     out = {}
     for d in devices:
-        spec = b.tf.DeviceSpec.from_string(b.device_of(d))
+        spec = tf.DeviceSpec.from_string(towers.device_of(d))
         out[f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task}"] = node_address(d)
     return out
 
