@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 
 from autotune._fits import refuse_misfit
 from autotune._modes import output_modes
-from autotune._train_config import TrainConfig
+from autotune._configs import TrainConfig
 from autotune.adapt import adaptive_train
 from autotune.tuner._budget import parse_duration
 from runners import _callbacks, _evaluate

@@ -7,7 +7,7 @@ import sys
 import time
 
 from autotune._options import add_options, values
-from autotune._train_config import TrainConfig
+from autotune._configs import TrainConfig
 from autotune.api import train
 from autotune.commands import _common
 

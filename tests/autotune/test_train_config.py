@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from autotune._train_config import TrainConfig
+from autotune._configs import TrainConfig
 from space.errors import BadInput
 
 

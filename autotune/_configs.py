@@ -1,11 +1,18 @@
-"""What a training job may be asked, declared once: ``autotune train``'s options and :func:`autotune.api.train`'s
-keywords are both this dataclass's fields (``autotune._options``)."""
+"""The commands' options, each declared once as a field of the configuration the command fills
+(``autotune._options`` makes the flags): ``autotune train``'s, which :func:`autotune.api.train` also takes as its
+keywords, ``calibrate``'s and ``compare``'s. ``search`` and ``validate-simulator`` have theirs beside their
+pipelines (``SearchConfig``, ``FidelityConfig``)."""
 from __future__ import annotations
 
 import dataclasses
 
+import re
+
 from autotune._options import count, option, positive_seconds
 from space.errors import BadInput
+
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
+DEFAULT_SIZES = "256k,1m,4m"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,3 +74,54 @@ class TrainConfig:
             raise BadInput(f"train() got an unknown option {unknown[0]!r}",
                            hint=f"the options are {', '.join(sorted(names))}")
         return cls(**options)
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """``"256k,1m,4m"`` -> bytes (k/m/g are powers of 1024); at least two different sizes."""
+    out = []
+    for item in text.split(","):
+        m = _SIZE.match(item)
+        if not m:
+            raise BadInput(f"`--sizes` items must be sizes such as 256k or 4m, but got {item.strip()!r}",
+                           hint=f"e.g. --sizes {DEFAULT_SIZES}")
+        scale = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30}[(m.group(2) or "")[:1].lower()]
+        out.append(int(float(m.group(1)) * scale))
+    if len(set(out)) < 2 or min(out) < 4:
+        raise BadInput(f"`--sizes` needs at least two different sizes of at least 4 bytes, but got {text!r}",
+                       hint=f"e.g. --sizes {DEFAULT_SIZES}")
+    return tuple(sorted(set(out)))
+
+
+@dataclasses.dataclass(frozen=True)
+class CalibrateConfig:
+    """``autotune calibrate``'s options (``--spec`` aside)."""
+
+    model: str | None = option(None, "also measure this model's single-replica step", metavar="M.PY")
+    cache_dir: str | None = option(
+        None, "where calibrations are stored: DIR/calibration/ (default: $AUTOTUNE_CACHE_DIR or ~/.cache/autotune)",
+        metavar="DIR")
+    sizes: tuple[int, ...] = option(
+        parse_sizes(DEFAULT_SIZES), f"message sizes per link and all-reduce (default {DEFAULT_SIZES}; k/m = KiB/MiB)",
+        type=str, metavar="LIST", parse=parse_sizes, cli_default=DEFAULT_SIZES)
+    repeats: int = option(5, "timed runs per probe, median taken (5)", type=count(1))
+    rpc_tensors: int = option(200, "tiny tensors of the per-tensor overhead probe (200)", type=count(2))
+    steps: int = option(20, "timed model steps (20)", type=count(1))
+    warmup: int = option(3, "untimed model steps first (3)", type=count(0))
+    output: str | None = option(None, "also write the calibration to FILE", metavar="FILE")
+    accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
+    quiet: bool = option(False, "no progress lines on stderr")
+
+
+@dataclasses.dataclass(frozen=True)
+class CompareConfig:
+    """``autotune compare``'s options (the strategies, ``--model`` and ``--spec`` aside)."""
+
+    repeats: int = option(3, "interleaved rounds over all strategies (3)", type=count(1))
+    steps: int = option(20, "timed steps per strategy and repeat (20)", type=count(1))
+    warmup: int = option(5, "untimed steps first, each time (5)", type=count(0))
+    step_timeout_s: float = option(120.0, "cut a step after S seconds (> 0)", flag="--step-timeout",
+                                   type=positive_seconds, metavar="S")
+    output: str | None = option(None, "write compare.csv, compare.md and compare.png here (default: print only, "
+                                      "plot to ./compare.png)", flag=("-o", "--output"), metavar="DIR")
+    accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
+    quiet: bool = option(False, "no progress lines")
