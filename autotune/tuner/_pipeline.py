@@ -314,7 +314,7 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
     space = make_space(inventory, cluster, reduced=cfg.reduced, reduce_above=cfg.reduce_above,
                        sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async, lossless=cfg.lossless)
     multi = cfg.sampler == "nsga2"
-    name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"
+    name = cfg.study_name or _study.default_name(cfg.model, cluster)
     url = _study.storage_url(cfg.storage, cfg.output)
     attrs = {"model_fingerprint": inventory.fingerprint, "cluster_fingerprint": cluster.fingerprint,
              "model_path": str(cfg.model), "spec_path": str(cfg.spec),
