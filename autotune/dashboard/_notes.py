@@ -68,9 +68,25 @@ def note_body(label: str, attrs: Mapping[str, Any], strategy=None, inventory=Non
     return "\n".join(lines) + "\n"
 
 
-def annotate(study, candidates: Iterable, inventory=None, breakdowns: Mapping[str, Mapping] | None = None) -> int:
-    """Write the note of every trial of ``study`` that records one of ``candidates`` (matched by strategy hash);
-    a trial whose note already says the same is left alone. Returns the notes written. Needs optuna-dashboard."""
+STUDY_COLUMNS = ("strategy", "family", "lossy", "predicted_ms", "measured_ms", "head_to_head_ms")
+
+
+def study_note(winner: str, rows: Iterable[Mapping[str, Any]]) -> str:
+    """The study's Markdown note: the search's winner line and its table of builders and candidates (family, lossy,
+    predicted and measured step), as the terminal showed them."""
+    rows = list(rows)
+    columns = [c for c in STUDY_COLUMNS if any(c in r for r in rows)]
+    lines = [f"**{md(winner)}**", "", "| " + " | ".join(md(c) for c in columns) + " |",
+             "| " + " | ".join("---" if c in ("strategy", "family", "lossy") else "---:" for c in columns) + " |"]
+    lines += ["| " + " | ".join(md(r.get(c, "-")) for c in columns) + " |" for r in rows[:MAX_ROWS]]
+    return "\n".join(lines) + "\n"
+
+
+def annotate(study, candidates: Iterable, inventory=None, breakdowns: Mapping[str, Mapping] | None = None,
+             summary: str | None = None) -> int:
+    """Write the note of every trial of ``study`` that records one of ``candidates`` (matched by strategy hash), and
+    ``summary`` as the study's own; a note that already says the same is left alone. Returns the notes written.
+    Needs optuna-dashboard."""
     import optuna
     from optuna_dashboard import get_note, save_note
 
@@ -86,4 +102,7 @@ def annotate(study, candidates: Iterable, inventory=None, breakdowns: Mapping[st
         if get_note(trial) != body:
             save_note(trial, body)
             written += 1
+    if summary is not None and get_note(study) != summary:
+        save_note(study, summary)
+        written += 1
     return written

@@ -91,19 +91,20 @@ def strategy_file(c, result, cfg):
 
 
 def _dashboard_notes(result, say) -> None:
-    """Each carried-out candidate's strategy map and times as optuna-dashboard notes on its trials, where
-    optuna-dashboard is installed (``autotune dashboard`` shows them)."""
+    """Each carried-out candidate's strategy map and times as optuna-dashboard notes on its trials, and the
+    winner and the table as the study's note, where optuna-dashboard is installed (``autotune dashboard``)."""
     try:
         import optuna_dashboard  # noqa: F401 - the notes are its format
     except ImportError:
         return
     import optuna
 
-    from autotune.dashboard import annotate
+    from autotune.dashboard import annotate, study_note
 
     try:
         study = optuna.load_study(study_name=result.study_name, storage=result.storage)
-        annotate(study, result.candidates, result.inventory)
+        annotate(study, result.candidates, result.inventory,
+                 summary=study_note(winner_line(result), summary_rows(result)))
     except Exception as e:  # noqa: BLE001 - a note must never lose the search's results
         say(f"warning: dashboard notes not written: {type(e).__name__}: {e}")
 

@@ -164,3 +164,19 @@ def test_search_serves_its_study_while_it_runs(run, tmp_path, monkeypatch, capsy
     assert [s["study_name"] for s in seen["studies"]["study_summaries"]] == ["mlp-x"]
     with pytest.raises(OSError):
         urllib.request.urlopen(seen["url"], timeout=5)
+
+
+def test_the_study_note_has_the_winner_and_the_table(tmp_path):
+    from optuna_dashboard import get_note
+
+    from autotune.dashboard import study_note
+
+    rows = [{"strategy": "ps_lb *", "family": "ps", "lossy": "-", "predicted_ms": "2.00", "measured_ms": "3.00"},
+            {"strategy": "ar|fp16", "family": "all-reduce", "lossy": "lossy", "predicted_ms": "1.00",
+             "measured_ms": "4.00"}]
+    note = study_note("winner: ps_lb", rows)
+    assert note.splitlines()[2] == "| strategy | family | lossy | predicted\\_ms | measured\\_ms |"
+    assert "| ar\\|fp16 | all\\-reduce | lossy | 1\\.00 | 4\\.00 |" in note
+    _url, study = _study(tmp_path)
+    assert annotate(study, [], summary=note) == 1 and get_note(study) == note
+    assert annotate(study, [], summary=note) == 0

@@ -128,8 +128,8 @@ def test_the_study_its_trials_and_a_note_in_chromium(finished_search, tmp_path):
     try:
         driver = _browser(chromium, chromedriver, tmp_path / "profile")
         pids = [driver.service.process.pid, *_descendants(driver.service.process.pid)]
-        driver.get(url)
-        _wait_for_text(driver, study.study_name, "History")
+        driver.get(f"{url}/note")  # the study's own note: the winner and the table
+        _wait_for_text(driver, study.study_name, "winner: ", "predicted_ms", "measured_ms")
         driver.get(f"{url}/trials?numbers={trial.number}")
         _wait_for_text(driver, f"{len(study.trials)} Trials", f"Trial {trial.number}", heading, "strategy map",
                        variable, "User Attributes", "family", "lossy", "predicted_s")
