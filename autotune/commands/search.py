@@ -35,8 +35,10 @@ def _dashboard(args, cfg):
         yield
         return
     from autotune.dashboard import open_dashboard
+    from autotune.dashboard._server import require_dashboard
     from autotune.tuner._study import default_name, storage_url
 
+    require_dashboard()  # before the output directory is made
     cfg.output.mkdir(parents=True, exist_ok=True)
     name = cfg.study_name or default_name(cfg.model, load_cluster(cfg.spec))
     board = open_dashboard(storage_url(cfg.storage, cfg.output), name, host=args.dashboard_host,

@@ -16,6 +16,7 @@ import pytest
 from autotune.dashboard import annotate, locate, note_body, read_only
 from autotune.dashboard._notes import MAX_ROWS, md
 from space.strategy import Strategy, ar_node, ps_node
+from testpaths import CLUSTERS, MODELS
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -158,7 +159,7 @@ def test_search_serves_its_study_while_it_runs(run, tmp_path, monkeypatch, capsy
         return types.SimpleNamespace(interrupted=False)
 
     monkeypatch.setattr("autotune.tuner.run_search", search)
-    code, _out, _err = run("search", "--model", "examples/models/mlp.py", "--spec", "examples/clusters/localhost.yml",
+    code, _out, _err = run("search", "--model", MODELS / "mlp.py", "--spec", CLUSTERS / "localhost.yml",
                            "-o", tmp_path, "--study-name", "mlp-x", "--dashboard", "--dashboard-port", "0")
     assert code == 0
     assert [s["study_name"] for s in seen["studies"]["study_summaries"]] == ["mlp-x"]
@@ -180,3 +181,20 @@ def test_the_study_note_has_the_winner_and_the_table(tmp_path):
     _url, study = _study(tmp_path)
     assert annotate(study, [], summary=note) == 1 and get_note(study) == note
     assert annotate(study, [], summary=note) == 0
+
+
+def test_an_address_not_of_this_machine(run, tmp_path):
+    _study(tmp_path)
+    code, _out, err = run("dashboard", tmp_path, "--host", "192.0.2.1", "--port", "0")  # TEST-NET-1: nobody's
+    assert code == 2 and err.startswith("error: cannot listen on 192.0.2.1:0")
+
+
+def test_search_refuses_a_dashboard_port_in_use_before_searching(run, tmp_path, monkeypatch):
+    monkeypatch.setattr("autotune.tuner.run_search", lambda cfg, progress: pytest.fail("the search started"))
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        code, _out, err = run("search", "--model", MODELS / "mlp.py", "--spec",
+                              CLUSTERS / "localhost.yml", "-o", tmp_path, "--dashboard", "--dashboard-port",
+                              held.getsockname()[1])
+    assert code == 2 and "is in use" in err
