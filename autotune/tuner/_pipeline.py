@@ -423,10 +423,14 @@ def _winner(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], to_pr
     if not pool:
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
     if not measured:
-        return min(pool, key=lambda c: c.predicted_s), ""
-    winner, kept = decide(measured, setup.cfg.confirm_within, setup.cfg.run_noise)
+        winner, kept = min(pool, key=lambda c: c.predicted_s), ""
+    else:
+        winner, kept = decide(measured, setup.cfg.confirm_within, setup.cfg.run_noise)
     if kept:
         setup.say(kept)
-    # the rule's outcome, for a report read from the study alone
-    setup.study.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash})
+    # the rule's outcome, for a report read from the study alone and for the dashboard's list of study attributes
+    setup.study.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash,
+                                         "label": winner.label, "family": winner.family, "lossy": winner.lossy,
+                                         "predicted_s": winner.predicted_s,
+                                         "measured_s": winner.measured.median_s if winner.measured else None})
     return winner, kept

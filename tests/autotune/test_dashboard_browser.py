@@ -121,6 +121,8 @@ def _wait_for_text(driver, *texts: str) -> str:
 def test_the_study_its_trials_and_a_note_in_chromium(finished_search, tmp_path):
     chromium, chromedriver = _browser_binaries()
     trial, heading, study = _noted_trial(finished_search)
+    winner = study.user_attrs["winner"]  # the study's attributes name the winner, as its note does
+    assert {"label", "family", "lossy", "predicted_s", "measured_s"} <= set(winner)
     variable = study.user_attrs["inventory"]["variables"][0]["name"]
     proc, url = _start_dashboard(finished_search)
     pids: list[int] = []
