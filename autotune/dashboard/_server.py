@@ -30,15 +30,15 @@ def locate(run_dir: str | pathlib.Path) -> StudyRef:
     if not d.is_dir():
         raise BadInput(f"run directory {d} not found" if not d.exists() else f"{d} is a file, not a run directory",
                        hint="give the output directory of `autotune search` (-o)")
-    summary = d / "summary.json"
+    summary, db = d / "summary.json", d / "study.db"
     if summary.is_file():
         try:
             data = json.loads(summary.read_text())
-            return StudyRef(str(data["storage"]), str(data["study_name"]))
+            ref = StudyRef(str(data["storage"]), str(data["study_name"]))
         except (ValueError, KeyError, TypeError):
             raise BadInput(f"{summary} names no study (storage, study_name)",
                            hint="give the output directory of a finished `autotune search`") from None
-    db = d / "study.db"
+        return _sqlite_here(ref, db, summary)
     if not db.is_file():
         raise BadInput(f"no study in {d} (neither summary.json nor study.db)",
                        hint="give the output directory of `autotune search` (-o)")
@@ -48,6 +48,20 @@ def locate(run_dir: str | pathlib.Path) -> StudyRef:
         raise BadInput(f"{db} holds {len(names)} studies ({', '.join(names) or 'none'})",
                        hint="serve a run directory with a summary.json, which names its study")
     return StudyRef(url, names[0])
+
+
+def _sqlite_here(ref: StudyRef, db: pathlib.Path, summary: pathlib.Path) -> StudyRef:
+    """A SQLite study as the run directory holds it: its own ``study.db`` where it has one (a run directory moved
+    or copied still names the file where it was written); never a file that is not there (SQLite would make one)."""
+    if not ref.storage.startswith("sqlite:///"):
+        return ref
+    if db.is_file():
+        return StudyRef(f"sqlite:///{db.resolve()}", ref.name)
+    path = pathlib.Path(ref.storage[len("sqlite:///"):])
+    if not path.is_file():
+        raise BadInput(f"the study file {path} that {summary} names is missing",
+                       hint="serve the run directory where its study.db is, or copy the file back")
+    return ref
 
 
 def _study_names(url: str) -> list[str]:

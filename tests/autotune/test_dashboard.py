@@ -15,6 +15,7 @@ import pytest
 
 from autotune.dashboard import annotate, locate, note_body, read_only
 from autotune.dashboard._notes import MAX_ROWS, md
+from space.errors import BadInput
 from space.strategy import Strategy, ar_node, ps_node
 from testpaths import CLUSTERS, MODELS
 
@@ -97,6 +98,18 @@ def test_locate_reads_the_summary_then_the_lone_study(tmp_path):
     assert (locate(tmp_path).storage, locate(tmp_path).name) == (url, "mine")
     (tmp_path / "summary.json").unlink()
     assert locate(tmp_path).name == "mine"
+
+
+def test_a_moved_run_dir_serves_its_own_study_file(tmp_path):
+    (tmp_path / "run").mkdir()
+    _study(tmp_path / "run", "mine")
+    moved = tmp_path / "moved"
+    (tmp_path / "run").rename(moved)
+    assert locate(moved).storage == f"sqlite:///{(moved / 'study.db').resolve()}"
+    (moved / "study.db").unlink()
+    with pytest.raises(BadInput, match="names is missing"):
+        locate(moved)
+    assert not (tmp_path / "run").exists()  # nothing made where the summary points
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
