@@ -286,6 +286,7 @@ CASES: list[Case] = [
          needle="no study in"),
     Case("dashboard on a summary naming no study", ("dashboard", "{d}"), {"summary.json": "{}"},
          needle="names no study"),
+    Case("dashboard port out of range", ("dashboard", "{d}", "--port", "70000"), needle="a port is 0 to 65535"),
     Case("report with DIR and --storage", ("report", "{d}", "--storage", "sqlite:///x.db", "--study", "s"),
          needle="not both"),
     _search("storage URL of no database", ("--storage", "nosuch://host/db"), "storage"),

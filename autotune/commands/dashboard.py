@@ -1,16 +1,28 @@
 """``autotune dashboard RUN_DIR``: serve optuna-dashboard on a search's study, read-only, until Ctrl-C."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from autotune._signals import interrupted_code
+
+
+def port(text: str) -> int:
+    """A TCP port number, 0 (any free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free one), but got {text!r}")
+    return value
 
 
 def add_server_options(p, prefix: str = "") -> None:
     """--host, --port, --allow-writes (``prefix`` names them within another command: --dashboard-port, ...)."""
     p.add_argument(f"--{prefix}host", default="127.0.0.1", metavar="ADDR",
                    help="address to listen on (default 127.0.0.1: this machine only)")
-    p.add_argument(f"--{prefix}port", type=int, default=8080, metavar="N", help="port (default 8080; 0: any free)")
+    p.add_argument(f"--{prefix}port", type=port, default=8080, metavar="N", help="port (default 8080; 0: any free)")
     p.add_argument(f"--{prefix}allow-writes", action="store_true",
                    help="let the page change the study (notes, user attributes, deleting); read-only by default")
 
