@@ -90,6 +90,25 @@ def strategy_file(c, result, cfg):
     return s
 
 
+def _dashboard_notes(result, say) -> None:
+    """Each carried-out candidate's strategy map and times as optuna-dashboard notes on its trials, and the
+    winner and the table as the study's note, where optuna-dashboard is installed (``autotune dashboard``)."""
+    try:
+        import optuna_dashboard  # noqa: F401 - the notes are its format
+    except ImportError:
+        return
+    import optuna
+
+    from autotune.dashboard import annotate, study_note
+
+    try:
+        study = optuna.load_study(study_name=result.study_name, storage=result.storage)
+        annotate(study, result.candidates, result.inventory,
+                 summary=study_note(winner_line(result), summary_rows(result)))
+    except Exception as e:  # noqa: BLE001 - a note must never lose the search's results
+        say(f"warning: dashboard notes not written: {type(e).__name__}: {e}")
+
+
 def write_outputs(result, cfg, sim, say, show=print) -> None:
     """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
     out = result.output
@@ -143,6 +162,7 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
         figures.search_figures(out)
     except Exception as e:  # a plot must never lose the search's results
         say(f"warning: plots not written: {type(e).__name__}: {e}")
+    _dashboard_notes(result, say)
 
     say("")
     show(format_table(rows))

@@ -26,6 +26,11 @@ def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:
     raise BadInput(f"unknown sampler {name!r}", hint=f"use one of {', '.join(SAMPLERS)}")
 
 
+def default_name(model: str | os.PathLike, cluster) -> str:
+    """The study's name where --study-name gives none: the model's and the cluster's."""
+    return f"{pathlib.Path(model).stem}-{cluster.fingerprint[:8]}"
+
+
 def storage_url(storage: str | None, output: pathlib.Path) -> str:
     """The storage URL: as given (any SQLAlchemy URL, e.g. postgresql://...), else SQLite in the output dir."""
     if storage:
