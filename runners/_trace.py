@@ -8,6 +8,7 @@ import re
 
 from runners._step_stats import TraceSummary, chrome_trace, merged, summarize
 
+TRACES = "traces"  # the folder of an output directory (a search's, validate-simulator's) holding its traces
 TRACE_STEPS = 3  # traced calls per strategy: enough to see a step's shape, few enough to cost little
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
