@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import statistics
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from runners._step_stats import TraceSummary
 from runners._trace import trace_job
@@ -151,7 +151,8 @@ def with_trace(result: ProfileResult, job, trace_dir: str) -> ProfileResult:
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | list | None = None,
                      on_build: Callable[[str], None] | None = None,
-                     within_s: float | None = None) -> list[ProfileResult]:
+                     within_s: float | None = None, trace_dir: str | None = None,
+                     trace_ids: Collection[str] = ()) -> list[ProfileResult]:
     """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
     ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
 
@@ -163,6 +164,7 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does, or
     given (one for all, or a list with one per strategy, ``None`` where to choose); a sample is one call's seconds
     over its steps. ``within_s``: fewer samples where the turns would take longer (:func:`samples_within`).
+    ``trace_dir``: after the turns, trace the jobs whose strategy id is in ``trace_ids`` (:func:`with_trace`).
     """
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
@@ -178,7 +180,10 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
         steps = samples_within(steps, call_s, within_s)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
-        return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
+        results = [_result(s, job, times[i], steps, warmup, losses[i])
+                   for i, (s, job) in enumerate(zip(strategies, jobs))]
+        return [with_trace(r, job, trace_dir) if trace_dir and r.strategy_id in trace_ids else r
+                for r, job in zip(results, jobs)]
 
 
 def samples_within(samples: int, sample_s: float, within_s: float | None) -> int:
