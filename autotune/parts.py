@@ -4,11 +4,15 @@ located (compute, the links, the rest) and not only sized.
 Predicted parts come from ``Scorer.breakdown``; measured ones from the trace of a few steps (``runners._trace``)
 where there is one, else only the measured step. The parts drawn side by side:
 
-- ``compute``: predicted, the slowest tower's compute; measured, the most any task computed in its traced step;
+- ``compute``: predicted, the slowest tower's compute; measured, what the task with the longest traced step
+  computed in it;
 - ``comm``: predicted, the exposed communication with its fixed overheads; measured, that task's waiting on links;
-- ``other``: predicted, the residual's correction; measured, the rest of the measured median step;
+- ``other``: predicted, the residual's correction; measured, the rest of that task's traced step;
 - ``busiest link``: the trace's busiest link's busy time against the seconds the cost model keeps that link busy
   (not a part of the step: links are busy while towers compute).
+
+The measured parts add up to the traced step (one step per call, traced), not to the timed median (several steps per
+call, untraced): the ``step`` row compares the median, the parts compare the step's shape.
 
 A part is flagged where it is off by more than ``OFF`` and is at least ``MIN_SHARE`` of the step: a smaller part off
 by as much moves the step by less than the measurement's own noise.
@@ -57,18 +61,17 @@ def predicted_parts(b: Breakdown) -> dict[str, float]:
     return {"compute": b.compute_s, "comm": b.comm_s + b.fixed_s, "other": b.correction_s}
 
 
-def measured_parts(trace, step_s: float) -> dict[str, float]:
-    """The measured step's parts from a ``runners._step_stats.TraceSummary`` (see the module's docstring)."""
-    busiest = max(trace.tasks, key=lambda t: (t.compute_s, t.span_s))
-    compute, comm = busiest.compute_s, busiest.waiting_total_s
-    return {"compute": compute, "comm": comm, "other": max(step_s - compute - comm, 0.0)}
+def measured_parts(trace) -> dict[str, float]:
+    """The traced step's parts from a ``runners._step_stats.TraceSummary`` (see the module's docstring)."""
+    slowest = max(trace.tasks, key=lambda t: (t.span_s, t.compute_s))
+    return {"compute": slowest.compute_s, "comm": slowest.waiting_total_s, "other": slowest.other_s}
 
 
 def rows_for(label: str, b: Breakdown, measured_s: float | None, trace=None) -> list[PartRow]:
     """The step, its parts and the busiest link of one strategy (``trace``: its TraceSummary, or None)."""
     step = measured_s if measured_s is not None else b.step_s
     rows = [PartRow(label, "step", b.step_s, measured_s, step)]
-    measured = measured_parts(trace, measured_s if measured_s is not None else trace.step_s) if trace else {}
+    measured = measured_parts(trace) if trace is not None and trace.tasks else {}
     rows += [PartRow(label, k, v, measured.get(k), step) for k, v in predicted_parts(b).items()]
     if trace is not None and trace.links:
         top = trace.links[0]
