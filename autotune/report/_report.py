@@ -148,15 +148,18 @@ def _parts(run: Run, out: pathlib.Path) -> tuple[str, list[pathlib.Path]]:
     entries = parts.read_parts(source / "parts.json") if source.is_dir() else []
     if not entries:
         return "", []
-    rows = []
+    rows, drawn = [], []
     for e in entries:
-        summary = trace_paths(source / TRACES, e["strategy_id"])[1]
+        chrome, summary, _ = trace_paths(source / TRACES, e["strategy_id"])
         trace = load_summary(summary) if summary.is_file() else None
         rows += parts.rows_for(e["label"], e["breakdown"], e["measured_s"], trace)
+        if chrome.is_file():  # the traced steps drawn per task
+            drawn.append(figures.trace_figure(chrome, out / f"trace-{chrome.name.removesuffix('.trace.json')}.png",
+                                              f"{e['label']}: traced steps per task"))
     df = pd.DataFrame([{"strategy": r.strategy, "part": r.part, "predicted_ms": r.predicted_s * 1e3,
                         "measured_ms": None if r.measured_s is None else r.measured_s * 1e3,
                         "off": r.off, "flagged": r.flagged} for r in rows])
     df.to_csv(out / "parts.csv", index=False)
     (out / "parts.md").write_text(_tables.to_markdown(df))
     figure = parts.parts_figure(rows, out / "parts.png")
-    return parts.table(rows), [out / "parts.csv", out / "parts.md", figure]
+    return parts.table(rows), [out / "parts.csv", out / "parts.md", figure, *drawn]

@@ -148,15 +148,21 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     a, b = entry["breakdown"]["links"][0]["src"], entry["breakdown"]["links"][0]["dst"]
     summary = TraceSummary(steps=3, step_s=2e-3, tasks=(TaskTime(a, 1.5e-3, 1e-3, {f"{b} -> {a}": 3e-4}, 2e-4),),
                            links=(LinkTime(a, b, 4e-4, 1e5),))
-    path = trace_paths(search / TRACES, entry["strategy_id"])[1]
+    chrome, path, _ = trace_paths(search / TRACES, entry["strategy_id"])
     path.parent.mkdir()
     path.write_text(json.dumps(summary.to_dict()))
+    lanes = [{"ph": "M", "name": "process_name", "pid": k, "args": {"name": f"/job:worker/replica:0/task:{k}"}}
+             for k in (0, 1)]
+    ops = [{"ph": "X", "name": "MatMul", "pid": k, "tid": 0, "ts": 10 * k, "dur": 5, "args": {"op": "MatMul"}}
+           for k in (0, 1)]
+    chrome.write_text(json.dumps({"traceEvents": lanes + ops}))
     code, _, err = run("report", search, "-o", tmp_path / "report", "--cache-dir", cache_dir)
     assert code == 0, err
     parts = pd.read_csv(tmp_path / "report" / "parts.csv").set_index(["strategy", "part"])
     assert parts.loc[(entry["label"], "compute"), "measured_ms"] == pytest.approx(1.0)
     assert parts.loc[(entry["label"], "comm"), "measured_ms"] == pytest.approx(0.3)
     assert parts.loc[(entry["label"], f"busiest link {a}->{b}"), "measured_ms"] == pytest.approx(0.4)
+    assert png_size(tmp_path / "report" / f"trace-{chrome.name.removesuffix('.trace.json')}.png")[0] >= 500
     others = parts.drop(index=entry["label"], level=0)
     assert others.xs("compute", level=1)["measured_ms"].isna().all()
 
