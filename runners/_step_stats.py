@@ -7,6 +7,10 @@ A distributed session's trace holds, per task, the ops it ran and, apart, the tr
 its ops computes is compute; one where it only waits for a transfer into it, or inside a collective, is waiting on
 the links carrying them (shared evenly where several do); the rest of the task's span is other (the call's set-up,
 scheduling, the master's round trips). The three add up to the task's span in the step.
+
+A receiver asks for a tensor before the sender has made it, so a transfer's record spans the wait for its producer
+too: a link counts as busy from the producer's end (the edge's name names it) to the arrival, while the receiver's
+waiting counts the whole record (what it waited for came over that link, however late it was made).
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ COLLECTIVE = "collective"  # the link a collective op waits on where no transfer
 TRANSFER_SUFFIX = " transfers"  # the Chrome trace's lane of what a task received, beside its ops' lane
 _TASK = re.compile(r"(/job:[^/]+/replica:\d+/task:\d+)")
 _ENDS = re.compile(r"from (\S+) to (\S+)")
+_EDGE = re.compile(r"edge_\d+_(\S+?)(?::\d+)? from ")
 _SIZE = re.compile(r"\[(\d+(?:\.\d+)?)(B|KB|MB|GB)\]")
 _UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
@@ -40,8 +45,9 @@ class TaskTime:
 
 @dataclasses.dataclass(frozen=True)
 class LinkTime:
-    """One direction between two tasks: the mean seconds per step some transfer was under way, and its bytes (as
-    TensorFlow's labels round them)."""
+    """One direction between two tasks: the mean seconds per step some transfer was under way (from its tensor's
+    producer's end on the sending task, where the trace shows it, to its arrival), and its bytes (as TensorFlow's
+    labels round them)."""
 
     src: str
     dst: str
@@ -156,9 +162,14 @@ def summarize(steps: list, walls_s: list[float], names: Mapping[str, str] | None
 
 
 def _intervals(stats, names: Mapping[str, str]) -> tuple[dict, dict]:
-    """(task -> [(start us, end us, waits)] of its ops, task -> [(start, end, bytes, src task)] it received)."""
+    """(task -> [(start us, end us, waits)] of its ops, task -> [(start, end, bytes, src task, sent)] it received).
+
+    A tensor's transfer is asked for before its producer on the sending task has run; ``sent`` is when the bytes can
+    have started to move: the producer's end where the trace holds it (the edge's name names it), else the start."""
     ops: dict[str, list] = {}
     recv: dict[str, list] = {}
+    ready = {(task_of(dev.device), n.node_name): n.all_start_micros + n.all_end_rel_micros
+             for dev in stats.dev_stats for n in dev.node_stats if n.node_name not in TRANSFERS}
     for dev in stats.dev_stats:
         for n in dev.node_stats:
             start, end = n.all_start_micros, n.all_start_micros + max(n.all_end_rel_micros, 0)
@@ -169,7 +180,9 @@ def _intervals(stats, names: Mapping[str, str]) -> tuple[dict, dict]:
                 size = _SIZE.search(n.timeline_label)
                 nbytes = float(size.group(1)) * _UNIT[size.group(2)] if size else 0.0
                 dst, src = (task_of(ends.group(k)) for k in (2, 1))
-                recv.setdefault(names.get(dst, dst), []).append((start, end, nbytes, names.get(src, src)))
+                edge = _EDGE.search(n.timeline_label)
+                sent = min(max(start, ready.get((src, edge.group(1)), start)), end) if edge else start
+                recv.setdefault(names.get(dst, dst), []).append((start, end, nbytes, names.get(src, src), sent))
             else:
                 waits = "Collective" in n.timeline_label.split("=", 1)[-1].split("(", 1)[0] or \
                     n.node_name.startswith("_Recv") or "= _Recv(" in n.timeline_label
@@ -181,8 +194,8 @@ def _intervals(stats, names: Mapping[str, str]) -> tuple[dict, dict]:
 def _by_link(recv: Mapping[str, list]) -> dict[tuple[str, str], list]:
     out: dict[tuple[str, str], list] = {}
     for dst, spans in recv.items():
-        for start, end, nbytes, src in spans:
-            out.setdefault((src, dst), []).append((start, end, nbytes))
+        for _, end, nbytes, src, sent in spans:
+            out.setdefault((src, dst), []).append((sent, end, nbytes))
     return out
 
 
@@ -203,7 +216,7 @@ def _sweep(task: str, ops: list, recv: list) -> dict:
     for start, end, waits in ops:
         kind = ("wait" if waits else "compute", COLLECTIVE)
         events += [(start, 1, kind), (end, -1, kind)]
-    for start, end, _, src in recv:
+    for start, end, _, src, _ in recv:
         events += [(start, 1, ("link", src)), (end, -1, ("link", src))]
     if not events:
         return {"span": 0.0, "compute": 0.0, "other": 0.0, "waiting": {}}

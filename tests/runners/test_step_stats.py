@@ -65,6 +65,14 @@ def test_a_link_is_busy_while_some_transfer_is_under_way():
     assert link.bytes == 0.5 * 2 ** 20 + 512 + 2048
 
 
+def test_a_link_is_busy_once_the_tensor_it_carries_is_made():
+    """The receiver asked for the tensor ``x`` at 10 us; its producer on the sender ended at 25 us."""
+    step = _stats(ops=[(T1, "x", "MatMul", 5, 25), (T0, "a", "Add", 0, 10)], recv=[(T1, T0, 10, 30, "4B")])
+    got = ss.summarize([step], [1e-4])
+    assert got.links[0].busy_s == pytest.approx(5e-6)
+    assert _task(got, T0).waiting_s == pytest.approx({ss.link_name(T1, T0): 20e-6})
+
+
 def test_steps_are_averaged_and_tasks_renamed():
     steps = [_stats(ops=[(T0, "a", "MatMul", 0, d)]) for d in (10, 30)]
     got = ss.summarize(steps, [1.0, 3.0], {T0: "10.0.0.1"})
