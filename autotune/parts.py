@@ -128,6 +128,8 @@ def parts_figure(rows: list[PartRow], path: pathlib.Path) -> pathlib.Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     labels = list(dict.fromkeys(r.strategy for r in rows))
     colours = {"compute": "#4c72b0", "comm": "#dd8452", "other": "#8c8c8c"}
@@ -144,13 +146,18 @@ def parts_figure(rows: list[PartRow], path: pathlib.Path) -> pathlib.Path:
             for k in STACKED:
                 v = mine[k].predicted_s if side == "predicted" else (mine[k].measured_s or 0.0)
                 ax.bar(i + dx, max(v, 0.0) * 1e3, 0.38, bottom=bottom, color=colours[k],
-                       edgecolor="red" if mine[k].flagged else "k", linewidth=2.0 if mine[k].flagged else 0.4,
-                       label=k if i == 0 and side == "predicted" else None)
+                       edgecolor="red" if mine[k].flagged else "k", linewidth=2.0 if mine[k].flagged else 0.4)
                 bottom += max(v, 0.0) * 1e3
+            step = mine["step"].measured_s
+            if side == "measured" and step is not None:  # the timed median, beside the traced step's parts
+                ax.hlines(step * 1e3, i + dx - 0.19, i + dx + 0.19, colors="k", linestyles="--", linewidth=1.2)
     ax.set_xticks(range(len(labels)), [f"{x[:18]}\npred | meas" for x in labels], fontsize=8)
     ax.set_ylabel("ms per step")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.1)
     ax.set_title(f"Predicted vs measured step by part (red: off by > {OFF:.0%})")
-    ax.legend(fontsize=8)
+    handles = [Patch(facecolor=c, edgecolor="k", linewidth=0.4, label=k) for k, c in colours.items()]
+    handles.append(Line2D([], [], color="k", linestyle="--", label="measured median"))
+    ax.legend(handles=handles, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
