@@ -96,6 +96,18 @@ def table(rows: list[PartRow]) -> str:
     return "\n".join(lines)
 
 
+def trace_of(directory: pathlib.Path, strategy_id: str):
+    """The trace summary ``runners._trace`` wrote for ``strategy_id`` under ``directory``; None where there is none
+    or it cannot be read (a cut file: the table goes on without its measured parts)."""
+    from runners._trace import load_summary, trace_paths
+
+    path = trace_paths(directory, strategy_id)[1]
+    try:
+        return load_summary(path) if path.is_file() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def breakdown_to_dict(b: Breakdown) -> dict:
     return dataclasses.asdict(b)
 

@@ -135,15 +135,13 @@ def parts_table(report, scorer, out: pathlib.Path) -> str:
     """Each measured strategy's step by part, predicted (``Scorer.breakdown``) beside measured (its trace's parts
     where ``out/traces`` holds one), as :mod:`autotune.parts` lays them out; "" where none was measured."""
     from autotune import parts
-    from runners._trace import TRACES, load_summary, trace_paths
     from space.strategy import Strategy
 
     rows = []
     for r in report.rows:
         if not r.ok or not r.strategy_file or not (out / r.strategy_file).is_file():
             continue
-        summary = trace_paths(out / TRACES, r.strategy_id)[1]
-        trace = load_summary(summary) if summary.is_file() else None
+        trace = parts.trace_of(out / TRACES, r.strategy_id)
         rows += parts.rows_for(r.label, scorer.breakdown(Strategy.load(out / r.strategy_file)), r.measured_s, trace)
     return parts.table(rows) if rows else ""
 

@@ -142,7 +142,7 @@ def _parts(run: Run, out: pathlib.Path) -> tuple[str, list[pathlib.Path]]:
     """``parts.{csv,md,png}``: each measured strategy's step by part, predicted beside measured (from its trace
     where ``--trace-top`` traced it), as the search recorded them in ``parts.json``."""
     from autotune import parts
-    from runners._trace import TRACES, load_summary, trace_paths
+    from runners._trace import TRACES, trace_paths
 
     source = pathlib.Path(run.source)
     entries = parts.read_parts(source / "parts.json") if source.is_dir() else []
@@ -150,12 +150,15 @@ def _parts(run: Run, out: pathlib.Path) -> tuple[str, list[pathlib.Path]]:
         return "", []
     rows, drawn = [], []
     for e in entries:
-        chrome, summary, _ = trace_paths(source / TRACES, e["strategy_id"])
-        trace = load_summary(summary) if summary.is_file() else None
+        chrome = trace_paths(source / TRACES, e["strategy_id"])[0]
+        trace = parts.trace_of(source / TRACES, e["strategy_id"])
         rows += parts.rows_for(e["label"], e["breakdown"], e["measured_s"], trace)
-        if chrome.is_file():  # the traced steps drawn per task
-            drawn.append(figures.trace_figure(chrome, out / f"trace-{chrome.name.removesuffix('.trace.json')}.png",
-                                              f"{e['label']}: traced steps per task"))
+        if chrome.is_file() and trace is not None:  # the traced steps drawn per task
+            try:
+                drawn.append(figures.trace_figure(chrome, out / f"trace-{chrome.stem.removesuffix('.trace')}.png",
+                                                  f"{e['label']}: traced steps per task"))
+            except (ValueError, KeyError, TypeError):  # a cut trace: the table does without its picture
+                continue
     df = pd.DataFrame([{"strategy": r.strategy, "part": r.part, "predicted_ms": r.predicted_s * 1e3,
                         "measured_ms": None if r.measured_s is None else r.measured_s * 1e3,
                         "off": r.off, "flagged": r.flagged} for r in rows])

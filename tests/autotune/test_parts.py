@@ -60,3 +60,12 @@ def test_a_breakdown_survives_its_json(tmp_path):
                                                 "breakdown": parts.breakdown_to_dict(PREDICTED)}])
     (entry,) = parts.read_parts(tmp_path / "parts.json")
     assert entry["breakdown"] == PREDICTED
+
+
+def test_a_cut_trace_summary_is_no_trace(tmp_path):
+    from runners._trace import trace_paths
+
+    path = trace_paths(tmp_path, "s1")[1]
+    path.write_text('{"steps": 3, "step_s"')
+    assert parts.trace_of(tmp_path, "s1") is None
+    assert parts.trace_of(tmp_path, "s2") is None
