@@ -279,6 +279,8 @@ CASES: list[Case] = [
                                      "{d}/out", "--cache-dir", "{d}/cache"), {"out": "<dir>"}, needle="is a directory"),
     Case("checkpoint is a file", ("train", "--model", "{model}", "--spec", "{spec}", "--strategy", "s.pb", "--steps",
                                   "1", "--checkpoint", "{d}/ckpt"), {"ckpt": "x"}, needle="is a file"),
+    Case("profile --trace is a file", ("profile", "--model", "{model}", "--spec", "{spec}", "--strategy", "{d}/s.pb",
+                                       "--trace", "{d}/out"), {"out": "x"}, needle="--trace"),
     Case("compare -o is a file", ("compare", "s.pb", "--model", "{model}", "--spec", "{spec}", "-o", "{d}/out"),
          {"out": "x"}, needle="is a file"),
     Case("report on an empty directory", ("report", "{d}/run"), {"run": "<dir>"}, needle="run"),

@@ -23,15 +23,21 @@ def register(sub) -> None:
                         "strategy at, else chosen after the warm-up)")
     p.add_argument("--step-timeout", type=_common.positive_seconds, default=120.0, metavar="S",
                    help="cut a step after S seconds (> 0)")
+    p.add_argument("--trace", default=None, metavar="DIR",
+                   help="after the timed samples, trace a few steps on every task: write their Chrome trace "
+                        "(<strategy id>.trace.json) and a summary per task and link there (default: no trace)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if args.trace is not None:
+        _common.writable_dir(args.trace, "--trace")
     with stdout_to_stderr() if args.json else contextlib.nullcontext():  # the model's prints spoil no JSON
         result = profile_files(args.model, args.spec, args.strategy, steps=args.steps, warmup=args.warmup,
                                step_timeout_s=args.step_timeout, steps_per_call=args.steps_per_call or None,
-                               on_build=lambda m: print(f"note: {m}", file=sys.stderr, flush=True))
+                               on_build=lambda m: print(f"note: {m}", file=sys.stderr, flush=True),
+                               trace_dir=args.trace)
     if args.json:
         _common.print_json(result.to_dict())
     else:

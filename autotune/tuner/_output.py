@@ -5,6 +5,7 @@ import csv
 import datetime
 import json
 import math
+import pathlib
 import re
 import shlex
 
@@ -181,3 +182,15 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
     show(winner_line(result))
     show(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     show(f"train with it:\n  {train}")
+
+
+def write_measured_parts(out: pathlib.Path, candidates, scorer) -> None:
+    """``parts.json``: every measured candidate's predicted step by part (``Scorer.breakdown``) beside its measured
+    step, which ``autotune report`` draws next to the trace's parts where ``--trace-top`` traced it."""
+    from autotune import parts
+
+    entries = [{"label": c.label, "strategy_id": c.strategy.proto.id, "measured_s": c.measured.median_s,
+                "breakdown": parts.breakdown_to_dict(scorer.breakdown(c.strategy))}
+               for c in candidates if c.measured]
+    if entries:
+        parts.write_parts(out / "parts.json", entries)

@@ -18,7 +18,7 @@ from autotune.tuner._claims import Claims
 from autotune.tuner import _families
 from autotune.tuner._journal import Journal
 from autotune.tuner._loop import POOL, ClosedLoop
-from autotune.tuner._output import write_outputs
+from autotune.tuner._output import write_measured_parts, write_outputs
 from autotune.tuner._budget import SIMULATED_SHARE, Budget
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
 from autotune.tuner._simplify import simplify
@@ -263,6 +263,7 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     result.timing = {k: round(v, 2) for k, v in setup.timing.items()}
     result.budget = setup.budget.record() if cfg.budget_s is not None else {}
     write_outputs(result, cfg, sim, say, show)
+    write_measured_parts(cfg.output, result.candidates, setup.scorer)
     return result
 
 
