@@ -1,7 +1,7 @@
 """The commands' options, each declared once as a field of the configuration the command fills
 (``autotune._options`` makes the flags): ``autotune train``'s, which :func:`autotune.api.train` also takes as its
-keywords, ``calibrate``'s and ``compare``'s. ``search`` and ``validate-simulator`` have theirs beside their
-pipelines (``SearchConfig``, ``FidelityConfig``)."""
+keywords, ``calibrate``'s, ``compare``'s and ``profile``'s. ``search`` and ``validate-simulator`` have theirs beside
+their pipelines (``SearchConfig``, ``FidelityConfig``)."""
 from __future__ import annotations
 
 import dataclasses
@@ -125,3 +125,21 @@ class CompareConfig:
                                       "plot to ./compare.png)", flag=("-o", "--output"), metavar="DIR")
     accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
     quiet: bool = option(False, "no progress lines")
+
+
+@dataclasses.dataclass(frozen=True)
+class ProfileConfig:
+    """``autotune profile``'s options (``--model``, ``--spec`` and ``--strategy`` aside)."""
+
+    steps: int = option(20, "timed samples, each a call of --steps-per-call steps over its steps (default 20)",
+                        type=count(1))
+    warmup: int = option(5, "untimed one-step calls first (default 5)", type=count(0))
+    steps_per_call: int = option(
+        0, "training steps per Session.run (0: as training runs it: those the search measured the strategy at, else "
+           "chosen after the warm-up)", type=count(0), metavar="K")
+    step_timeout_s: float = option(120.0, "cut a step after S seconds (> 0)", flag="--step-timeout",
+                                   type=positive_seconds, metavar="S")
+    trace: str | None = option(
+        None, "after the timed samples, trace a few steps on every task: write their Chrome trace "
+              "(<strategy id>.trace.json) and a summary per task and link there (default: no trace)", metavar="DIR")
+    json: bool = option(False, "print the result as JSON")
