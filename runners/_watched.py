@@ -2,6 +2,7 @@
 at once, and every failure becomes a :class:`RunError` that names the node."""
 from __future__ import annotations
 
+import queue
 import re
 import threading
 import time
@@ -81,8 +82,6 @@ class _StepThread:
     interpreter joins those at exit, and a call given up on may never return."""
 
     def __init__(self) -> None:
-        import queue
-
         self._calls: "queue.SimpleQueue" = queue.SimpleQueue()
         threading.Thread(target=self._serve, name="autotune-step", daemon=True).start()
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import itertools
 import pathlib
 
 import pandas as pd
@@ -63,9 +65,6 @@ def complete_from_model(run: Run, inventory, cluster, warnings: list[str]) -> No
 def _decode_winner(run: Run, inventory, cluster, warnings: list[str]):
     """Rebuild the winner from its trial parameters. The study does not record the search space's options, so
     each plausible setting is tried and the one whose strategy hashes to the recorded ``strategy_hash`` wins."""
-    import hashlib
-    import itertools
-
     params, want = run.meta["winner_params"], run.meta.get("winner_hash")
     options = run.meta.get("space")
     if options:  # searches record their space's options in the study

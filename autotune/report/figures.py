@@ -5,6 +5,7 @@ adds the per-variable map of the winner (:mod:`autotune.report._varmap`).
 """
 from __future__ import annotations
 
+import json
 import math
 import pathlib
 
@@ -170,8 +171,6 @@ def search_figures(out: pathlib.Path) -> list[pathlib.Path]:
 def trace_figure(trace_path: pathlib.Path, path: pathlib.Path, title: str = "") -> pathlib.Path:
     """A Gantt chart of a Chrome trace (``autotune profile --trace``): one row per lane (each task's ops, what it
     received), every event a bar, coloured by kind (transfers, collectives, the rest), time from the first event."""
-    import json
-
     from matplotlib.patches import Patch
 
     trace = json.loads(pathlib.Path(trace_path).read_text()).get("traceEvents", [])

@@ -2,6 +2,8 @@
 
 ``run_search``, ``make_space`` and ``refine`` are imported on first use: their modules import Optuna, and the command
 line reads :class:`SearchConfig` to build its options without paying for it."""
+import importlib
+
 from autotune.tuner._measurement import Measurement
 from autotune.tuner._profiler import ClusterProfiler
 from autotune.tuner._types import Candidate, SearchConfig, SearchResult
@@ -12,8 +14,6 @@ _LAZY = {"make_space": "autotune.tuner._pipeline", "run_search": "autotune.tuner
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'autotune.tuner' has no attribute {name!r}")
 

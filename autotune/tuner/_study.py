@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sqlite3
 import time
 from typing import Any
 
@@ -67,8 +68,6 @@ LOCK_PROBE_S = 1.0  # a study file locked longer than this is worth a note befor
 
 def note_lock(url: str, say) -> None:
     """Say who holds a SQLite study file locked, before waiting for it (SQLite waits without a word)."""
-    import sqlite3
-
     if not url.startswith("sqlite:///") or not pathlib.Path(url[len("sqlite:///"):]).is_file():
         return
     path = pathlib.Path(url[len("sqlite:///"):])

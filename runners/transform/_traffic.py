@@ -14,6 +14,8 @@ batches, and the losses it reports (each tower's goes to tower 0's node for the 
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runners.transform._plan import node_address
 from runners.transform._views import Towers
 from space import wire
@@ -168,7 +170,6 @@ def partition_traffic(job) -> dict[tuple[str, str], float]:
     """Bytes of the tensors TensorFlow's partition graphs send between tasks in one step of the running
     :class:`TrainingJob` ``job`` (each tower's step in turn where the towers step on their own), sized by a full
     trace: the measurement :func:`step_traffic` counts ahead (its tensors, not its collectives)."""
-    import numpy as np
     import tensorflow as tf
 
     g = job.graph
