@@ -4,7 +4,7 @@ from autotune import _siblings
 _siblings.check()
 
 # only once space, simulator and runners are known to be ours
-from autotune.api import History, SearchOutcome, StepInfo, search, train  # noqa: E402
+from autotune.api import History, SearchOutcome, StepInfo, TrainConfig, search, train  # noqa: E402
 from space import __version__  # noqa: E402
 
-__all__ = ["History", "SearchOutcome", "StepInfo", "__version__", "search", "train"]
+__all__ = ["History", "SearchOutcome", "StepInfo", "TrainConfig", "__version__", "search", "train"]

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 
 from autotune._fits import memory_plan, predicted_beside_measured, refuse_misfit
 from autotune._modes import output_modes
+from autotune._configs import TrainConfig
 from autotune.adapt import adaptive_train
 from autotune.tuner._budget import parse_duration
 from runners import _callbacks, _evaluate
@@ -20,7 +21,7 @@ from space.cluster import load_cluster
 from space.errors import BadInput
 from space.model import inventory_from_trace
 
-__all__ = ["History", "SearchOutcome", "StepInfo", "search", "train"]
+__all__ = ["History", "SearchOutcome", "StepInfo", "TrainConfig", "search", "train"]
 
 
 @dataclasses.dataclass
@@ -41,36 +42,37 @@ class History:
 
 
 def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.PathLike, steps: int, *,
-          checkpoint: str | os.PathLike | None = None, save_every: int = 0, keep: int = 3, resume: bool = False,
-          callbacks: Iterable = (), logdir: str | os.PathLike | None = None,
-          log_every: int = 10, step_timeout_s: float = 120.0, accept_unknown_hosts: bool = False,
-          log: Callable[[str], None] | None = None, steps_per_call: int = 0, eval_every: int = 0,
-          eval_steps: int | None = None, adapt: bool = False, ignore_memory: bool = False) -> History:
+          callbacks: Iterable = (), log: Callable[[str], None] | None = None, config: TrainConfig | None = None,
+          **options) -> History:
     """Train ``model`` with the strategy file ``strategy`` on the cluster of ``spec`` until ``steps`` steps in all.
 
     Args:
-        checkpoint: directory of the checkpoints (``ckpt-<step>/``), every ``save_every`` steps and at the end;
-            the last ``keep`` are kept.
-        resume: continue from the newest checkpoint in ``checkpoint`` (its variables, optimizer slots, step and
-            data position), under this strategy or another.
         callbacks: callables, each called with a :class:`StepInfo` after every step (an exception it raises stops
             the job), and Keras callbacks (``keras.callbacks.Callback``): ``on_train_batch_end`` after every step,
             ``on_epoch_end`` after every evaluation with its ``val_*`` results (``EarlyStopping`` stops the job),
             ``on_train_begin``/``on_train_end`` (``runners._callbacks`` says which are refused).
-        eval_every: every that many steps and at the end, the validation loss and a compiled model's metrics on
-            ``val_dataset_fn(0, 1)`` (``eval_steps`` batches of it, default all), evaluated on the chief's replica;
-            logged, written to TensorBoard and to ``<checkpoint>/train.json``, and returned in ``evaluations``.
-        logdir: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every ``log_every`` steps.
-        steps_per_call: training steps per ``Session.run`` (0: those the search measured the strategy at, where it
-            was chosen by a search on this cluster, else chosen after the first steps); the callbacks of a call's
-            steps are called after it, and checkpoints fall between calls.
-        adapt: watch the step time and, on a lasting change, measure the links again, refit the cost model and
-            rank the search's candidates again (``strategy`` in a search's output directory: its ``best.pb``);
-            switch at a checkpoint where another is predicted faster by more than the switch costs, and back if
-            it measures slower. Needs ``checkpoint``. Every decision goes to ``train.json``, the log and
-            ``adapt`` in the result (docs/adapt.md).
-        ignore_memory: start the strategy even where the memory model says it needs more than a node's ``memory:``
-            (or ``gpu_memory:``) in the spec.
+        log: receives the job's lines (default: stderr).
+        config, options: the job's options, a :class:`TrainConfig` and/or its fields as keywords (a keyword
+            overrides ``config``'s field); ``autotune train --help`` describes each. Among them:
+
+            - ``checkpoint``: directory of the checkpoints (``ckpt-<step>/``), every ``save_every`` steps and at
+              the end; the last ``keep`` are kept. ``resume``: continue from the newest (its variables, optimizer
+              slots, step and data position), under this strategy or another.
+            - ``eval_every``: every that many steps and at the end, the validation loss and a compiled model's
+              metrics on ``val_dataset_fn(0, 1)`` (``eval_steps`` batches of it, default all), on the chief's
+              replica; logged, written to TensorBoard and ``<checkpoint>/train.json``, returned in ``evaluations``.
+            - ``logdir``: TensorBoard scalars (default ``<checkpoint>/logs`` when checkpointing), every
+              ``log_every`` steps.
+            - ``steps_per_call``: training steps per ``Session.run`` (0: those the search measured the strategy at,
+              where a search on this cluster chose it, else chosen after the first steps); the callbacks of a
+              call's steps are called after it, and checkpoints fall between calls.
+            - ``adapt``: watch the step time and, on a lasting change, measure the links again, refit the cost model
+              and rank the search's candidates again (``strategy`` in a search's output directory: its
+              ``best.pb``); switch at a checkpoint where another is predicted faster by more than the switch costs,
+              and back if it measures slower. Needs ``checkpoint``. Every decision goes to ``train.json``, the log
+              and ``adapt`` in the result (docs/adapt.md).
+            - ``ignore_memory``: start the strategy even where the memory model says it needs more than a node's
+              ``memory:`` (or ``gpu_memory:``) in the spec.
 
     What it writes is never writable by others, whatever the umask (``autotune._modes``); a checkpoint it cannot
     read is named on stderr and the one before it resumed.
@@ -79,56 +81,44 @@ def train(model: str | os.PathLike, spec: str | os.PathLike, strategy: str | os.
         RunError: the job failed: a server died, a step timed out, the loss became NaN or infinite
             (``runners.train.NonFiniteLoss``; the last good checkpoint stays).
     """
+    cfg = TrainConfig.of({**(dataclasses.asdict(config) if config is not None else {}), **options})
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+        raise BadInput(f"`steps >= 1` must hold, but got {steps!r}")
     with output_modes():
-        return _train(model, spec, strategy, steps, checkpoint=checkpoint, save_every=save_every, keep=keep,
-                      resume=resume, callbacks=callbacks, logdir=logdir, log_every=log_every,
-                      step_timeout_s=step_timeout_s, accept_unknown_hosts=accept_unknown_hosts, log=log,
-                      steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps, adapt=adapt,
-                      ignore_memory=ignore_memory)
+        return _train(model, spec, strategy, steps, cfg, callbacks=callbacks, log=log)
 
 
-def _train(model, spec, strategy, steps, *, checkpoint, save_every, keep, resume, callbacks, logdir, log_every,
-           step_timeout_s, accept_unknown_hosts, log, steps_per_call, eval_every, eval_steps, adapt,
-           ignore_memory) -> History:
-    for name, value, low in (("steps", steps, 1), ("save_every", save_every, 0), ("keep", keep, 1),
-                             ("log_every", log_every, 1), ("steps_per_call", steps_per_call, 0),
-                             ("eval_every", eval_every, 0), ("eval_steps", 1 if eval_steps is None else eval_steps, 1)):
-        if not isinstance(value, int) or value < low:
-            raise BadInput(f"`{name} >= {low}` must hold, but got {value!r}")
-    if resume and checkpoint is None:
-        raise BadInput("resume needs the checkpoint directory to resume from", hint="give --checkpoint DIR")
-    if adapt and checkpoint is None:
-        raise BadInput("--adapt needs a checkpoint directory: a switch of strategy resumes from a checkpoint",
-                       hint="give --checkpoint DIR")
+def _train(model, spec, strategy, steps: int, cfg: TrainConfig, *, callbacks, log) -> History:
+    checkpoint, logdir = cfg.checkpoint, cfg.logdir
     if checkpoint is not None:
         checkpoint = pathlib.Path(checkpoint)
         if checkpoint.exists() and not checkpoint.is_dir():
             raise BadInput(f"--checkpoint {checkpoint} is a file, not a directory",
                            hint="give --checkpoint a directory (new or existing)")
-    start = load_checkpoint(checkpoint, warn=lambda m: print(m, file=sys.stderr)) if resume else None
+    start = load_checkpoint(checkpoint, warn=lambda m: print(m, file=sys.stderr)) if cfg.resume else None
     if logdir is None and checkpoint is not None:
         logdir = checkpoint / "logs"
     traced, strat, cluster_spec = prepare(str(model), str(spec), str(strategy))
     inventory = inventory_from_trace(traced)
-    if not ignore_memory:  # before any server starts: a plan that cannot fit fails late and takes the node with it
+    if not cfg.ignore_memory:  # before any server starts: a plan that cannot fit fails late and takes the node too
         refuse_misfit(inventory, cluster_spec, strat, str(strategy))
     if start is not None:
         check_fits(start, traced)
-    steps_per_call = steps_per_call or measured_steps_per_call(strat, cluster_spec) or 0
     callbacks = list(callbacks)
     _callbacks.split(callbacks)  # checked before any server starts, as the evaluation is
-    _evaluate.check(traced, eval_every, eval_steps)
-    options = dict(save_every=save_every, keep=keep, resume_from=start, step_timeout_s=step_timeout_s, log=log,
-                   callbacks=callbacks, logdir=str(logdir) if logdir else None, log_every=log_every,
-                   steps_per_call=steps_per_call, eval_every=eval_every, eval_steps=eval_steps)
+    _evaluate.check(traced, cfg.eval_every, cfg.eval_steps)
+    options = dict(save_every=cfg.save_every, keep=cfg.keep, resume_from=start, step_timeout_s=cfg.step_timeout_s,
+                   log=log, callbacks=callbacks, logdir=str(logdir) if logdir else None, log_every=cfg.log_every,
+                   steps_per_call=cfg.steps_per_call or measured_steps_per_call(strat, cluster_spec) or 0,
+                   eval_every=cfg.eval_every, eval_steps=cfg.eval_steps)
     decisions: list = []
-    if adapt:
+    if cfg.adapt:
         from autotune.adapt.replanning import open_replanner, outside_search  # Optuna: only where a job adapts
 
         if note := outside_search(strategy):
             print(f"note: {note}", file=sys.stderr, flush=True)
-    with start_cluster(cluster_spec, accept_unknown_hosts=accept_unknown_hosts) as cluster:
-        if adapt:
+    with start_cluster(cluster_spec, accept_unknown_hosts=cfg.accept_unknown_hosts) as cluster:
+        if cfg.adapt:
             say = log or (lambda m: print(m, file=sys.stderr))
             planner = open_replanner(inventory, cluster_spec, strategy, say=say)
             result, decisions = adaptive_train(traced, strat, cluster, planner, steps=steps,

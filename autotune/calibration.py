@@ -10,6 +10,7 @@ new measurement and nothing replaced by defaults, and the caller's progress line
 from __future__ import annotations
 
 from collections.abc import Callable
+import pathlib
 
 from runners._measurements import cluster_probes, from_cluster_probes
 from runners.calibrate import run_calibration
@@ -27,8 +28,6 @@ def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | Non
     ``search`` and ``validate-simulator`` look for it. With ``reuse`` (a calibration of this spec that kept its
     cluster probes, :func:`cluster_calibration`) only the model's part is measured, the cluster's taken from it.
     Returns (measurements, inventory, calibration, path)."""
-    import pathlib
-
     kept = from_cluster_probes(reuse.probes) if reuse is not None else None
     m, inventory = run_calibration(spec, model_path=model, accept_unknown_hosts=accept_unknown_hosts,
                                    probes=kept, progress=progress, **probes)
@@ -40,8 +39,6 @@ def measure_and_store(spec: ClusterSpec, model: str | None, cache_dir: str | Non
 def stored_calibration(spec: ClusterSpec, inventory: Inventory, cache_dir: str | None):
     """The calibration stored for ``spec`` and this model (``autotune calibrate --model``, or a search's quick one),
     else the spec's model-less one; None where there is neither."""
-    import pathlib
-
     directory = (pathlib.Path(cache_dir) if cache_dir else default_cache_dir()) / "calibration"
     for model_hash in (inventory.model_hash, None):
         path = calibration_path(directory, spec, model_hash)
@@ -54,8 +51,6 @@ def cluster_calibration(directory, spec: ClusterSpec):
     """The newest calibration stored in ``directory`` for ``spec`` (any model's, or none's) that kept its cluster
     probes, and its path; None where there is none. A file that does not load (malformed, another spec's) is
     passed over: it is not the one asked for, and the caller measures instead."""
-    import pathlib
-
     found = []
     for path in pathlib.Path(directory).glob(f"{spec.fingerprint}*.json"):
         try:

@@ -2,6 +2,8 @@
 
 Importing ``runners`` does not import TensorFlow or paramiko; they are imported when used.
 """
+import importlib
+
 from runners._lending import lend
 from runners._watched import run_with_timeout
 from runners.cluster import RunningCluster, start_cluster
@@ -19,8 +21,6 @@ _LAZY = {"SSHLauncher": ("runners.launch._ssh", "SSHLauncher"),
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
         return getattr(importlib.import_module(module), attr)
     raise AttributeError(f"module 'runners' has no attribute {name!r}")

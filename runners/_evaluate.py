@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
+import numpy as np
+
 from space.errors import BadInput
 from space.model import call_user
 
@@ -53,7 +55,6 @@ class Evaluator:
 
     def __call__(self, step: int) -> Evaluation:
         import keras
-        import numpy as np
         import tensorflow as tf
 
         t0 = time.perf_counter()

@@ -3,6 +3,9 @@ cost model's constants to it. The probes that fill it are in :mod:`runners.calib
 from __future__ import annotations
 
 import dataclasses
+import json
+
+import numpy as np
 
 
 @dataclasses.dataclass
@@ -67,8 +70,6 @@ CLUSTER_FIELDS = ("links", "allreduce_sizes", "allreduce_s", "allreduce_tiny_s",
 
 def cluster_probes(m: Measurements) -> dict:
     """The cluster probes' part of ``m`` as plain JSON data (lists, not tuples), for a calibration to keep."""
-    import json
-
     d = {k: getattr(m, k) for k in CLUSTER_FIELDS}
     d["links"] = [dataclasses.asdict(t) for t in m.links]
     return json.loads(json.dumps(d))
@@ -86,8 +87,6 @@ def from_cluster_probes(d) -> Measurements:
 def grows(sizes: list[int], seconds: list[float]) -> bool:
     """Whether the time grows with message size: the slope of the least-squares line is positive (what an
     alpha-beta fit needs to read a bandwidth)."""
-    import numpy as np
-
     return bool(np.polyfit(sizes, seconds, 1)[0] > 0)
 
 

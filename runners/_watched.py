@@ -2,6 +2,7 @@
 at once, and every failure becomes a :class:`RunError` that names the node."""
 from __future__ import annotations
 
+import queue
 import re
 import threading
 import time
@@ -14,7 +15,8 @@ if TYPE_CHECKING:
 
 
 def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningCluster | None = None,
-                     feed_dict=None, options=None, probe_timeout_s: float = 5.0, watchdog: bool = False,
+                     feed_dict=None, options=None, run_metadata=None, probe_timeout_s: float = 5.0,
+                     watchdog: bool = False,
                      grace_s: float = 5.0, poll_s: float = 0.2, build_s: float = 0.0,
                      on_wait: Callable[[float], None] | None = None, wait_every_s: float = 15.0):
     """``session.run(fetches)`` cut after ``timeout_s``; failures become :class:`RunError` naming a node.
@@ -30,7 +32,7 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
     On a timeout or a lost/aborted peer, the cluster (if given) is checked: a dead server is named with its
     log tail; otherwise servers that do not answer a trivial op within ``probe_timeout_s`` are named; if all
     answer, the step itself was stuck (e.g. a collective whose peers never joined). Other TF errors (bad
-    graphs) propagate unchanged.
+    graphs) propagate unchanged. ``run_metadata`` receives what the call traced (``options.trace_level``).
 
     ``build_s``: the call is the first of its kind on these servers, which build its executors before any step runs
     (outside TensorFlow's step timeout): seconds for a small step, minutes for many copies of a large one on a
@@ -47,9 +49,9 @@ def run_with_timeout(session, fetches, timeout_s: float, *, cluster: RunningClus
         cluster.check_alive()
     try:
         if cluster is None and not watchdog:
-            return session.run(fetches, feed_dict=feed_dict, options=opts)
+            return session.run(fetches, feed_dict=feed_dict, options=opts, run_metadata=run_metadata)
         return _run_watched(session, fetches, feed_dict, opts, timeout_s + grace_s + build_s, cluster, poll_s,
-                            on_wait if build_s > 0 else None, wait_every_s)
+                            on_wait if build_s > 0 else None, wait_every_s, run_metadata)
     except tf.errors.DeadlineExceededError as e:
         raise RunError(_diagnose(cluster, f"step did not finish within {timeout_s:g} s", e, probe_timeout_s)) from e
     except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError) as e:
@@ -80,8 +82,6 @@ class _StepThread:
     interpreter joins those at exit, and a call given up on may never return."""
 
     def __init__(self) -> None:
-        import queue
-
         self._calls: "queue.SimpleQueue" = queue.SimpleQueue()
         threading.Thread(target=self._serve, name="autotune-step", daemon=True).start()
 
@@ -106,11 +106,13 @@ _STEP_THREAD = threading.local()  # each calling thread's helper (towers of an a
 
 
 def _run_watched(session, fetches, feed_dict, opts, limit_s: float, cluster: RunningCluster | None,
-                 poll_s: float, on_wait: Callable[[float], None] | None = None, wait_every_s: float = 15.0):
+                 poll_s: float, on_wait: Callable[[float], None] | None = None, wait_every_s: float = 15.0,
+                 run_metadata=None):
     helper = getattr(_STEP_THREAD, "helper", None)
     if helper is None:
         helper = _STEP_THREAD.helper = _StepThread()
-    box, done = helper.submit(lambda: session.run(fetches, feed_dict=feed_dict, options=opts))
+    box, done = helper.submit(lambda: session.run(fetches, feed_dict=feed_dict, options=opts,
+                                                  run_metadata=run_metadata))
     start = time.monotonic()
     end, told = start + limit_s, start
     while not done.wait(poll_s):

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from typing import Any, Callable
+import time
+from typing import Any, Callable, Collection
 
 from runners._peak_memory import PeakWatch
+from runners._step_stats import TraceSummary
+from runners._trace import trace_job
 from runners.cluster import start_cluster
 from runners.transform import TrainingJob, closed_together, graphs_ahead
 from space.cluster import load_cluster
@@ -39,6 +42,8 @@ class ProfileResult:
     setup_s: float  # graph build + session + variable initialization
     final_loss: float
     steps_per_call: int = 1  # each of ``step_times_s`` is one call's seconds over its steps
+    trace: TraceSummary | None = None  # the traced steps after the timed ones, where asked for (runners._trace)
+    trace_s: float = 0.0  # seconds spent tracing and writing the trace
     peak_memory: dict = dataclasses.field(default_factory=dict)  # node -> runners._peak_memory.TaskPeak's data
 
     def to_dict(self) -> dict[str, Any]:
@@ -50,7 +55,8 @@ class ProfileResult:
                 f"p90 {self.p90_s * 1e3:.2f} ms   ({self.steps} {self._samples()} after {self.warmup} warm-up)\n"
                 f"throughput {self.examples_per_s:,.0f} examples/s (global batch {self.global_batch})\n"
                 f"moved      {self.bytes_per_step / 1e6:.3f} MB per step between nodes (estimate)\n"
-                f"setup      {self.setup_s:.2f} s")
+                f"setup      {self.setup_s:.2f} s" + ("" if self.trace is None else
+                                                   f"\ntrace      {self.trace_s:.2f} s\n{self.trace.table()}"))
 
 
     def _samples(self) -> str:
@@ -102,7 +108,8 @@ def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
 
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | None = None,
-                     on_build: Callable[[str], None] | None = None, within_s: float | None = None) -> ProfileResult:
+                     on_build: Callable[[str], None] | None = None, within_s: float | None = None,
+                     trace_dir: str | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
     steps each: each sample is a call's seconds over its steps.
 
@@ -117,6 +124,8 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         on_build: told every few seconds while the servers build a call's executors (``TrainingJob``).
         within_s: time fewer samples where ``steps`` of them would take longer than this, as the warm-up's steps
             tell (:func:`samples_within`); ``None`` times ``steps``.
+        trace_dir: after the timed samples, trace a few steps on every task and write their Chrome trace and
+            summary there (:func:`runners._trace.trace_job`); ``None`` traces nothing.
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
@@ -132,13 +141,22 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
-        return dataclasses.replace(_result(strategy, job, times, steps, warmup, losses), peak_memory=watch.read())
+        result = dataclasses.replace(_result(strategy, job, times, steps, warmup, losses), peak_memory=watch.read())
+        return with_trace(result, job, trace_dir) if trace_dir else result
+
+
+def with_trace(result: ProfileResult, job, trace_dir: str) -> ProfileResult:
+    """``result`` with the trace of a few more steps of ``job`` (:func:`runners._trace.trace_job`)."""
+    t0 = time.perf_counter()
+    summary = trace_job(job, trace_dir, result.strategy_id)
+    return dataclasses.replace(result, trace=summary, trace_s=time.perf_counter() - t0)
 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | list | None = None,
                      on_build: Callable[[str], None] | None = None,
-                     within_s: float | None = None) -> list[ProfileResult]:
+                     within_s: float | None = None, trace_dir: str | None = None,
+                     trace_ids: Collection[str] = ()) -> list[ProfileResult]:
     """Profile several strategies head to head: every job is built and warmed up first, then they take turns in
     ``rounds`` chunks of about ``steps / rounds`` steps each (each round starting one strategy later).
 
@@ -150,6 +168,7 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
     of their variables at once. Each job runs its own steps per call, chosen as :func:`profile_strategy` does, or
     given (one for all, or a list with one per strategy, ``None`` where to choose); a sample is one call's seconds
     over its steps. ``within_s``: fewer samples where the turns would take longer (:func:`samples_within`).
+    ``trace_dir``: after the turns, trace the jobs whose strategy id is in ``trace_ids`` (:func:`with_trace`).
     """
     if steps < 1 or warmup < 0 or rounds < 1:
         raise BadInput(f"`steps >= 1, warmup >= 0 and rounds >= 1` must hold, but got ({steps=}, {warmup=}, {rounds=})")
@@ -165,7 +184,10 @@ def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: in
         steps = samples_within(steps, call_s, within_s)
         losses: list[list[float]] = [[] for _ in jobs]
         times = take_turns(jobs, steps, rounds, on_step=lambda i, loss: losses[i].append(loss))
-        return [_result(s, job, times[i], steps, warmup, losses[i]) for i, (s, job) in enumerate(zip(strategies, jobs))]
+        results = [_result(s, job, times[i], steps, warmup, losses[i])
+                   for i, (s, job) in enumerate(zip(strategies, jobs))]
+        return [with_trace(r, job, trace_dir) if trace_dir and r.strategy_id in trace_ids else r
+                for r, job in zip(results, jobs)]
 
 
 def samples_within(samples: int, sample_s: float, within_s: float | None) -> int:
@@ -263,10 +285,11 @@ def prepare(model_path: str, spec_path: str, strategy_path: str):
 
 def profile_files(model_path: str, spec_path: str, strategy_path: str, *, steps: int = 20, warmup: int = 5,
                   step_timeout_s: float = 120.0, start_timeout_s: float = 60.0,
-                  steps_per_call: int | None = None, on_build: Callable[[str], None] | None = None) -> ProfileResult:
+                  steps_per_call: int | None = None, on_build: Callable[[str], None] | None = None,
+                  trace_dir: str | None = None) -> ProfileResult:
     traced, strategy, spec = prepare(model_path, spec_path, strategy_path)
     if steps_per_call is None:
         steps_per_call = measured_steps_per_call(strategy, spec)
     with start_cluster(spec, timeout_s=start_timeout_s) as cluster:
         return profile_strategy(traced, strategy, cluster, steps=steps, warmup=warmup, step_timeout_s=step_timeout_s,
-                                steps_per_call=steps_per_call, on_build=on_build)
+                                steps_per_call=steps_per_call, on_build=on_build, trace_dir=trace_dir)

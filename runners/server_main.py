@@ -10,9 +10,11 @@ driver's pipe, or the SSH channel's stdin: the driver went away), or when its pa
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -56,9 +58,6 @@ def _watch_parent(ppid: int, interval_s: float) -> None:
 
 def _taken(port: int) -> bool:
     """Whether another process listens on ``port`` (on any interface, where TensorFlow's server listens)."""
-    import errno
-    import socket
-
     with socket.socket() as s:
         try:
             s.bind(("", port))

@@ -217,10 +217,7 @@ class _Run:
         if self.metrics:
             self.metrics.scalars(ev.metrics, ev.step)
         if self.out is not None:
-            index = self.out / "train.json"
-            self.out.mkdir(parents=True, exist_ok=True)
-            _write_index(self.out, {**(json.loads(index.read_text()) if index.is_file() else {}),
-                                    "evaluations": self.evaluations})
+            update_index(self.out, evaluations=self.evaluations)
         self.hooks.epoch_end({**self.logs(), **ev.metrics})
 
     def checkpoint(self) -> None:
@@ -350,6 +347,15 @@ def save_checkpoint(traced, directory: str | os.PathLike, step: int, values: dic
     for old in checkpoints(out)[:-max(1, keep)]:
         shutil.rmtree(old, ignore_errors=True)
     return final
+
+
+def update_index(out: str | os.PathLike, **entries) -> None:
+    """Set ``entries`` in ``<out>/train.json``, keeping its other entries (the evaluations so far, ``train
+    --adapt``'s decisions beside the latest checkpoint): every writer of the file goes through here."""
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    index = out / "train.json"
+    _write_index(out, {**(json.loads(index.read_text()) if index.is_file() else {}), **entries})
 
 
 def _write_index(out: pathlib.Path, index: dict) -> None:

@@ -21,6 +21,7 @@ from simulator._arrays import Batch, Model
 from simulator._choices import Choices, dense_batch, empty_batch, entry_batch, rows
 from simulator._engine import evaluate
 from simulator._engine_sparse import evaluate_entries, sparse_fits
+from simulator._breakdown import Breakdown, breakdown_of
 from simulator._ledger import Ledger, fixed_links, ledger_of
 from simulator._memory import MemoryPlan, memory_of
 from simulator._sparse import Entries
@@ -77,6 +78,14 @@ class Scorer:
         scorer = self._for_replicas(strategy)
         layout = scorer._layout(strategy)
         return ledger_of(scorer, scorer._model_for(layout), scorer.encode([strategy], layout))
+
+    def breakdown(self, strategy: Strategy) -> Breakdown:
+        """The predicted step by part: compute per tower, each link's bytes (the ledger's) and busy seconds, fixed
+        overheads (:mod:`simulator._breakdown`)."""
+        scorer = self._for_replicas(strategy)
+        cal = scorer.calibration
+        return breakdown_of(scorer.predict(strategy), scorer.ledger(strategy), scorer.addresses,
+                            scorer.model.net.link, scorer.replicas, [cal.speed_of(r) for r in scorer.replicas])
 
     def memory(self, strategy: Strategy) -> MemoryPlan:
         """Bytes resident per node, by part, on the columns the cost model times (:mod:`simulator._memory`)."""

@@ -8,6 +8,7 @@ kind, is refused. TensorFlow is imported inside the functions.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import types
 from typing import Any
@@ -40,8 +41,6 @@ def _owners(roots: list[tuple[str, Any]], depth: int = 6) -> dict[int, tuple[str
     """id(resource handle) -> (a readable name, the table object), for every tf.lookup table reachable from
     ``roots`` through attributes, lists and dicts of Keras objects and ``tf.Module``s (breadth first: an object is
     reached by its shortest path)."""
-    import collections
-
     import tensorflow as tf
     from tensorflow.python.ops import lookup_ops
 

@@ -2,6 +2,7 @@
 they all have their values back (a first loss run eagerly must not train). TensorFlow is imported inside."""
 from __future__ import annotations
 
+import collections
 import contextlib
 import types
 
@@ -10,8 +11,6 @@ def reachable_variables(obj, depth: int = 5) -> list:
     """The ``tf.Variable``s an object holds: those Keras or ``tf.Module`` tracks, and plain ones set as attributes
     (Keras 3 does not track those), searched through attributes, lists and dicts, breadth first (an object is
     reached by its shortest path, so the depth limit cannot hide one reached first by a longer one)."""
-    import collections
-
     import tensorflow as tf
 
     found: dict[int, object] = {}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import pathlib
+import tomllib
 
 UNKNOWN = "0+unknown"
 
@@ -20,8 +21,6 @@ def version() -> str:
 
 def _checkout_version(pyproject: pathlib.Path) -> str:
     """``[project] version`` of ``pyproject``; ``UNKNOWN`` where there is none to read."""
-    import tomllib
-
     try:
         with open(pyproject, "rb") as fh:
             return str(tomllib.load(fh)["project"]["version"])

@@ -2,6 +2,8 @@
 
 ``replanning`` (the candidates, the refit, the simulated round) imports Optuna: import it where it is used."""
 from autotune.adapt._detect import Change, ChangeDetector
-from autotune.adapt._job import Decision, Watch, adaptive_train, same_strategy
+from autotune.adapt._job import Watch, adaptive_train, same_strategy
+from autotune.adapt._types import Checked, Decision, Plan, Ranked, Weighed
 
-__all__ = ["Change", "ChangeDetector", "Decision", "Watch", "adaptive_train", "same_strategy"]
+__all__ = ["Change", "ChangeDetector", "Checked", "Decision", "Plan", "Ranked", "Watch", "Weighed", "adaptive_train",
+           "same_strategy"]

@@ -14,13 +14,13 @@ A switch is checked once the new strategy's reference is in: slower than the ste
 from __future__ import annotations
 
 import dataclasses
-import json
 import pathlib
 import time
 from typing import Callable, Protocol
 
 from autotune.adapt._detect import Change, ChangeDetector
-from runners.train import TrainResult, load_checkpoint, train_strategy, write_scalars
+from autotune.adapt._types import Checked, Decision, Plan, Weighed
+from runners.train import TrainResult, load_checkpoint, train_strategy, update_index, write_scalars
 from space.errors import RunError
 from space.strategy import Strategy
 
@@ -30,25 +30,15 @@ SWITCH_COST_FACTOR = 1.5  # a switch costs the segment's start and a checkpoint:
 
 
 class Planner(Protocol):
-    """What re-plans: ``replan(current, measured_s, cluster)`` -> (the best candidate's label, its strategy, its
-    predicted step, a record of the re-planning); ``rejected``: labels it must not propose again."""
+    """What re-plans: ``replan(current, measured_s, cluster)`` -> a :class:`Plan`, its best candidate first;
+    ``rejected``: labels it must not propose again."""
 
     rejected: set[str]
 
-    def replan(self, current: Strategy, measured_s: float, cluster) -> tuple[str, Strategy, float, dict]: ...
+    def replan(self, current: Strategy, measured_s: float, cluster) -> Plan: ...
 
 
-@dataclasses.dataclass
-class Decision:
-    step: int
-    event: str  # "switch", "stay" (a change seen), "back", "checked" (a switch measured), "failed" (re-planning)
-    detail: dict
-
-    def to_dict(self) -> dict:
-        return {"step": self.step, "event": self.event, **self.detail}
-
-
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Segment:
     label: str
     strategy: Strategy
@@ -87,16 +77,15 @@ class Watch:
         self.checked = True
         label, strategy, replaced_s = self.segment.previous
         now = self.detector.reference_s
-        detail = {"strategy": self.segment.label, "measured_ms": _ms(now), "replaced": label,
-                  "replaced_ms": _ms(replaced_s)}
+        checked = Checked(measured_s=now, replaced=label, replaced_s=replaced_s)
         if now > replaced_s * (1 + BACK_TOLERANCE):
             self.planner.rejected.add(self.segment.label)
             self.next = Segment(label, strategy)
-            self.record(Decision(step, "back", detail))
+            self.record(Decision(step, "back", self.segment.label, checked=checked))
             self.say(f"adapt: {self.segment.label} measures {now * 1e3:.2f} ms, slower than {label}'s "
                      f"{replaced_s * 1e3:.2f} ms: switching back at the next checkpoint")
         else:
-            self.record(Decision(step, "checked", detail))
+            self.record(Decision(step, "checked", self.segment.label, checked=checked))
             self.say(f"adapt: {self.segment.label} measures {now * 1e3:.2f} ms (it replaced {label} at "
                      f"{replaced_s * 1e3:.2f} ms)")
 
@@ -104,27 +93,24 @@ class Watch:
         self.say(f"adapt: {change.line()}; re-planning")
         started = time.perf_counter()
         try:
-            label, strategy, predicted_s, plan = self.planner.replan(self.segment.strategy, change.after_s,
-                                                                     self.cluster)
+            plan = self.planner.replan(self.segment.strategy, change.after_s, self.cluster)
         except RunError:  # the cluster failed (a server died): the job cannot go on either
             raise
         except Exception as e:  # noqa: BLE001 - a re-planning that fails must not end the job it serves
-            self.record(Decision(step, "failed", {"strategy": self.segment.label, "error": f"{type(e).__name__}: {e}"}))
+            self.record(Decision(step, "failed", self.segment.label, error=f"{type(e).__name__}: {e}"))
             self.say(f"adapt: re-planning failed ({type(e).__name__}: {e}); keeping {self.segment.label}")
             self.detector = self.make_detector()
             return
         spent = time.perf_counter() - started
+        label, strategy, predicted_s = plan.best.label, plan.best.strategy, plan.best.predicted_s
         remaining = self.steps - step
         cost = SWITCH_COST_FACTOR * (self.build_s or 0.0)
         gain = (change.after_s - predicted_s) * remaining
         other = not same_strategy(strategy, self.segment.strategy)
         switch = other and predicted_s * MARGIN < change.after_s and gain > cost
-        self.record(Decision(step, "switch" if switch else "stay", {
-            "change": {"since_step": change.since_step, "before_ms": _ms(change.before_s),
-                       "after_ms": _ms(change.after_s)},
-            "strategy": self.segment.label, "best": label, "best_predicted_ms": _ms(predicted_s),
-            "remaining_steps": remaining, "predicted_gain_s": round(gain, 3), "switch_cost_s": round(cost, 3),
-            "replanning_s": round(spent, 3), "plan": plan}))
+        weighed = Weighed(change=change, plan=plan, remaining_steps=remaining, predicted_gain_s=gain,
+                          switch_cost_s=cost, replanning_s=spent)
+        self.record(Decision(step, "switch" if switch else "stay", self.segment.label, weighed=weighed))
         if switch:
             self.next = Segment(label, strategy, previous=(self.segment.label, self.segment.strategy, change.after_s))
             self.say(f"adapt: switching to {label} at the next checkpoint (predicted {predicted_s * 1e3:.2f} ms "
@@ -149,9 +135,9 @@ def adaptive_train(traced, strategy: Strategy, cluster, planner: Planner, *, ste
 
     def record(d: Decision) -> None:
         decisions.append(d)
-        _write_decisions(out, decisions)
+        update_index(out, adapt=[x.to_dict() for x in decisions])  # the checkpoints keep it: ``KEPT_KEYS``
         if train_options.get("logdir"):
-            write_scalars(str(pathlib.Path(train_options["logdir"]) / "adapt"), _scalars(d), d.step)
+            write_scalars(str(pathlib.Path(train_options["logdir"]) / "adapt"), d.scalars(), d.step)
         if on_decision is not None:
             on_decision(d)
 
@@ -180,29 +166,3 @@ def strategy_key(s: Strategy) -> tuple:
 
 def same_strategy(a: Strategy, b: Strategy) -> bool:
     return strategy_key(a) == strategy_key(b)
-
-
-def _write_decisions(out: pathlib.Path, decisions: list[Decision]) -> None:
-    """``train.json``'s ``adapt``: every decision so far (the checkpoints keep it: ``runners.train.KEPT_KEYS``)."""
-    out.mkdir(parents=True, exist_ok=True)
-    index = out / "train.json"
-    data = json.loads(index.read_text()) if index.is_file() else {}
-    data["adapt"] = [d.to_dict() for d in decisions]
-    (out / "train.json.tmp").write_text(json.dumps(data, indent=1) + "\n")
-    (out / "train.json.tmp").replace(index)
-
-
-def _scalars(d: Decision) -> dict:
-    """A decision as TensorBoard scalars: what it switched (1) or kept (0), and the steps it weighed."""
-    out = {"adapt/switched": float(d.event in ("switch", "back"))}
-    if "change" in d.detail:
-        out |= {"adapt/step_before_change_ms": d.detail["change"]["before_ms"],
-                "adapt/step_after_change_ms": d.detail["change"]["after_ms"],
-                "adapt/best_candidate_predicted_ms": d.detail["best_predicted_ms"]}
-    if "measured_ms" in d.detail:
-        out["adapt/switched_to_measured_ms"] = d.detail["measured_ms"]
-    return out
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1e3, 3)

@@ -17,53 +17,24 @@ from typing import Callable
 
 import optuna
 
-from autotune._signals import deferred_interrupts
 from autotune.adapt._job import strategy_key
+from autotune.adapt._types import Plan, Ranked
 from autotune.calibration import current_costs, stored_calibration
-from autotune.tuner._pipeline import make_space
+from autotune.tuner import make_space, refine
 from runners.calibrate import Prober
 from simulator import Calibration, Scorer, with_links
 from space.builders import aliases, build_strategy
 from space.cluster import ClusterSpec
-from space.errors import BadInput, StrategyError
+from space.errors import BadInput
 from space.families import lossy
 from space.inventory import Inventory
 from space.strategy import Strategy
-from space.validate import validate
 
 LINK_SIZES = [256 * 1024, 1024 * 1024]  # the quick calibration's: the fits the job was planned with
 LINK_REPEATS = 3
 TOP_TRIALS = 40  # the search's best simulated trials taken again
 ROUND_TRIALS = 120  # the simulated round on the refitted model
 FACTOR_BOUNDS = (0.5, 2.0)  # how far the job's own step may refit the model's predictions
-
-
-@dataclasses.dataclass
-class Ranked:
-    label: str
-    strategy: Strategy
-    predicted_s: float  # refitted to the job
-
-
-@dataclasses.dataclass
-class Plan:
-    """One re-planning: what the links measured, the refit, and the best candidates."""
-
-    links_gbit: dict[str, float]  # link key -> Gbit/s measured now
-    current_predicted_s: float  # the running strategy, refitted model
-    factor: float  # the job's measured step over the model's prediction for it
-    ranked: list[Ranked]  # best first
-    seconds: float = 0.0
-
-    @property
-    def best(self) -> Ranked:
-        return self.ranked[0]
-
-    def to_dict(self, top: int = 5) -> dict:
-        return {"links_gbit": {k: round(v, 4) for k, v in self.links_gbit.items()},
-                "current_predicted_ms": round(self.current_predicted_s * 1e3, 3), "factor": round(self.factor, 4),
-                "candidates": [{"strategy": r.label, "predicted_ms": round(r.predicted_s * 1e3, 3)}
-                               for r in self.ranked[:top]], "seconds": round(self.seconds, 2)}
 
 
 class Replanner:
@@ -85,10 +56,9 @@ class Replanner:
             except (BadInput, ValueError):  # a builder that does not apply to this model or cluster
                 continue
         if search_dir is not None:
-            for path in sorted((search_dir / "measured").glob("*.pb")):  # 01-trial_348.pb, 06-uneven_ps.pb
-                name = path.stem.split("-", 1)[-1]
-                pool.append((name.replace("_", " ", 1) if name.startswith("trial_") else name, Strategy.load(path),
-                             None))
+            summary = json.loads((search_dir / "summary.json").read_text())
+            for m in summary.get("measured") or []:  # every strategy the search measured, by its label
+                pool.append((m["strategy"], Strategy.load(search_dir / m["file"]), None))
             pool += self._trials(search_dir / "simulated.jsonl")
         # a search kept exact (--lossless) is kept so: no compressing candidate replaces its winner
         return [c for c in pool if not (self.space.lossless and lossy(c[1]))]
@@ -108,13 +78,11 @@ class Replanner:
                 out.append((f"trial {r['number']}", self.space.decode(r["params"]), r["params"]))
         return out
 
-    def replan(self, current: Strategy, measured_s: float, cluster) -> tuple[str, Strategy, float, dict]:
-        """:meth:`measure_links`, then :meth:`plan`: the best candidate (label, strategy, predicted step) and the
-        re-planning's record."""
+    def replan(self, current: Strategy, measured_s: float, cluster) -> Plan:
+        """:meth:`measure_links`, then :meth:`plan`: the candidates ranked again, best first."""
         started = time.perf_counter()
         plan = self.plan(current, measured_s, self.measure_links(cluster))
-        plan.seconds = time.perf_counter() - started
-        return plan.best.label, plan.best.strategy, plan.best.predicted_s, plan.to_dict()
+        return dataclasses.replace(plan, seconds=time.perf_counter() - started)
 
     def measure_links(self, cluster) -> list:
         """Every direction of every pair of nodes timed again (``Prober.link``): a few seconds."""
@@ -141,27 +109,14 @@ class Replanner:
                 ranked.append(Ranked(label, s, t * factor))
         links = {k: float(v) for k, v in self.calibration.link_bandwidth_gbit.items()}
         links |= {f"{a}|*": float(v) for a, v in self.calibration.node_bandwidth_gbit.items()}
-        return Plan(links_gbit=links, current_predicted_s=raw * factor, factor=factor, ranked=ranked)
+        return Plan(links_gbit=links, current_predicted_s=raw * factor, factor=factor, ranked=tuple(ranked))
 
     def _round(self, scorer: Scorer, start: list[dict]) -> list[tuple]:
-        """``ROUND_TRIALS`` trials of TPE on the refitted model, starting from the best candidates' parameters."""
-        optuna.logging.set_verbosity(optuna.logging.ERROR)
-        study = optuna.create_study(sampler=optuna.samplers.TPESampler(seed=self.seed))
-        for params in start[:TOP_TRIALS // 2]:
-            study.enqueue_trial(params, skip_if_exists=True)
-        out = []
-
-        def objective(trial: optuna.Trial) -> float:
-            held.check()
-            strategy = self.space.suggest(trial)
-            validate(strategy, self.inventory, self.spec, source=f"re-planning trial {trial.number}")
-            t = scorer.predict(strategy).step_time_s
-            out.append((f"re-planned {trial.number}", strategy, None, t))
-            return t
-
-        with deferred_interrupts() as held:
-            study.optimize(objective, n_trials=ROUND_TRIALS, catch=(ValueError, StrategyError))
-        return out
+        """``ROUND_TRIALS`` candidates of the search's local search on the refitted model, climbed from the best
+        candidates' parameters and the classic builders'."""
+        starts = start[:TOP_TRIALS // 2] + [params for _, params in self.space.builder_params()]
+        return [(f"re-planned {i}", s, params, t) for i, (params, s, t) in
+                enumerate(refine(self.space, scorer, starts, candidates=ROUND_TRIALS, seed=self.seed))]
 
 
 def _space_options(search_dir: pathlib.Path | None) -> dict:

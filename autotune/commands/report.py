@@ -50,6 +50,9 @@ def run(args) -> int:
     trials = rep.trials if args.all else rep.trials.sort_values(["predicted_ms", "trial"]).head(10)
     print(f"\ntrials: {len(rep.trials)}" + ("" if args.all else " (the 10 fastest predicted; --all for every one)"))
     print(to_text(trials))
+    if rep.parts:
+        print("\nstep by part, predicted vs measured (from a trace where --trace-top traced it):")
+        print(rep.parts)
     for w in warnings + rep.warnings:
         print(f"note: {w}")
     print(f"\nwrote {len(rep.files)} files to {out}: " + ", ".join(f.name for f in rep.files))

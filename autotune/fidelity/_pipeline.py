@@ -12,6 +12,7 @@ from typing import Callable
 from autotune._options import count, option, positive_seconds, space_option
 from autotune.calibration import current_costs
 from autotune.fidelity import _io, _validation
+from runners._trace import TRACES
 from runners.cluster import start_cluster
 from runners.profile import profile_strategy, profile_together
 from simulator import Calibration, CalibrationError, Scorer, anchor_costs, calibration_path
@@ -62,6 +63,10 @@ class FidelityConfig:
         None, "re-predict the strategies and measurements saved in DIR by an earlier run (no profiling); with "
               "--fit-residual the residual is reported but not stored", metavar="DIR")
     accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
+    trace_top: int = option(
+        0, "trace a few steps of the first N strategies on every task after their first pass's timed steps: a "
+           "Chrome trace and a summary each in DIR/traces, whose parts the step-by-part table measures (0: none)",
+        type=count(0), metavar="N")
 
     def __post_init__(self) -> None:
         if self.fit_residual and not 0 < self.holdout < 1:
@@ -117,8 +122,28 @@ def run_fidelity(cfg: FidelityConfig, say: Callable[[str], None] = lambda _m: No
         report, out = _measure(cfg, scorer, cluster, inventory, cal, cal_path, say)
     written = _io.write_outputs(report, out, title=pathlib.Path(cfg.model).stem)
     show(_io.format_report(report))
+    table = parts_table(report, scorer, out)
+    if table:
+        (out / "parts.txt").write_text(table + "\n")
+        written.append(out / "parts.txt")
+        show("\nstep by part, predicted vs measured (from a trace where --trace-top traced it):\n" + table)
     show(f"\nwrote {', '.join(str(p) for p in written)}")
     return report
+
+
+def parts_table(report, scorer, out: pathlib.Path) -> str:
+    """Each measured strategy's step by part, predicted (``Scorer.breakdown``) beside measured (its trace's parts
+    where ``out/traces`` holds one), as :mod:`autotune.parts` lays them out; "" where none was measured."""
+    from autotune import parts
+    from space.strategy import Strategy
+
+    rows = []
+    for r in report.rows:
+        if not r.ok or not r.strategy_file or not (out / r.strategy_file).is_file():
+            continue
+        trace = parts.trace_of(out / TRACES, r.strategy_id)
+        rows += parts.rows_for(r.label, scorer.breakdown(Strategy.load(out / r.strategy_file)), r.measured_s, trace)
+    return parts.table(rows) if rows else ""
 
 
 def _measure(cfg: FidelityConfig, scorer, cluster, inventory, cal, cal_path, say):
@@ -142,14 +167,20 @@ def _measure(cfg: FidelityConfig, scorer, cluster, inventory, cal, cal_path, say
     files = _io.save_strategies(picked, out)
     shutil.copyfile(cfg.spec, out / "cluster.yml")  # a reuse needs a spec with this content (a testbed's goes away)
     say(f"starting {len(cluster.nodes)} server(s)")
+    trace_ids = {s.proto.id for _, s in picked[:cfg.trace_top]}
+    trace_dir = str(out / TRACES) if trace_ids else None
     with start_cluster(cluster, accept_unknown_hosts=cfg.accept_unknown_hosts) as running:
         def profile(strategy):
+            trace = trace_dir if strategy.proto.id in trace_ids else None
+            trace_ids.discard(strategy.proto.id)  # the first pass traces it
             return profile_strategy(traced, strategy, running, steps=cfg.steps, warmup=cfg.warmup,
-                                    step_timeout_s=cfg.step_timeout_s).step_times_s
+                                    step_timeout_s=cfg.step_timeout_s, trace_dir=trace).step_times_s
 
         def profile_group(strategies):
-            return [r.step_times_s for r in profile_together(traced, strategies, running, steps=cfg.steps,
-                                                             warmup=cfg.warmup, step_timeout_s=cfg.step_timeout_s)]
+            rs = profile_together(traced, strategies, running, steps=cfg.steps, warmup=cfg.warmup,
+                                  step_timeout_s=cfg.step_timeout_s, trace_dir=trace_dir, trace_ids=set(trace_ids))
+            trace_ids.difference_update(r.strategy_id for r in rs)
+            return [r.step_times_s for r in rs]
 
         try:
             report = _validation.run_validation(
@@ -211,4 +242,6 @@ def _reuse(cfg: FidelityConfig, scorer, cal_path, say):
         shutil.copytree(src / "strategies", out / "strategies")  # the new rows.csv stays reusable
     if (src / "cluster.yml").is_file():
         shutil.copyfile(src / "cluster.yml", out / "cluster.yml")
+    if (src / TRACES).is_dir() and not (out / TRACES).exists():
+        shutil.copytree(src / TRACES, out / TRACES)  # the measured parts of the step-by-part table
     return report, out

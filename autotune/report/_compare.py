@@ -5,6 +5,7 @@ cluster for all means the same servers, ports and warm caches for each.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import pathlib
 import statistics
@@ -125,7 +126,6 @@ def compare_strategies(model: str, spec: str, strategies: Sequence[str | pathlib
     result = Comparison(labels=labels, step_times={lbl: [] for lbl in labels},
                         repeat_medians={lbl: [] for lbl in labels}, examples_per_s={lbl: [] for lbl in labels},
                         run_order=[])
-    import contextlib
 
     with contextlib.ExitStack() as stack:
         running = None

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import itertools
 import pathlib
 
 import pandas as pd
@@ -24,6 +26,7 @@ class Report:
     trials: pd.DataFrame
     files: list[pathlib.Path]
     warnings: list[str]
+    parts: str = ""  # the predicted-vs-measured parts table (autotune.parts), "" where the search recorded none
 
 
 def model_context(run: Run, model: str | None = None, spec: str | None = None, cache_dir: str | None = None):
@@ -62,9 +65,6 @@ def complete_from_model(run: Run, inventory, cluster, warnings: list[str]) -> No
 def _decode_winner(run: Run, inventory, cluster, warnings: list[str]):
     """Rebuild the winner from its trial parameters. The study does not record the search space's options, so
     each plausible setting is tried and the one whose strategy hashes to the recorded ``strategy_hash`` wins."""
-    import hashlib
-    import itertools
-
     params, want = run.meta["winner_params"], run.meta.get("winner_hash")
     options = run.meta.get("space")
     if options:  # searches record their space's options in the study
@@ -132,4 +132,36 @@ def write_report(run: Run, out: str | pathlib.Path, inventory=None) -> Report:
     else:
         warnings.append(f"{FIGURES[3]} not written: the winner's strategy is unknown (no best.pb, or the study's "
                         "model / spec files are missing)")
-    return Report(candidates=candidates, trials=trials, files=files, warnings=warnings)
+    parts_text, parts_files = _parts(run, out)
+    files += parts_files
+    return Report(candidates=candidates, trials=trials, files=files, warnings=warnings, parts=parts_text)
+
+
+def _parts(run: Run, out: pathlib.Path) -> tuple[str, list[pathlib.Path]]:
+    """``parts.{csv,md,png}``: each measured strategy's step by part, predicted beside measured (from its trace
+    where ``--trace-top`` traced it), as the search recorded them in ``parts.json``."""
+    from autotune import parts
+    from runners._trace import TRACES, trace_paths
+
+    source = pathlib.Path(run.source)
+    entries = parts.read_parts(source / "parts.json") if source.is_dir() else []
+    if not entries:
+        return "", []
+    rows, drawn = [], []
+    for e in entries:
+        chrome = trace_paths(source / TRACES, e["strategy_id"])[0]
+        trace = parts.trace_of(source / TRACES, e["strategy_id"])
+        rows += parts.rows_for(e["label"], e["breakdown"], e["measured_s"], trace)
+        if chrome.is_file() and trace is not None:  # the traced steps drawn per task
+            try:
+                drawn.append(figures.trace_figure(chrome, out / f"trace-{chrome.stem.removesuffix('.trace')}.png",
+                                                  f"{e['label']}: traced steps per task"))
+            except (ValueError, KeyError, TypeError):  # a cut trace: the table does without its picture
+                continue
+    df = pd.DataFrame([{"strategy": r.strategy, "part": r.part, "predicted_ms": r.predicted_s * 1e3,
+                        "measured_ms": None if r.measured_s is None else r.measured_s * 1e3,
+                        "off": r.off, "flagged": r.flagged} for r in rows])
+    df.to_csv(out / "parts.csv", index=False)
+    (out / "parts.md").write_text(_tables.to_markdown(df))
+    figure = parts.parts_figure(rows, out / "parts.png")
+    return parts.table(rows), [out / "parts.csv", out / "parts.md", figure, *drawn]

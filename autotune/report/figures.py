@@ -5,6 +5,7 @@ adds the per-variable map of the winner (:mod:`autotune.report._varmap`).
 """
 from __future__ import annotations
 
+import json
 import math
 import pathlib
 
@@ -165,3 +166,36 @@ def search_figures(out: pathlib.Path) -> list[pathlib.Path]:
     if len(run.measured) >= 2:
         written.append(fidelity_figure(run.candidates, out / "predicted_vs_measured.png"))
     return written
+
+
+def trace_figure(trace_path: pathlib.Path, path: pathlib.Path, title: str = "") -> pathlib.Path:
+    """A Gantt chart of a Chrome trace (``autotune profile --trace``): one row per lane (each task's ops, what it
+    received), every event a bar, coloured by kind (transfers, collectives, the rest), time from the first event."""
+    from matplotlib.patches import Patch
+
+    trace = json.loads(pathlib.Path(trace_path).read_text()).get("traceEvents", [])
+    names = {e["pid"]: e["args"]["name"] for e in trace if e.get("ph") == "M" and e.get("name") == "process_name"}
+    events = [e for e in trace if e.get("ph") == "X" and e.get("dur") is not None]
+    lanes = sorted({e["pid"] for e in events}, key=lambda p: names.get(p, str(p)))
+    t0 = min((e["ts"] for e in events), default=0)
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(lanes) + 1.6))
+    colours = {"transfer": "tab:orange", "collective": "tab:red", "op": "tab:blue"}
+    for row, pid in enumerate(lanes):
+        received = " transfers" in names.get(pid, "")
+        for kind, colour in colours.items():
+            bars = [((e["ts"] - t0) / 1e3, max(e["dur"], 1) / 1e3) for e in events
+                    if e["pid"] == pid and ("transfer" if received else _event_kind(e)) == kind]
+            if bars:
+                ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=colour, alpha=0.75)
+    short = [names.get(p, str(p)).replace("/job:worker/replica:0/", "").replace("/device:", " ")
+             .removesuffix(" Compute") for p in lanes]
+    ax.set_yticks(range(len(lanes)), short, fontsize=8)
+    ax.set_xlabel("ms from the first traced event")
+    ax.set_title(title or "Traced steps per task")
+    ax.legend(handles=[Patch(color=c, alpha=0.75, label=k) for k, c in colours.items()], fontsize=8,
+              loc="upper right")
+    return _save(fig, path)
+
+
+def _event_kind(event: dict) -> str:
+    return "collective" if "Collective" in str(event.get("args", {}).get("op", "")) else "op"

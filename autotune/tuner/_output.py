@@ -5,6 +5,7 @@ import csv
 import datetime
 import json
 import math
+import pathlib
 import re
 import shlex
 
@@ -90,6 +91,25 @@ def strategy_file(c, result, cfg):
     return s
 
 
+def _dashboard_notes(result, say) -> None:
+    """Each carried-out candidate's strategy map and times as optuna-dashboard notes on its trials, and the
+    winner and the table as the study's note, where optuna-dashboard is installed (``autotune dashboard``)."""
+    try:
+        import optuna_dashboard  # noqa: F401 - the notes are its format
+    except ImportError:
+        return
+    import optuna
+
+    from autotune.dashboard import annotate, study_note
+
+    try:
+        study = optuna.load_study(study_name=result.study_name, storage=result.storage)
+        annotate(study, result.candidates, result.inventory,
+                 summary=study_note(winner_line(result), summary_rows(result)))
+    except Exception as e:  # noqa: BLE001 - a note must never lose the search's results
+        say(f"warning: dashboard notes not written: {type(e).__name__}: {e}")
+
+
 def write_outputs(result, cfg, sim, say, show=print) -> None:
     """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
     out = result.output
@@ -99,13 +119,15 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
     best.save(out / "best.pbtxt")
     # every measured candidate, fastest first, to train or compare later (the winner is best.pb)
     measured = sorted((c for c in result.candidates if c.measured), key=lambda c: c.measured.median_s)
+    files = []  # summary.json's ``measured``: each file with its candidate's label
     if measured:
         (out / "measured").mkdir(exist_ok=True)
         for old in (out / "measured").glob("*.pb"):
             old.unlink()
         for rank, c in enumerate(measured, 1):
-            name = re.sub(r"[^A-Za-z0-9_.+-]", "_", c.label)
-            strategy_file(c, result, cfg).save(out / "measured" / f"{rank:02d}-{name}.pb")
+            name = f"measured/{rank:02d}-{re.sub(r'[^A-Za-z0-9_.+-]', '_', c.label)}.pb"
+            strategy_file(c, result, cfg).save(out / name)
+            files.append({"strategy": c.label, "file": name})
     (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
 
     profiled = {c.trial: c for c in result.candidates if c.measured}
@@ -133,7 +155,7 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds, "families": result.families, "timing": result.timing,
-               "budget": result.budget}
+               "budget": result.budget, "measured": files}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures
@@ -141,6 +163,7 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
         figures.search_figures(out)
     except Exception as e:  # a plot must never lose the search's results
         say(f"warning: plots not written: {type(e).__name__}: {e}")
+    _dashboard_notes(result, say)
 
     say("")
     show(format_table(rows))
@@ -159,3 +182,15 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
     show(winner_line(result))
     show(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     show(f"train with it:\n  {train}")
+
+
+def write_measured_parts(out: pathlib.Path, candidates, scorer) -> None:
+    """``parts.json``: every measured candidate's predicted step by part (``Scorer.breakdown``) beside its measured
+    step, which ``autotune report`` draws next to the trace's parts where ``--trace-top`` traced it."""
+    from autotune import parts
+
+    entries = [{"label": c.label, "strategy_id": c.strategy.proto.id, "measured_s": c.measured.median_s,
+                "breakdown": parts.breakdown_to_dict(scorer.breakdown(c.strategy))}
+               for c in candidates if c.measured]
+    if entries:
+        parts.write_parts(out / "parts.json", entries)

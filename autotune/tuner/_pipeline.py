@@ -18,7 +18,7 @@ from autotune.tuner._claims import Claims
 from autotune.tuner import _families
 from autotune.tuner._journal import Journal
 from autotune.tuner._loop import POOL, ClosedLoop
-from autotune.tuner._output import write_outputs
+from autotune.tuner._output import write_measured_parts, write_outputs
 from autotune.tuner._budget import SIMULATED_SHARE, Budget
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
 from autotune.tuner._simplify import simplify
@@ -263,6 +263,7 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     result.timing = {k: round(v, 2) for k, v in setup.timing.items()}
     result.budget = setup.budget.record() if cfg.budget_s is not None else {}
     write_outputs(result, cfg, sim, say, show)
+    write_measured_parts(cfg.output, result.candidates, setup.scorer)
     return result
 
 
@@ -314,7 +315,7 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
     space = make_space(inventory, cluster, reduced=cfg.reduced, reduce_above=cfg.reduce_above,
                        sparse_ps_only=cfg.sparse_ps_only, allow_async=cfg.allow_async, lossless=cfg.lossless)
     multi = cfg.sampler == "nsga2"
-    name = cfg.study_name or f"{pathlib.Path(cfg.model).stem}-{cluster.fingerprint[:8]}"
+    name = cfg.study_name or _study.default_name(cfg.model, cluster)
     url = _study.storage_url(cfg.storage, cfg.output)
     attrs = {"model_fingerprint": inventory.fingerprint, "cluster_fingerprint": cluster.fingerprint,
              "model_path": str(cfg.model), "spec_path": str(cfg.spec),
@@ -423,10 +424,14 @@ def _winner(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], to_pr
     if not pool:
         raise BadInput("no trial finished: nothing to write", hint="raise --trials or --time-budget")
     if not measured:
-        return min(pool, key=lambda c: c.predicted_s), ""
-    winner, kept = decide(measured, setup.cfg.confirm_within, setup.cfg.run_noise)
+        winner, kept = min(pool, key=lambda c: c.predicted_s), ""
+    else:
+        winner, kept = decide(measured, setup.cfg.confirm_within, setup.cfg.run_noise)
     if kept:
         setup.say(kept)
-    # the rule's outcome, for a report read from the study alone
-    setup.study.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash})
+    # the rule's outcome, for a report read from the study alone and for the dashboard's list of study attributes
+    setup.study.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash,
+                                         "label": winner.label, "family": winner.family, "lossy": winner.lossy,
+                                         "predicted_s": winner.predicted_s,
+                                         "measured_s": winner.measured.median_s if winner.measured else None})
     return winner, kept

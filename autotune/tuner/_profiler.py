@@ -3,6 +3,7 @@ failure that may have left them in a bad state."""
 from __future__ import annotations
 
 from autotune.tuner._measurement import Measurement
+from runners._trace import TRACES
 from runners.cluster import start_cluster
 from runners.profile import profile_strategy, profile_together
 from space.errors import RunError, failure_line
@@ -21,6 +22,7 @@ class ClusterProfiler:
     def __init__(self, inventory, cluster, cfg, on_build=None) -> None:
         self.inventory, self.cluster, self.cfg, self.on_build = inventory, cluster, cfg, on_build
         self._running = None
+        self._traced_ids: set[str] = set()
 
     def __enter__(self) -> "ClusterProfiler":
         self._traced = trace_step(self.cfg.model)  # once per search: every candidate reuses the trace
@@ -29,8 +31,15 @@ class ClusterProfiler:
 
     def profile(self, strategy) -> Measurement:
         r = profile_strategy(self._traced, strategy, self._running, steps=self.cfg.steps, warmup=self.cfg.warmup,
-                             on_build=self.on_build, within_s=PROFILE_S)
+                             on_build=self.on_build, within_s=PROFILE_S, trace_dir=self._trace_dir(strategy))
         return result_measurement(r)
+
+    def _trace_dir(self, strategy) -> str | None:
+        """Where to trace ``strategy``: the output's traces while fewer than ``trace_top`` were traced."""
+        if len(self._traced_ids) >= self.cfg.trace_top or strategy.proto.id in self._traced_ids:
+            return None
+        self._traced_ids.add(strategy.proto.id)
+        return str(self.cfg.output / TRACES)  # runners._trace: the folder of a search's traces
 
     def profile_together(self, strategies, steps_per_call=None) -> list[Measurement]:
         # the contenders are within one run's noise of each other: more steps, in more turns, than a first run

@@ -235,3 +235,33 @@ def _local(space, scorer, log: _Log, cfg, held, deadline: float | None) -> None:
         t, wire_mb = _score(space, scorer, strategy, f"candidate {len(log.records)}")
         log.add(PRUNED if t > cfg.prune_ratio * log.best else COMPLETE, params, t, wire_mb, [], "local")
         search.tell(params, t)
+
+
+def refine(space, scorer, starts: list[dict[str, Any]], *, candidates: int, seed: int | None = None,
+           reach: float = 1.5) -> list[tuple[dict[str, Any], Any, float]]:
+    """The simulated stage's local search on its own (re-planning a running job uses it): ``candidates``
+    neighbours climbed from ``starts`` (parameter sets of ``space``, the classic builders' among them), each scored
+    by ``scorer``. Returns ``(params, strategy, predicted step)`` of every scored candidate that fits the nodes'
+    memory; an interrupt waits for the candidate in hand."""
+    records = []
+    for params in starts:
+        strategy = space.decode(params)
+        if misfit(space, scorer, strategy) is None:
+            records.append({"state": COMPLETE, "params": params, "builders": [],
+                            "predicted_s": _score(space, scorer, strategy, "a start of the local search")[0]})
+    search = LocalSearch(space, records, np.random.default_rng(seed), reach=reach)
+    out: list[tuple[dict[str, Any], Any, float]] = []
+    with deferred_interrupts() as held:
+        for number in range(candidates):
+            held.check()
+            params = search.propose()
+            if params is None:
+                break
+            strategy = space.decode(params)
+            if misfit(space, scorer, strategy) is not None:
+                search.tell(params, math.inf)
+                continue
+            t = _score(space, scorer, strategy, f"re-planning candidate {number}")[0]
+            out.append((params, strategy, t))
+            search.tell(params, t)
+    return out

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sqlite3
 import time
 from typing import Any
 
@@ -24,6 +25,11 @@ def make_sampler(name: str, seed: int | None) -> optuna.samplers.BaseSampler:
         return optuna.samplers.CmaEsSampler(seed=seed, independent_sampler=optuna.samplers.RandomSampler(seed=seed),
                                             warn_independent_sampling=False)
     raise BadInput(f"unknown sampler {name!r}", hint=f"use one of {', '.join(SAMPLERS)}")
+
+
+def default_name(model: str | os.PathLike, cluster) -> str:
+    """The study's name where --study-name gives none: the model's and the cluster's."""
+    return f"{pathlib.Path(model).stem}-{cluster.fingerprint[:8]}"
 
 
 def storage_url(storage: str | None, output: pathlib.Path) -> str:
@@ -62,8 +68,6 @@ LOCK_PROBE_S = 1.0  # a study file locked longer than this is worth a note befor
 
 def note_lock(url: str, say) -> None:
     """Say who holds a SQLite study file locked, before waiting for it (SQLite waits without a word)."""
-    import sqlite3
-
     if not url.startswith("sqlite:///") or not pathlib.Path(url[len("sqlite:///"):]).is_file():
         return
     path = pathlib.Path(url[len("sqlite:///"):])

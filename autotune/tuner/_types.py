@@ -92,6 +92,10 @@ class SearchConfig:
     run_noise: float = option(
         0.02, "how much one job's head-to-head median moves from one comparison to the next, beyond its steps' "
               "spread; a mix must beat the best builder by twice the resulting standard error (0.02)", metavar="F")
+    trace_top: int = option(  # candidates traced after their timed steps (runners._trace), in the order profiled
+        0, "trace a few steps of the first N candidates profiled on every task, after their timed steps: a Chrome "
+           "trace and a summary per strategy in DIR/traces, which `autotune report` draws (0: none)",
+        type=count(0), metavar="N")
     accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
     claim_grace_s: float = option(  # a searcher silent this long on a shared study is gone: its claims are released
         30.0, "a searcher on a shared study that gives no sign of life for S seconds is gone: the candidates it "

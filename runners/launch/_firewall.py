@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -135,8 +136,6 @@ class Firewall:
 
 def _ip(address: str) -> str | None:
     """A node's address as the firewall matches it (IPv4); a name that does not resolve here is left out."""
-    import socket
-
     try:
         return socket.gethostbyname(address)
     except OSError:
@@ -145,8 +144,6 @@ def _ip(address: str) -> str | None:
 
 def _is_here(address: str) -> bool:
     """Whether ``address`` is one of this machine's own (in this network namespace)."""
-    import socket
-
     ip = _ip(address)
     if ip is None:
         return False

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from runners.transform._views import Towers
+
 
 @dataclasses.dataclass
 class Update:
@@ -44,10 +46,11 @@ def _sum_on(tf, parts: list[tuple[str, Any]], device: str):
         return tf.add_n(partial) if len(partial) > 1 else tf.identity(partial[0])
 
 
-def clip_inputs(b, updates: list[Update], tower_grads: list[list]) -> list:
+def clip_inputs(opt, plans: list, towers: Towers, updates: list[Update], tower_grads: list[list]) -> list:
     """Per update, what its clipping reads (``Optimizer.apply``'s ``clip``): the variable's summed squares
     (``clipnorm``), the step's global factor (``global_clipnorm``), or None."""
-    tf, opt = b.tf, b.opt
+    import tensorflow as tf
+
     kind = opt.clip_kind
     out: list = [None] * len(updates)
     if kind is None:
@@ -59,16 +62,17 @@ def clip_inputs(b, updates: list[Update], tower_grads: list[list]) -> list:
                 squares[i] = opt.norm_sq(u.grad)
     own: dict[tuple[int, int], Any] = {}  # (tower, variable) -> squares of the tower's own gradient
     for r in sorted({u.async_tower for u in updates if u.async_tower is not None}):
-        with tf.compat.v1.device(b.tower_dev[r]):
-            for p in b.plans:
+        with tf.compat.v1.device(towers.devices[r]):
+            for p in plans:
                 own[(r, p.index)] = opt.norm_sq(tower_grads[r][p.index])
     if kind == "norm":
-        return _per_variable(b, updates, squares, own)
-    return _global(b, updates, squares, own)
+        return _per_variable(towers, updates, squares, own)
+    return _global(opt, towers, updates, squares, own)
 
 
-def _per_variable(b, updates: list[Update], squares: dict, own: dict) -> list:
-    tf = b.tf
+def _per_variable(towers: Towers, updates: list[Update], squares: dict, own: dict) -> list:
+    import tensorflow as tf
+
     out: list = [None] * len(updates)
     groups: dict[tuple, list[int]] = {}
     for i, u in enumerate(updates):
@@ -77,18 +81,19 @@ def _per_variable(b, updates: list[Update], squares: dict, own: dict) -> list:
         else:
             groups.setdefault((u.plan.index, u.tower), []).append(i)
     for (_, tower), members in groups.items():
-        device = b.tower_dev[tower] if tower is not None else updates[members[0]].device
+        device = towers.devices[tower] if tower is not None else updates[members[0]].device
         total = _sum_on(tf, [(updates[i].device, squares[i]) for i in members], device)
         for i in members:
             out[i] = total
     return out
 
 
-def _global(b, updates: list[Update], squares: dict, own: dict) -> list:
-    tf, opt = b.tf, b.opt
+def _global(opt, towers: Towers, updates: list[Update], squares: dict, own: dict) -> list:
+    import tensorflow as tf
+
     out: list = [None] * len(updates)
     for r in {u.async_tower for u in updates if u.async_tower is not None}:
-        with tf.compat.v1.device(b.tower_dev[r]):
+        with tf.compat.v1.device(towers.devices[r]):
             scale = opt.global_scale(tf.add_n([v for (t, _), v in own.items() if t == r]))
         for i, u in enumerate(updates):
             if u.async_tower == r:
@@ -97,18 +102,18 @@ def _global(b, updates: list[Update], squares: dict, own: dict) -> list:
     if not synced:
         return out
     on_servers = [i for i in synced if updates[i].tower is None]
-    towers = sorted({updates[i].tower for i in synced if updates[i].tower is not None})
+    reducing = sorted({updates[i].tower for i in synced if updates[i].tower is not None})
     if not on_servers:  # every replica reduces every gradient: each computes the norm on its own
-        for r in towers:
+        for r in reducing:
             mine = [i for i in synced if updates[i].tower == r]
-            with tf.compat.v1.device(b.tower_dev[r]):
+            with tf.compat.v1.device(towers.devices[r]):
                 scale = opt.global_scale(_sum_on(tf, [(updates[i].device, squares[i]) for i in mine],
-                                                 b.tower_dev[r]))
+                                                 towers.devices[r]))
             for i in mine:
                 out[i] = scale
         return out
-    first = [i for i in synced if updates[i].tower in (None, towers[0] if towers else None)]
-    hub = b.tower_dev[0]
+    first = [i for i in synced if updates[i].tower in (None, reducing[0] if reducing else None)]
+    hub = towers.devices[0]
     total = _sum_on(tf, [(updates[i].device, squares[i]) for i in first], hub)
     # the other towers' squares equal the first's, but what they read (their members of the collectives that
     # reduce the per-row sums) must run in the step too, or the first tower's members wait for them forever
@@ -120,12 +125,13 @@ def _global(b, updates: list[Update], squares: dict, own: dict) -> list:
     return out
 
 
-def apply_all(b, updates: list[Update], tower_grads: list[list]) -> tuple[list, list[list]]:
+def apply_all(opt, plans: list, towers: Towers, updates: list[Update],
+              tower_grads: list[list]) -> tuple[list, list[list]]:
     """The update ops, each made by the synchronizer of its update: (those of a lockstep step, per tower those of its
     asynchronous units)."""
-    clips = clip_inputs(b, updates, tower_grads)
+    clips = clip_inputs(opt, plans, towers, updates, tower_grads)
     common: list = []
-    per_tower: list[list] = [[] for _ in range(b.n)]
+    per_tower: list[list] = [[] for _ in range(towers.n)]
     for u, clip in zip(updates, clips):
         ops = u.by.apply(u, clip)
         if u.async_tower is None:

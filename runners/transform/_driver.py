@@ -75,7 +75,7 @@ class TrainingJob:
             raise
         self.setup_s = time.perf_counter() - t0
 
-    def _run(self, fetches, feed_dict=None, *, kind):
+    def _run(self, fetches, feed_dict=None, *, kind, options=None, run_metadata=None):
         """One watched call; ``kind`` names what it fetches: the first call of a kind gets the build's allowance."""
         first = kind not in self._built
         on_wait = None
@@ -84,7 +84,7 @@ class TrainingJob:
                                               f"{s:.0f} s so far")
         out = self._run_with_timeout(self.session, fetches, self.step_timeout_s, cluster=self.cluster,
                                      feed_dict=feed_dict, build_s=self.build_timeout_s if first else 0.0,
-                                     on_wait=on_wait)
+                                     on_wait=on_wait, options=options, run_metadata=run_metadata)
         self._built.add(kind)
         return out
 
@@ -207,6 +207,27 @@ class TrainingJob:
             if until is not None and until():
                 break
         return times
+
+    def run_traced(self, steps: int) -> tuple[list, list[float]]:
+        """Run ``steps`` one-step calls (one step of every tower in threads mode) traced on every task
+        (``FULL_TRACE``); returns their ``StepStats`` and seconds. Tracing slows the calls it traces: they are not
+        samples."""
+        import tensorflow as tf
+
+        g = self.graph
+        lockstep = g.mode == "lockstep"
+        fetches = g.train_op if lockstep else g.tower_train_ops
+        feed = g.feed(copies=1)
+        options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+        stats, seconds = [], []
+        for _ in range(steps):
+            meta = tf.compat.v1.RunMetadata()
+            t0 = time.perf_counter()
+            self._run(fetches, feed_dict=feed, kind="traced step", options=options, run_metadata=meta)
+            seconds.append(time.perf_counter() - t0)
+            stats.append(meta.step_stats)
+        self.steps_done = [c + steps for c in self.steps_done]
+        return stats, seconds
 
     def evaluate(self, feed: dict):
         """(loss, predictions) of the validation step on one batch (``feed``: its placeholders' values)."""

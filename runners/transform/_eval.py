@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from typing import Any
+from typing import Any, Callable
 
 from runners.transform import _tower
 from runners.transform._analysis import TracedAnalysis
+from runners.transform._views import Towers
 
 
 @dataclasses.dataclass
@@ -21,12 +22,13 @@ class EvalOps:
     outputs: Any
 
 
-def build_eval(b, node: str) -> EvalOps | None:
-    """The validation step of ``b.traced`` on the first replica of the node at address ``node`` (the first replica
-    of all where none is there), or None without ``val_dataset_fn``; ``b``: the graph's builder, after ``sync``.
-    Its reads count no bytes: a step's bytes are what the training step runs (``_traffic``), which never waits on
-    it."""
-    tf, traced = b.tf, b.traced
+def build_eval(traced, towers: Towers, tower_side: Callable[[int], _tower.TowerSide], node: str) -> EvalOps | None:
+    """The validation step of ``traced`` on the first replica of the node at address ``node`` (the first replica
+    of all where none is there), or None without ``val_dataset_fn``; ``tower_side``: what importing the step as a
+    tower reads, once the training step is synchronized. Its reads count no bytes: a step's bytes are what the
+    training step runs (``_traffic``), which never waits on it."""
+    import tensorflow as tf
+
     if getattr(traced, "eval_function", None) is None:
         return None
     like = types.SimpleNamespace(step_function=traced.eval_function, element_spec=traced.eval_spec,
@@ -34,8 +36,8 @@ def build_eval(b, node: str) -> EvalOps | None:
                                  path=traced.path, tables=traced.tables)
     an = TracedAnalysis(like)
     flat = tf.nest.flatten(traced.eval_spec, expand_composites=True)
-    r = b.tower_addr.index(node) if node in b.tower_addr else 0
-    with tf.compat.v1.device(b.tower_dev[r]), tf.name_scope("eval"):
+    r = towers.addresses.index(node) if node in towers.addresses else 0
+    with tf.compat.v1.device(towers.devices[r]), tf.name_scope("eval"):
         feeds = [tf.compat.v1.placeholder(s.dtype, s.shape, name=f"batch{i}") for i, s in enumerate(flat)]
-    loss, outputs, _ = _tower.import_tower(b.tower_side(r), feeds, an)
+    loss, outputs, _ = _tower.import_tower(tower_side(r), feeds, an)
     return EvalOps(feeds=feeds, loss=loss, outputs=outputs[0] if outputs else ())

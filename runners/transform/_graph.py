@@ -25,6 +25,7 @@ from runners.transform._analysis import TracedAnalysis
 from runners.transform._optimizer import ALIASES, Optimizer
 from runners.transform._plan import Unit, VarPlan, execution_mode, node_address, plan_strategy
 from runners.transform._units import Crossings, read
+from runners.transform._views import StateCopies, Towers, TrialResources
 from space.cluster import hierarchical_units
 from space.errors import RunError
 from space.strategy import Strategy
@@ -161,6 +162,10 @@ class _Builder:
         self.resources: list = []  # (handle, device) to destroy at the end of the trial
         self.crossings = Crossings()  # the towers' reads and gathers, and the elements expected of what crosses
         self.ctx = _sync.Context(self.opt, self.tower_dev, self.tower_addr, device_of, self.var, self.crossings)
+        self.towers = Towers(tuple(self.replicas), tuple(self.tower_dev), tuple(self.tower_addr), self.mode, device_of)
+        self.trial = TrialResources(container, self.init_feed, self.init_ops, self.resources, self.var)
+        self.state: StateCopies | None = None  # ``create_state``'s
+        self.tables: tuple = ()  # per lookup table, each tower's handle (``create_state``'s)
 
     # ---- variables -----------------------------------------------------------------------------------
     def var(self, name: str, value: np.ndarray, device: str):
@@ -188,6 +193,11 @@ class _Builder:
             for u in p.units:
                 make_slots = functools.partial(self._slots, p=p, u=u)
                 self.ctx.stores[u.name] = _STORAGE[u.kind].create(self.ctx, u, self.slice_value(value, u), make_slots)
+
+    def create_state(self) -> None:
+        """The non-trainable state's copies and each tower's lookup tables."""
+        self.state = _state.build_state(self.traced, self.state_values, self.towers, self.trial)
+        self.tables = _tables.build_tables(self.traced, self.towers, self.trial)
 
     def _slots(self, v, prefix: str, device: str, p: VarPlan, u: Unit) -> dict:
         """The optimizer's slots of unit ``u`` of ``p``: zeros, or the unit's part of the start's slots."""
@@ -227,10 +237,9 @@ class _Builder:
 
     def tower_side(self, r: int) -> _tower.TowerSide:
         """What importing the step as tower ``r`` reads of this graph, and where it records what crosses."""
-        state = [(local[r], refresh[r]) if local else (canon, None)
-                 for canon, local, refresh in zip(self.state_canon, self.state_local, self.state_refresh)]
         return _tower.TowerSide(r, self.tower_dev[r], {name: s.tower_vars[r] for name, s in self.ctx.stores.items()},
-                                [handles[r] for handles in self.tables], state, self.plans, self.values,
+                                [handles[r] for handles in self.tables], self.state.tower_reads(r), self.plans,
+                                self.values,
                                 self.traced.gather_rows, self.var, self.crossings)
 
     # ---- synchronization -----------------------------------------------------------------------------
@@ -257,7 +266,7 @@ class _Builder:
             made, effects = s.finish()
             updates += made
             common += effects
-        applied, per_tower = _apply.apply_all(self, updates, tower_grads)
+        applied, per_tower = _apply.apply_all(self.opt, self.plans, self.towers, updates, tower_grads)
         return common + applied, per_tower
 
     def _unit_grads(self, tower_grads: list[list]) -> dict[str, list]:
@@ -283,7 +292,7 @@ class _Builder:
 
     def state_read(self) -> dict:
         """Each state variable's canonical value."""
-        return {name: read(canon) for name, canon in zip(self.traced.state_names, self.state_canon)}
+        return {name: read(canon) for name, canon in zip(self.traced.state_names, self.state.canon)}
 
     def destroy_op(self):
         """The op that destroys every resource of the trial."""
@@ -340,8 +349,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
     g = tf.Graph()
     with g.as_default(), g.container(container):
         b.create_units()
-        _state.build_state(b)
-        b.tables = _tables.build_tables(b)
+        b.create_state()
         batches = b.build_datasets()
         losses, grads, effects = [], [], []
         for r in range(b.n):
@@ -350,7 +358,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
             grads.append(gr)
             effects.append(eff)
         common, per_tower = b.sync(grads)
-        state_ops, state_per_tower = _state.sync_state(b, effects)
+        state_ops, state_per_tower = _state.sync_state(b.state, b.towers, effects)
         per_tower = [ops + state for ops, state in zip(per_tower, state_per_tower)]
         with tf.compat.v1.device(b.tower_dev[0]):
             mean_loss = tf.add_n(losses) / b.n if b.n > 1 else tf.identity(losses[0])
@@ -362,7 +370,7 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         if b.mode == "lockstep":
             steps = _repeat.StepOps(_repeat.step_ops(g, b.init_ops, 0), [train_op], [mean_loss], [b.feeds],
                                     key_base, key_limit if key_limit is not None else key_base + (1 << 20))
-        evaluation = _eval.build_eval(b, evaluation) if evaluation is not None else None
+        evaluation = _eval.build_eval(traced, b.towers, b.tower_side, evaluation) if evaluation is not None else None
         var_values, state_values, slot_values = b.var_values(), b.state_read(), b.slot_values()
         destroy_op = b.destroy_op()
     leaves = tf.nest.flatten(traced.sample_batch)
@@ -371,5 +379,5 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
-                      slot_values=slot_values, steps=steps, task_addresses=_traffic.task_addresses(b),
+                      slot_values=slot_values, steps=steps, task_addresses=_traffic.task_addresses(b.towers, b.plans),
                       expected_elements=dict(b.crossings.expected), evaluation=evaluation)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from runners.transform import _rules
 from space import _optimizers
 
@@ -51,8 +53,6 @@ class Optimizer:
 
     def create_slots(self, var, make_variable) -> dict[str, Any]:
         """``make_variable(name, np_value)`` creates a variable in the caller's device scope."""
-        import numpy as np
-
         shape, dtype = var.shape.as_list(), var.dtype.as_numpy_dtype
         initial = dict(_rules.slots_of(self.name, self.k))
         out = {}

@@ -10,6 +10,8 @@ replica 0's). With N=1 this is plain single-device Keras training.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runners.transform._input import replica_dataset
 from runners.transform._optimizer import Optimizer
 
@@ -22,7 +24,6 @@ def reference_train(traced, num_replicas: int, steps: int, only: int | None = No
     ``only=r``: replica r alone, on its own batches (``dataset_fn(r, num_replicas)``), averaged with nobody.
     ``optimizer``: the Keras optimizer to train with (its slots can be read afterwards), else a fresh one.
     """
-    import numpy as np
     import tensorflow as tf
 
     trainable, state = traced.trainable, traced.state

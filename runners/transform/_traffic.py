@@ -14,7 +14,10 @@ batches, and the losses it reports (each tower's goes to tower 0's node for the 
 """
 from __future__ import annotations
 
+import numpy as np
+
 from runners.transform._plan import node_address
+from runners.transform._views import Towers
 from space import wire
 from space.errors import RunError
 
@@ -75,12 +78,14 @@ def by_node(traffic: dict[tuple[str, str], float]) -> dict[str, float]:
     return out
 
 
-def task_addresses(b) -> dict[str, str]:
-    """TF task name -> node address of every device the strategy of builder ``b`` names."""
-    devices = list(b.replicas) + [u.device for p in b.plans for u in p.units if u.kind == "ps"]
+def task_addresses(towers: Towers, plans: list) -> dict[str, str]:
+    """TF task name -> node address of every device the strategy names: its replicas and its parameter servers."""
+    import tensorflow as tf
+
+    devices = list(towers.replicas) + [u.device for p in plans for u in p.units if u.kind == "ps"]
     out = {}
     for d in devices:
-        spec = b.tf.DeviceSpec.from_string(b.device_of(d))
+        spec = tf.DeviceSpec.from_string(towers.device_of(d))
         out[f"/job:{spec.job}/replica:{spec.replica or 0}/task:{spec.task}"] = node_address(d)
     return out
 
@@ -165,7 +170,6 @@ def partition_traffic(job) -> dict[tuple[str, str], float]:
     """Bytes of the tensors TensorFlow's partition graphs send between tasks in one step of the running
     :class:`TrainingJob` ``job`` (each tower's step in turn where the towers step on their own), sized by a full
     trace: the measurement :func:`step_traffic` counts ahead (its tensors, not its collectives)."""
-    import numpy as np
     import tensorflow as tf
 
     g = job.graph

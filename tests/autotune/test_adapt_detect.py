@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from autotune.adapt import ChangeDetector, Watch
+from autotune.adapt import ChangeDetector, Plan, Ranked, Watch
 from autotune.adapt._job import Segment
 from space.strategy import Strategy
 
@@ -76,7 +76,8 @@ class _Planner:
 
     def replan(self, current, measured_s, cluster):
         self.calls.append(measured_s)
-        return "other", self.best, self.predicted_s, {}
+        return Plan(links_gbit={}, current_predicted_s=measured_s, factor=1.0,
+                    ranked=(Ranked("other", self.best, self.predicted_s),))
 
 
 def _strategy(var: str) -> Strategy:
@@ -105,8 +106,8 @@ def test_a_change_with_a_faster_candidate_switches_and_records_why():
     assert w.stop() and w.next.label == "other" and w.next.previous[0] == "current"
     assert len(planner.calls) == 1 and abs(planner.calls[0] / 0.1 - 1) < 0.1
     (d,) = decisions
-    assert d.event == "switch" and d.detail["predicted_gain_s"] > d.detail["switch_cost_s"] >= 0
-    assert d.detail["change"]["after_ms"] > 1.8 * d.detail["change"]["before_ms"]
+    assert d.event == "switch" and d.weighed.predicted_gain_s > d.weighed.switch_cost_s >= 0
+    assert d.weighed.change.after_s > 1.8 * d.weighed.change.before_s
 
 
 @pytest.mark.parametrize("predicted_s, steps", [(0.098, 10_000), (0.06, 320)],
@@ -157,4 +158,4 @@ def test_a_failed_replanning_keeps_the_job_and_its_strategy():
     w, decisions = _watch(_Fails())
     _feed(w, _steps(8, 600, spikes=0.0, change_at=300, ratio=2.0))
     assert not w.stop() and [d.event for d in decisions] == ["failed"]
-    assert "ValueError: no candidate decodes" in decisions[0].detail["error"]
+    assert "ValueError: no candidate decodes" in decisions[0].error

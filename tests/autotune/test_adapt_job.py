@@ -44,8 +44,11 @@ class _Proposes:
         self.label, self.strategy, self.rejected, self.calls = label, strategy, set(), 0
 
     def replan(self, current, measured_s, cluster):
+        from autotune.adapt._types import Plan, Ranked
+
         self.calls += 1
-        return self.label, self.strategy, 1e-6, {"scripted": True}
+        return Plan(links_gbit={}, current_predicted_s=measured_s, factor=1.0,
+                    ranked=(Ranked(self.label, self.strategy, 1e-6),))
 
 
 @pytest.mark.slow
@@ -75,7 +78,7 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
                                            checkpoint_dir=str(ckpt), label="ps", log=lines.append,
                                            detector=lambda: next(detectors), keep=5, logdir=str(tmp_path / "logs"))
     assert [d.event for d in decisions] == ["switch", "back"]
-    assert decisions[0].detail["best"] == "all_reduce" and decisions[1].detail["replaced"] == "ps"
+    assert decisions[0].weighed.plan.best.label == "all_reduce" and decisions[1].checked.replaced == "ps"
     assert result.steps == steps and len(result.losses) == steps
     assert any("resuming at step" in line and "under all_reduce" in line for line in lines)
     assert any("resuming at step" in line and "under ps" in line for line in lines)
@@ -112,7 +115,7 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
         result, decisions = adaptive_train(traced, start, cluster, planner, steps=80, label="ps",
                                            checkpoint_dir=str(tmp_path / "c"), detector=lambda: next(detectors))
     assert result.steps == 80 and len(result.losses) == 80
-    plan = decisions[0].detail["plan"]
+    plan = decisions[0].to_dict()["plan"]
     assert decisions[0].event in ("switch", "stay")
     assert set(plan["links_gbit"]) >= {"127.0.0.1|*", "127.0.0.2|*"} and min(plan["links_gbit"].values()) > 0
     assert 0.5 <= plan["factor"] <= 2.0 and len(plan["candidates"]) == 5
@@ -120,7 +123,7 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
     assert predicted == sorted(predicted)
     ranked = planner.plan(start, 0.01, [])  # the same candidates again: each strategy once, whatever its sources
     assert len({repr(strategy_key(r.strategy)) for r in ranked.ranked}) == len(ranked.ranked)
-    assert decisions[0].detail["best"] == plan["candidates"][0]["strategy"]
+    assert decisions[0].to_dict()["best"] == plan["candidates"][0]["strategy"] == decisions[0].weighed.plan.best.label
     assert ROUND_TRIALS > 0 and plan["seconds"] > 0
 
 

@@ -154,3 +154,29 @@ def test_recorded_seed_is_none_without_a_readable_journal(tmp_path):
     assert fidelity_io.recorded_seed(tmp_path) is None
     (tmp_path / "measurements.jsonl").write_text('{"journal": 1, "seed": 3}\n{"key": [0], "steps": [[1.0]]}\n')
     assert fidelity_io.recorded_seed(tmp_path) == 3
+
+
+def test_the_step_by_part_table_measures_a_traced_strategys_parts(tmp_path, inventories, clusters):
+    """``parts_table``: every measured strategy's predicted parts beside its measured step; a strategy with a trace
+    summary in ``traces/`` gets its measured parts from it."""
+    import json
+
+    from autotune.fidelity._pipeline import parts_table
+    from runners._step_stats import TaskTime, TraceSummary
+    from runners._trace import TRACES, trace_paths
+    from simulator import Calibration, Scorer
+
+    inv, spec = inventories("mlp"), clusters["localhost"]
+    scorer = Scorer(inv, spec, Calibration.from_spec(spec))
+    picked, out = _saved_run(tmp_path, inv, spec, scorer)
+    report = fidelity.repredict(scorer, *fidelity_io.load_measured(out))
+    traced = report.rows[0]
+    path = trace_paths(out / TRACES, traced.strategy_id)[1]
+    path.parent.mkdir()
+    summary = TraceSummary(steps=3, step_s=1.0, tasks=(TaskTime("127.0.0.1", 1.0, 0.6, {}, 0.4),), links=())
+    path.write_text(json.dumps(summary.to_dict()))
+    lines = parts_table(report, scorer, out).splitlines()
+    shown = {line.split()[0] for line in lines[1:-1]}
+    assert shown == {r.label[:28] for r in report.rows if r.ok}
+    compute = [line for line in lines if line.startswith(traced.label[:28]) and " compute " in line]
+    assert compute and compute[0].split()[3] == "600.000"

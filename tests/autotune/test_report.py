@@ -123,6 +123,50 @@ def test_report_with_measurements_uses_them(profiled_dir, run, tmp_path, cache_d
     assert not math.isnan(top["p10_ms"]) and "note: predicted_vs_measured" not in out
 
 
+def test_report_draws_each_measured_step_by_part(profiled_dir, run, tmp_path, cache_dir):
+    entries = json.loads((profiled_dir / "parts.json").read_text())
+    code, out, err = run("report", profiled_dir, "-o", tmp_path, "--cache-dir", cache_dir)
+    assert code == 0, err
+    parts = pd.read_csv(tmp_path / "parts.csv")
+    assert set(parts["strategy"]) == {e["label"] for e in entries}
+    steps = parts[parts["part"] == "step"].set_index("strategy")["measured_ms"]
+    assert steps.to_dict() == pytest.approx({e["label"]: e["measured_s"] * 1e3 for e in entries})
+    assert png_size(tmp_path / "parts.png")[0] >= 500 and "step by part" in out
+
+
+def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, cache_dir):
+    """A trace summary beside the search's parts (as --trace-top writes it) fills the measured parts of its
+    strategy, and only of its strategy."""
+    import shutil
+
+    from runners._step_stats import LinkTime, TaskTime, TraceSummary
+    from runners._trace import TRACES, trace_paths
+
+    search = tmp_path / "search"
+    shutil.copytree(profiled_dir, search)
+    entry = json.loads((search / "parts.json").read_text())[0]
+    a, b = entry["breakdown"]["links"][0]["src"], entry["breakdown"]["links"][0]["dst"]
+    summary = TraceSummary(steps=3, step_s=2e-3, tasks=(TaskTime(a, 1.5e-3, 1e-3, {f"{b} -> {a}": 3e-4}, 2e-4),),
+                           links=(LinkTime(a, b, 4e-4, 1e5),))
+    chrome, path, _ = trace_paths(search / TRACES, entry["strategy_id"])
+    path.parent.mkdir()
+    path.write_text(json.dumps(summary.to_dict()))
+    lanes = [{"ph": "M", "name": "process_name", "pid": k, "args": {"name": f"/job:worker/replica:0/task:{k}"}}
+             for k in (0, 1)]
+    ops = [{"ph": "X", "name": "MatMul", "pid": k, "tid": 0, "ts": 10 * k, "dur": 5, "args": {"op": "MatMul"}}
+           for k in (0, 1)]
+    chrome.write_text(json.dumps({"traceEvents": lanes + ops}))
+    code, _, err = run("report", search, "-o", tmp_path / "report", "--cache-dir", cache_dir)
+    assert code == 0, err
+    parts = pd.read_csv(tmp_path / "report" / "parts.csv").set_index(["strategy", "part"])
+    assert parts.loc[(entry["label"], "compute"), "measured_ms"] == pytest.approx(1.0)
+    assert parts.loc[(entry["label"], "comm"), "measured_ms"] == pytest.approx(0.3)
+    assert parts.loc[(entry["label"], f"busiest link {a}->{b}"), "measured_ms"] == pytest.approx(0.4)
+    assert png_size(tmp_path / "report" / f"trace-{chrome.name.removesuffix('.trace.json')}.png")[0] >= 500
+    others = parts.drop(index=entry["label"], level=0)
+    assert others.xs("compute", level=1)["measured_ms"].isna().all()
+
+
 def test_not_a_search_dir_is_one_line_exit_2(run, tmp_path):
     (tmp_path / "trials.csv").write_text("a,b\n1,2\n")
     code, out, err = run("report", tmp_path)

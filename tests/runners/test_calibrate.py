@@ -44,9 +44,9 @@ def test_a_slow_step_takes_fewer_samples_not_more_time():
 @pytest.mark.parametrize("text,expected", [("256k,1m", [256 * 1024, MIB]), ("4m, 64KiB", [64 * 1024, 4 * MIB]),
                                            ("1000,2000b", [1000, 2000])])
 def test_parse_sizes(text, expected):
-    from autotune.commands.calibrate import parse_sizes
+    from autotune._configs import parse_sizes
 
-    assert parse_sizes(text) == expected
+    assert parse_sizes(text) == tuple(expected)
 
 
 @pytest.mark.parametrize("text", ["1m", "1m,1m", "1x,2m", "0,1m"])

@@ -1,0 +1,108 @@
+"""The dashboard's notes on a search's trials: each carried-out candidate's strategy map (variable -> synchronizer)
+and its predicted against its measured step time, written as optuna-dashboard notes (Markdown) on its trials."""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Iterable, Mapping
+
+MAX_ROWS = 40  # a note is kept in the study's attributes, 2 kB a piece: a large model's map is cut, best.pbtxt is whole
+NOTED_STAGES = ("simulated", "profiled", "confirmed", "failed")  # the search's records (``_study.RECORDS``)
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def md(text: Any) -> str:
+    """``text`` as literal Markdown inline text: every character Markdown (and the HTML in it) would read escaped,
+    line breaks made spaces, so a variable's name can neither format a note nor break its table."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def _ms(seconds: Any) -> str:
+    return f"{seconds * 1e3:.2f} ms" if isinstance(seconds, (int, float)) and math.isfinite(seconds) else "-"
+
+
+def _times(attrs: Mapping[str, Any]) -> list[str]:
+    predicted, measured = attrs.get("predicted_s"), attrs.get("measured_s")
+    line = f"predicted **{_ms(predicted)}**, measured **{_ms(measured)}**"
+    if isinstance(predicted, (int, float)) and isinstance(measured, (int, float)) and predicted > 0 \
+            and math.isfinite(predicted) and math.isfinite(measured):
+        line += f" (measured / predicted {measured / predicted:.2f})"
+    lines = [line]
+    if attrs.get("head_to_head_s"):
+        lines.append(f"head to head in the confirmation: {_ms(attrs['head_to_head_s'])}")
+    if attrs.get("error"):
+        lines.append(f"profiling failed: {md(attrs['error'])}")
+    return lines
+
+
+def _breakdown_table(breakdown: Mapping[str, float]) -> list[str]:
+    rows = [f"| {md(phase)} | {_ms(seconds)} |" for phase, seconds in breakdown.items()]
+    return ["", "**predicted step, by part**", "", "| part | time |", "| --- | ---: |", *rows]
+
+
+def _map_table(strategy, inventory) -> list[str]:
+    rows = strategy.summary_rows(inventory)
+    shown = [f"| {md(r['variable'].strip())} | {md(r['MB']) or '-'} | {md(r['partition']) or '-'} | "
+             f"{md(r['synchronizer'])} |" for r in rows[:MAX_ROWS]]
+    more = ["", f"... and {len(rows) - MAX_ROWS} more rows (the whole strategy: `autotune show` on its file)"] \
+        if len(rows) > MAX_ROWS else []
+    return ["", "**strategy map**", "", "| variable | MB | partition | synchronizer |", "| --- | ---: | --- | --- |",
+            *shown, *more]
+
+
+def note_body(label: str, attrs: Mapping[str, Any], strategy=None, inventory=None,
+              breakdown: Mapping[str, float] | None = None) -> str:
+    """The Markdown note of one trial: what it is (label, stage, family, lossy), its times, its strategy map.
+    ``breakdown`` is the hook for a per-part split of the predicted step (part -> seconds) where the cost model
+    gives one; without it the note has the totals only."""
+    head = f"### {md(label)}"
+    tags = [f"stage **{md(attrs.get('stage') or '?')}**", f"family **{md(attrs.get('family') or '?')}**",
+            "**lossy** (compresses gradients)" if attrs.get("lossy") else "lossless"]
+    if attrs.get("builders"):
+        tags.append("builder " + ", ".join(md(b) for b in attrs["builders"]))
+    lines = [head, "", " · ".join(tags), "", *_times(attrs)]
+    if breakdown:
+        lines += _breakdown_table(breakdown)
+    if strategy is not None:
+        lines += _map_table(strategy, inventory)
+    return "\n".join(lines) + "\n"
+
+
+STUDY_COLUMNS = ("strategy", "family", "lossy", "predicted_ms", "measured_ms", "head_to_head_ms")
+
+
+def study_note(winner: str, rows: Iterable[Mapping[str, Any]]) -> str:
+    """The study's Markdown note: the search's winner line and its table of builders and candidates (family, lossy,
+    predicted and measured step), as the terminal showed them."""
+    rows = list(rows)
+    columns = [c for c in STUDY_COLUMNS if any(c in r for r in rows)]
+    lines = [f"**{md(winner)}**", "", "| " + " | ".join(md(c) for c in columns) + " |",
+             "| " + " | ".join("---" if c in ("strategy", "family", "lossy") else "---:" for c in columns) + " |"]
+    lines += ["| " + " | ".join(md(r.get(c, "-")) for c in columns) + " |" for r in rows[:MAX_ROWS]]
+    return "\n".join(lines) + "\n"
+
+
+def annotate(study, candidates: Iterable, inventory=None, breakdowns: Mapping[str, Mapping] | None = None,
+             summary: str | None = None) -> int:
+    """Write the note of every trial of ``study`` that records one of ``candidates`` (matched by strategy hash), and
+    ``summary`` as the study's own; a note that already says the same is left alone. Returns the notes written.
+    Needs optuna-dashboard."""
+    import optuna
+    from optuna_dashboard import get_note, save_note
+
+    by_hash = {c.strategy_hash: c for c in candidates if c.strategy is not None}
+    written = 0
+    for t in study.get_trials(deepcopy=False):
+        c = by_hash.get(t.user_attrs.get("strategy_hash"))
+        if c is None or t.user_attrs.get("stage") not in NOTED_STAGES:
+            continue
+        body = note_body(c.label, t.user_attrs, c.strategy, inventory,
+                         (breakdowns or {}).get(c.strategy_hash))
+        trial = optuna.trial.Trial(study, t._trial_id)  # a finished trial's handle: notes are keyed by trial id
+        if get_note(trial) != body:
+            save_note(trial, body)
+            written += 1
+    if summary is not None and get_note(study) != summary:
+        save_note(study, summary)
+        written += 1
+    return written

@@ -1,0 +1,71 @@
+"""``autotune.parts``: a strategy's predicted parts beside the traced ones, and which of them are flagged."""
+from __future__ import annotations
+
+import pytest
+
+from autotune import parts
+from runners._step_stats import LinkTime, TaskTime, TraceSummary
+from simulator import Breakdown, LinkPart
+
+A, B = "10.0.0.1", "10.0.0.2"
+PREDICTED = Breakdown(step_s=10e-3, compute_s=6e-3, fixed_s=1e-3, comm_s=3e-3, correction_s=0.0,
+                      tower_compute_s={f"{A}:CPU:0": 6e-3},
+                      links=(LinkPart(A, B, 1e6, 2e-3), LinkPart(B, A, 1e5, 2e-4)))
+
+
+def _trace(compute_s: float, waiting_s: float, other_s: float, busy_s: float = 2e-3) -> TraceSummary:
+    slow = TaskTime(A, compute_s + waiting_s + other_s, compute_s, {f"{B} -> {A}": waiting_s}, other_s)
+    quick = TaskTime(B, 1e-3, 1e-3, {}, 0.0)
+    return TraceSummary(steps=3, step_s=20e-3, tasks=(quick, slow), links=(LinkTime(B, A, busy_s, 1e5),))
+
+
+def _by_part(rows):
+    return {r.part: r for r in rows}
+
+
+def test_the_measured_parts_are_the_slowest_tasks():
+    got = _by_part(parts.rows_for("s", PREDICTED, 11e-3, _trace(6.5e-3, 3.5e-3, 1e-3)))
+    assert (got["compute"].measured_s, got["comm"].measured_s, got["other"].measured_s) == (6.5e-3, 3.5e-3, 1e-3)
+    assert got["comm"].predicted_s == pytest.approx(4e-3)  # exposed communication and its fixed overheads
+    assert got["step"].measured_s == 11e-3
+
+
+@pytest.mark.parametrize("compute_s,flagged", [(6.5e-3, False), (8e-3, True), (4e-3, True)], ids=str)
+def test_a_part_off_by_more_than_a_quarter_is_flagged(compute_s, flagged):
+    got = _by_part(parts.rows_for("s", PREDICTED, 10e-3, _trace(compute_s, 4e-3, 0.0)))
+    assert got["compute"].flagged is flagged
+
+
+def test_a_small_part_is_never_flagged():
+    got = _by_part(parts.rows_for("s", PREDICTED, 10e-3, _trace(6e-3, 4e-3, 4e-4)))
+    assert got["other"].measured_s == 4e-4 and not got["other"].flagged
+
+
+def test_the_traces_busiest_link_is_held_to_the_same_links_prediction():
+    rows = parts.rows_for("s", PREDICTED, 10e-3, _trace(6e-3, 4e-3, 0.0))
+    (link,) = [r for r in rows if r.part.startswith(parts.LINK)]
+    assert (link.part, link.predicted_s, link.measured_s) == (f"{parts.LINK} {B}->{A}", 2e-4, 2e-3)
+    assert link.flagged
+
+
+def test_without_a_trace_only_the_step_is_measured():
+    got = _by_part(parts.rows_for("s", PREDICTED, 12e-3))
+    assert got["step"].measured_s == 12e-3
+    assert all(r.measured_s is None for k, r in got.items() if k != "step")
+    assert got[f"{parts.LINK} {A}->{B}"].predicted_s == 2e-3
+
+
+def test_a_breakdown_survives_its_json(tmp_path):
+    parts.write_parts(tmp_path / "parts.json", [{"label": "s", "strategy_id": "x", "measured_s": 1.0,
+                                                "breakdown": parts.breakdown_to_dict(PREDICTED)}])
+    (entry,) = parts.read_parts(tmp_path / "parts.json")
+    assert entry["breakdown"] == PREDICTED
+
+
+def test_a_cut_trace_summary_is_no_trace(tmp_path):
+    from runners._trace import trace_paths
+
+    path = trace_paths(tmp_path, "s1")[1]
+    path.write_text('{"steps": 3, "step_s"')
+    assert parts.trace_of(tmp_path, "s1") is None
+    assert parts.trace_of(tmp_path, "s2") is None
