@@ -166,12 +166,10 @@ def search(model: str | os.PathLike, spec: str | os.PathLike, output: str | os.P
         BadInput: a file or option is wrong (checked before any server starts).
         RunError: every profiled candidate failed.
     """
-    import dataclasses as dc
-
     from autotune.report import candidates_table, load_output_dir
     from autotune.tuner import SearchConfig, run_search
 
-    fields = {f.name for f in dc.fields(SearchConfig)} - {"model", "spec", "output"}
+    fields = {f.name for f in dataclasses.fields(SearchConfig)} - {"model", "spec", "output"}
     unknown = sorted(set(options) - fields)
     if unknown:
         raise BadInput(f"search() has no option {unknown[0]!r}", hint=f"options: {', '.join(sorted(fields))}")

@@ -23,6 +23,8 @@ import pathlib
 import shutil
 import statistics
 import time
+import zipfile
+import zlib
 from typing import Callable, Iterable
 
 import numpy as np
@@ -397,9 +399,6 @@ def _newest_first(found: list[pathlib.Path]):
 
 
 def _read_checkpoint(p: pathlib.Path) -> Checkpoint:
-    import zipfile
-    import zlib
-
     try:
         meta = json.loads((p / "checkpoint.json").read_text())
         step = int(meta["step"])

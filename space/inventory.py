@@ -6,6 +6,7 @@ builders, the search space and the simulator, none of which import TensorFlow.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 from typing import Any, Iterable
@@ -141,8 +142,6 @@ class Inventory:
     @property
     def fingerprint(self) -> str:
         """Identifies the model's variable layout: strategies are portable between equal fingerprints."""
-        import hashlib
-
         blob = json.dumps([[v.name, list(v.shape), v.dtype] for v in self.variables]).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 

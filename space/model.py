@@ -19,6 +19,8 @@ import traceback
 import types
 from typing import Any
 
+import numpy as np
+
 from space import _keras, _tables
 from space._activations import saved_activation_bytes
 from space._flops import count_flops, gradient_ready
@@ -215,7 +217,6 @@ def _first_batch(module, source: str, r: int, n: int, fn_name: str = "dataset_fn
 
 
 def _check_loss(loss, line: str) -> None:
-    import numpy as np
     import tensorflow as tf
 
     if not tf.is_tensor(loss) and not isinstance(loss, (float, int)):
