@@ -52,6 +52,12 @@ def summary_rows(result) -> list[dict]:
     return rows
 
 
+def profiling_split(result) -> list[dict]:
+    """Each profiled candidate's first run, its wall time by phase (``runners.profile.PhaseClock.split``)."""
+    return [{"strategy": c.label, **c.measured.phases_s} for c in result.candidates
+            if c.measured is not None and c.measured.phases_s]
+
+
 def winner_line(result) -> str:
     """The winner (marked when it compresses gradients), how far from the lower bound, and the best builder: the
     best measured one where builders were measured, else the best predicted (a search without a cluster)."""
@@ -133,7 +139,7 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds, "families": result.families, "timing": result.timing,
-               "budget": result.budget}
+               "budget": result.budget, "profiling_split": profiling_split(result)}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures

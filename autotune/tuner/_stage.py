@@ -15,6 +15,7 @@ from autotune.tuner._budget import Budget
 from autotune.tuner._families import ruled_out
 from autotune.tuner._measurement import Measurement, confirm_reserve, contenders, measured_in, median_se, pooled
 from autotune.tuner._profiler import ClusterProfiler, LazyProfiler
+from runners.profile import split_line
 from space.errors import failure_line
 
 FAILED = "failed"
@@ -83,7 +84,7 @@ class ProfilingStage:
         self.progress.start(len(todo), desc)
         waiting = []
         try:
-            for c in todo:
+            for i, c in enumerate(todo):
                 best = min((x.measured.median_s for x in everything if x.measured is not None), default=None)
                 why = ruled_out(c, best)
                 if why:
@@ -96,7 +97,7 @@ class ProfilingStage:
                 if self.claims is not None and not self.claims.claim(c.strategy_hash):
                     waiting.append(c)  # another searcher is profiling it
                     continue
-                self._profile_one(c)
+                self._profile_one(c, then=todo[i + 1] if i + 1 < len(todo) else None)
             self._await_others(waiting)
         finally:
             self.timing["profiling_s"] += time.monotonic() - started
@@ -112,13 +113,17 @@ class ProfilingStage:
                 todo.append(c)
         return todo
 
-    def _profile_one(self, c) -> None:
+    def _profile_one(self, c, then=None) -> None:
         """Measure ``c`` and record it, or record why it failed (and start the cluster again after a RunError); a
-        claim held on ``c`` becomes that record, and is released however the measurement ends."""
+        claim held on ``c`` becomes that record, and is released however the measurement ends. A profiler that
+        can (``build_ahead``) builds the graph of ``then``, the next candidate, while it measures ``c``."""
         started = time.monotonic()
         self.runs += 1
         try:
             profiler = self.lazy.get()  # a cluster that cannot start ends the stage: every candidate would fail
+            ahead = getattr(profiler, "build_ahead", None)
+            if ahead is not None:
+                ahead(*[x.strategy for x in (c, then) if x is not None])
             try:
                 m = profiler.profile(c.strategy)
             except Exception as e:  # noqa: BLE001 - a failing candidate is data, not the end of the search
@@ -130,6 +135,8 @@ class ProfilingStage:
                 return
             self._settle(c, measured=m)
             self._record(c, "profiled")
+            if self.cfg.verbose and m.phases_s:
+                self.progress.say(f"{c.label} profiled in {split_line(m.phases_s)}")
         finally:
             if self.claims is not None:
                 self.claims.release(c.strategy_hash)  # not recorded (interrupted, no cluster): others may take it
@@ -230,8 +237,8 @@ class ProfilingStage:
                  "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
                  "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
                  "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-                 "steps_per_call": m.steps_per_call, "builders": c.builders, "sim_trial": c.trial,
-                 "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
+                 "steps_per_call": m.steps_per_call, "phases_s": m.phases_s, "builders": c.builders,
+                 "sim_trial": c.trial, "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
         values = value if isinstance(value, list) else [value]
         if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, values, attrs):
             _study.record(self.study, self.dists, c.params, value, attrs)

@@ -32,6 +32,12 @@ def test_search_calibrates_profiles_and_the_winner_trains(tmp_path, capsys):
     assert all(t[k] > 0 for k in ("setup_s", "calibration_s", "simulated_s", "profiling_s", "total_s"))
     assert t["calibration_s"] < t["setup_s"] and t["setup_s"] + t["simulated_s"] + t["profiling_s"] + t["confirm_s"] \
         <= t["total_s"] * 1.01
+    # each profiled candidate's first run, split by phase (runners.profile.PhaseClock)
+    split = summary["profiling_split"]
+    assert {s["strategy"] for s in split} == {r["strategy"].rstrip(" *") for r in summary["rows"]
+                                                if r["measured_ms"] not in ("-", "failed", "does not fit")}
+    assert all(s["timed"] > 0 and s["overhead"] == pytest.approx(s["total"] - s["timed"] - s["warmup"], abs=1e-3)
+               for s in split)
     assert 2 <= summary["profiling_runs"] <= 6  # a first round, refitted rounds and confirmations, within the budget
     assert summary["rounds"][0]["measured"] >= 2 and summary["rounds"][-1]["stop"]
     best = Strategy.load(out / "best.pb")
