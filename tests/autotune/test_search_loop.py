@@ -125,3 +125,28 @@ def test_round_size_zero_profiles_the_first_round_only(tmp_path, cache_dir):
     result = run_search(cfg, profiler_factory=_TruthProfiler, progress=False)
     assert len(result.rounds) == 1 and "round-size 0" in result.rounds[0]["stop"]
     assert result.profiled == result.rounds[0]["measured"] == len(_TruthProfiler.calls) <= 4
+
+
+@pytest.mark.parametrize("calibrated_off, used", [(0.0, "calibrated"), (0.3, "refit")])
+def test_a_refit_is_used_only_where_its_leave_one_out_error_beats_the_calibrated_model(cache_dir, calibrated_off,
+                                                                                      used):
+    """Measured as TRUTH weighs the model's parts (a refit learns it): where the calibrated predictions were already
+    right the refit cannot beat them and the loop keeps the calibrated model, and says so; where they were off by
+    30% the refit wins."""
+    inventory, cluster = load_inventory(MODEL, cache_dir=str(cache_dir)), load_cluster(SPEC)
+    _TruthProfiler.scorer = Scorer(inventory, cluster, Calibration.from_spec(cluster))
+    cands = []
+    for i, alias in enumerate(("all_reduce", "ps", "partitioned_ps", "parallax", "ps_lb")):
+        s = build_strategy(alias, inventory, cluster)
+        t = _TruthProfiler.truth(s)
+        c = Candidate(params={}, strategy=s, predicted_s=t * (1 + calibrated_off * (-1) ** i), builders=[alias],
+                      trial=i)
+        c.measured = Measurement(t, t, t, 640 / t)
+        cands.append(c)
+    loop = ClosedLoop(inventory, cluster, Calibration.from_spec(cluster), cands, round_size=2)
+    model = loop.choose_model(cands)
+    assert model.name == used and model.loo is not None and model.calibrated == pytest.approx(calibrated_off)
+    assert (model.loo < model.calibrated) == (used == "refit")
+    assert ("kept the calibrated model" in model.line()) == (used == "calibrated")
+    expected = [c.predicted_s for c in cands] if used == "calibrated" else None
+    assert expected is None or loop.predict(cands, model).tolist() == expected
