@@ -208,6 +208,15 @@ class ClosedLoop:
         """Record the first round: the simulated stage's choice and predictions."""
         self.rounds.append(Round(1, list(chosen), [c.predicted_s for c in chosen], [0.0] * len(chosen), self.prior))
 
+    def also_first(self, more: list[Candidate]) -> None:
+        """Count ``more`` (measured elsewhere: the calibration's anchor steps) among the first round's."""
+        first = self.rounds[0]
+        for c in more:
+            if all(c is not x for x in first.chosen):
+                first.chosen.append(c)
+                first.predicted_s.append(c.predicted_s)
+                first.sigma.append(0.0)
+
     def next_round(self, candidates: list[Candidate], left: int) -> list[Candidate]:
         """The next round's candidates (at most ``left`` and ``round_size``), or none: the loop is done."""
         measured = [c for c in candidates if c.measured is not None and c.measured.median_s > 0]

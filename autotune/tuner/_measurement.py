@@ -40,6 +40,7 @@ class Measurement:
     steps_per_call: int = 0  # the steps per call it was measured at, which training of it runs (0: unknown)
     # its first run's wall time by phase (runners.profile.PhaseClock.split; empty: not split)
     phases_s: dict = dataclasses.field(default_factory=dict, compare=False)
+    source: str = ""  # where it was measured when not by a profiling run here ("calibration: <anchor>")
 
 
 def pooled(a: Measurement, b: Measurement) -> Measurement:
@@ -54,7 +55,7 @@ def pooled(a: Measurement, b: Measurement) -> Measurement:
         p10, p90 = min(a.p10_s, b.p10_s), max(a.p90_s, b.p90_s)
     examples = a.examples_per_s * a.median_s / median if median > 0 else a.examples_per_s  # global batch / step
     return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs,
-                       steps_per_call=a.steps_per_call, phases_s=a.phases_s)
+                       steps_per_call=a.steps_per_call, phases_s=a.phases_s, source=a.source)
 
 
 def measurement_of(attrs: dict) -> Measurement:
@@ -62,7 +63,7 @@ def measurement_of(attrs: dict) -> Measurement:
     return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
                        attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
                        attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0),
-                       attrs.get("steps_per_call", 0), dict(attrs.get("phases_s") or {}))
+                       attrs.get("steps_per_call", 0), dict(attrs.get("phases_s") or {}), attrs.get("source", ""))
 
 
 def measured_in(study) -> dict[str, Measurement]:

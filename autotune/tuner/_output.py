@@ -139,7 +139,8 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds, "families": result.families, "timing": result.timing,
-               "budget": result.budget, "profiling_split": profiling_split(result)}
+               "budget": result.budget, "profiling_split": profiling_split(result),
+               "from_calibration": [c.label for c in result.candidates if c.measured and c.measured.source]}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures

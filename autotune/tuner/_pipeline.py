@@ -19,6 +19,7 @@ from autotune.tuner import _families
 from autotune.tuner._journal import Journal
 from autotune.tuner._loop import POOL, ClosedLoop
 from autotune.tuner._output import write_outputs
+from autotune.tuner import _anchored
 from autotune.tuner._budget import SIMULATED_SHARE, Budget
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
 from autotune.tuner._simplify import simplify
@@ -277,6 +278,12 @@ def _profile(setup: _Setup, sim: SimulatedStage, claims: Claims, factory, progre
                            factory=factory, budget=setup.budget)
     try:
         with stage:
+            # the calibration's anchor steps that are candidates: first-round measurements, not profiled again
+            anchored = _anchored.calibration_steps(setup.inventory, setup.cluster, setup.calibration)
+            adopted = [c for c in stage.adopt(_anchored.matching(loop.pool, anchored))
+                       if all(c is not x for x in candidates)]
+            candidates.extend(adopted)
+            loop.also_first(adopted)
             chosen, desc = list(candidates), "profiling"
             while chosen:
                 stage.measure(chosen, candidates, desc)

@@ -57,7 +57,8 @@ class ProfilingStage:
         """Profiling runs the rounds may still take: the budget less the confirmation's reserve, counting every
         candidate this search has a measurement of, wherever it came from (a resumed study, another searcher); with
         a time budget, no more than the time left (less the confirmation's) holds at the runs' pace so far."""
-        spent = sum(c.measured is not None or bool(c.error) for c in candidates)  # a ruled-out one is free
+        # a ruled-out one is free, and so is one the calibration measured
+        spent = sum((c.measured is not None and not c.measured.source) or bool(c.error) for c in candidates)
         left = self.cfg.max_profiles - confirm_reserve(self.cfg) - spent
         if self.budget.seconds is not None:
             time_left = self.budget.left() - self._confirm_s_estimate()
@@ -72,6 +73,22 @@ class ProfilingStage:
         n = confirm_reserve(self.cfg)
         return n * self.budget.next_run_s() * max(1.0, self.cfg.confirm_steps / max(self.cfg.steps, 1)) / 2 if n \
             else 0.0
+
+    def adopt(self, found) -> list:
+        """Take each ``(candidate, measurement)`` of ``found`` (the calibration's anchor steps,
+        :mod:`autotune.tuner._anchored`) as measured, into the study, unless the study has it already; returns
+        the candidates."""
+        known = measured_in(self.study)
+        for c, m in found:
+            if c.strategy_hash in known:
+                self._settle(c, measured=known[c.strategy_hash])
+                continue
+            self._settle(c, measured=m)
+            self._record(c, "profiled")
+        if found:
+            self.progress.say(f"measured by the calibration, not profiled again: "
+                              f"{', '.join(c.label for c, _m in found)}")
+        return [c for c, _m in found]
 
     # ---- rounds ----------------------------------------------------------------------------------------
     def measure(self, todo, everything, desc: str = "profiling") -> None:
@@ -237,7 +254,8 @@ class ProfilingStage:
                  "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
                  "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
                  "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-                 "steps_per_call": m.steps_per_call, "phases_s": m.phases_s, "builders": c.builders,
+                 "steps_per_call": m.steps_per_call, "phases_s": m.phases_s, "source": m.source,
+                 "builders": c.builders,
                  "sim_trial": c.trial, "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
         values = value if isinstance(value, list) else [value]
         if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, values, attrs):
