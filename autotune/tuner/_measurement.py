@@ -132,6 +132,32 @@ def decide(measured: list, within: float, run_noise: float = 0.0):
     return winner, ""
 
 
+def confidence(measured: list, winner, run_noise: float = 0.0) -> str:
+    """How sure the pick is, in one line: the winner against the runner-up (the fastest other measured candidate,
+    compared head to head where both were), their difference against its noise (``NOISE_Z`` standard errors of the
+    difference, each median's from its steps' spread and ``run_noise``)."""
+    others = [c for c in measured if c is not winner and c.measured is not None]
+    if winner.measured is None or not others:
+        return "the only measured candidate: nothing to compare the pick with"
+    h2h = winner.measured.head_to_head_s > 0
+
+    def timed(c) -> tuple[float, float]:
+        m = c.measured
+        if h2h and m.head_to_head_s > 0:
+            return m.head_to_head_s, m.head_to_head_se_s
+        return m.median_s, median_se(m.step_times_s)
+
+    runner = min(others, key=lambda c: timed(c)[0])
+    (tw, sw), (tr, sr) = timed(winner), timed(runner)
+    gap = tr / tw - 1.0
+    noise = NOISE_Z * float(np.hypot(np.hypot(sw, run_noise * tw), np.hypot(sr, run_noise * tr))) / tw
+    if gap > noise:
+        return f"winner faster than the runner-up ({runner.label}) by {gap:.1%} (noise +-{noise:.1%})"
+    simpler = bool(winner.builders) and not runner.builders
+    return (f"a tie within noise: {winner.label} and {runner.label} differ by {abs(gap):.1%} (noise +-{noise:.1%}); "
+            + ("kept the simpler" if simpler else "kept the faster measured"))
+
+
 def confirm_reserve(cfg) -> int:
     """Profiling runs kept back for the confirmation: ``confirm`` when the budget still leaves two candidates to
     compare, else none."""

@@ -10,6 +10,7 @@ import shlex
 
 from autotune.tuner._families import lines as family_lines
 from autotune.tuner._loop import round_lines
+from autotune.tuner._measurement import confidence
 from space import __version__
 from space import format_table
 from space.strategy import Strategy
@@ -140,6 +141,8 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds, "families": result.families, "timing": result.timing,
                "budget": result.budget, "profiling_split": profiling_split(result),
+               "confidence": confidence([c for c in result.candidates if c.measured], w, cfg.run_noise)
+               if w.measured else None,
                "from_calibration": [c.label for c in result.candidates if c.measured and c.measured.source]}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
@@ -164,5 +167,7 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
         for line in b["cut"]:
             show(f"  cut: {line}")
     show(winner_line(result))
+    if w.measured:
+        show(summary["confidence"])
     show(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     show(f"train with it:\n  {train}")
