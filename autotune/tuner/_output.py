@@ -97,14 +97,8 @@ def strategy_file(c, result, cfg):
     return s
 
 
-def write_outputs(result, cfg, sim, say, show=print) -> None:
-    """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
-    out = result.output
-    w = result.winner
-    best = strategy_file(w, result, cfg)
-    best.save(out / "best.pb")
-    best.save(out / "best.pbtxt")
-    # every measured candidate, fastest first, to train or compare later (the winner is best.pb)
+def _write_measured(result, cfg, out) -> None:
+    """Every measured candidate, fastest first, to train or compare later (the winner is best.pb)."""
     measured = sorted((c for c in result.candidates if c.measured), key=lambda c: c.measured.median_s)
     if measured:
         (out / "measured").mkdir(exist_ok=True)
@@ -113,8 +107,10 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
         for rank, c in enumerate(measured, 1):
             name = re.sub(r"[^A-Za-z0-9_.+-]", "_", c.label)
             strategy_file(c, result, cfg).save(out / "measured" / f"{rank:02d}-{name}.pb")
-    (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
 
+
+def _write_trials(result, sim, out) -> None:
+    """trials.csv: every simulated trial, with the measured step of those profiled."""
     profiled = {c.trial: c for c in result.candidates if c.measured}
     with open(out / "trials.csv.tmp", "w", newline="") as fh:
         writer = csv.writer(fh)
@@ -124,6 +120,19 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
             writer.writerow([r["number"], r["state"], "+".join(r.get("builders") or []), f"{r['predicted_s']:.6g}",
                              f"{c.measured.median_s:.6g}" if c else "", f"{r.get('wire_mb', 0.0):.4g}", r.get("t", "")])
     (out / "trials.csv.tmp").replace(out / "trials.csv")
+
+
+def write_outputs(result, cfg, sim, say, show=print) -> None:
+    """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
+    out = result.output
+    w = result.winner
+    best = strategy_file(w, result, cfg)
+    best.save(out / "best.pb")
+    best.save(out / "best.pbtxt")
+    _write_measured(result, cfg, out)
+    (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
+
+    _write_trials(result, sim, out)
 
     rows = summary_rows(result)
     train = (f"autotune train --model {shlex.quote(str(cfg.model))} --spec {shlex.quote(str(cfg.spec))} "
