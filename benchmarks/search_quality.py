@@ -156,7 +156,7 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
     return row
 
 
-PHASES = ("graph", "session", "executors", "warmup", "steps_per_call", "timed", "close", "total", "overhead")
+PHASES = ("graph", "session", "executors", "ahead", "warmup", "steps_per_call", "timed", "close", "total", "overhead")
 
 
 def _overheads(summary: dict) -> dict:

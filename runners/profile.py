@@ -58,7 +58,7 @@ class ProfileResult:
         return "steps" if self.steps_per_call == 1 else f"calls of {self.steps_per_call} steps"
 
 
-PHASES = ("graph", "session", "executors", "warmup", "steps_per_call", "timed", "close")
+PHASES = ("graph", "session", "executors", "ahead", "warmup", "steps_per_call", "timed", "close")
 
 
 def split_line(phases: dict) -> str:
@@ -152,7 +152,7 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
     with job:
         losses: list[float] = []
         with clock.phase("warmup", job):
-            warm = warm_calls(job, warmup, steps_per_call, settled)
+            warm = warm_calls(job, warmup, steps_per_call, None if settled is None else clock.charged("ahead", settled))
         with clock.phase("steps_per_call", job):
             k = settle_steps_per_call(job, warm, steps, steps_per_call)
         steps = samples_within(steps, k * statistics.median(warm) if warm else 0.0, within_s)
@@ -171,13 +171,15 @@ class PhaseClock:
     """The wall time of a profiling run, phase by phase: ``graph`` (the job's graph built in the driver),
     ``session`` (the session created and the variables initialized on the servers), ``executors`` (the first call
     of each kind, which builds its executors on the servers: one per steps-per-call variant, the no-op probe),
-    ``warmup`` (the warm one-step calls), ``steps_per_call`` (its choice: probe calls), ``timed`` (the samples) and
-    ``close`` (the trial's variables freed). A phase's first calls count as ``executors``, not as the phase."""
+    ``warmup`` (the warm calls), ``steps_per_call`` (its choice: probe calls), ``timed`` (the samples),
+    ``close`` (the trial's variables freed), and ``ahead`` (waiting, before the warm steps, for another graph a
+    caller builds meanwhile). A phase's first calls count as ``executors``, not as the phase."""
 
     def __init__(self) -> None:
         self._s: dict[str, float] = {}
         self._open: tuple[str, float, object] | None = None
         self._variants: dict[str, float] = {}
+        self._moved = 0.0  # seconds of the open phase charged to another (charged)
 
     @contextlib.contextmanager
     def phase(self, name: str, job=None):
@@ -196,16 +198,28 @@ class PhaseClock:
             return
         name, t0, job, before = self._open
         self._open = None
-        took = time.perf_counter() - t0
+        took, self._moved = time.perf_counter() - t0 - self._moved, 0.0
         new = {k: v for k, v in (job.first_calls_s if job else {}).items() if k not in before}
         self._variants.update(new)
         self._s["executors"] = self._s.get("executors", 0.0) + sum(new.values())
         self._s[name] = self._s.get(name, 0.0) + took - sum(new.values())
 
+    def charged(self, name: str, fn: Callable[[], None]) -> Callable[[], None]:
+        """``fn``, its seconds charged to phase ``name`` instead of the phase it runs in."""
+        def timed() -> None:
+            t0 = time.perf_counter()
+            try:
+                fn()
+            finally:
+                took = time.perf_counter() - t0
+                self._s[name] = self._s.get(name, 0.0) + took
+                self._moved += took
+        return timed
+
     def split(self) -> dict:
         """Seconds per phase, ``executors_by_call`` (kind of call -> its first call's seconds), ``total`` and
         ``overhead``: the total beyond the warm-up's and the timed steps (what the run costs beyond measuring)."""
-        out = {k: round(v, 4) for k, v in self._s.items()}
+        out = {k: round(self._s.get(k, 0.0), 4) for k in PHASES}
         out["total"] = round(sum(self._s.values()), 4)
         out["overhead"] = round(out["total"] - self._s.get("timed", 0.0) - self._s.get("warmup", 0.0), 4)
         out["executors_by_call"] = {k: round(v, 4) for k, v in self._variants.items()}
