@@ -45,7 +45,8 @@ class Measurement:
 
 def pooled(a: Measurement, b: Measurement) -> Measurement:
     """Two measurements of one strategy as one: the quantiles of every timed step when both kept their steps,
-    else the run-weighted mean of the medians (and the wider spread)."""
+    else the run-weighted mean of the medians (and the wider spread); the steps per call of the first that recorded
+    one (a calibration's anchor step records none: its head-to-head's are what training of it runs)."""
     runs = a.runs + b.runs
     if a.step_times_s and b.step_times_s:
         times = np.asarray(a.step_times_s + b.step_times_s)
@@ -55,7 +56,7 @@ def pooled(a: Measurement, b: Measurement) -> Measurement:
         p10, p90 = min(a.p10_s, b.p10_s), max(a.p90_s, b.p90_s)
     examples = a.examples_per_s * a.median_s / median if median > 0 else a.examples_per_s  # global batch / step
     return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs,
-                       steps_per_call=a.steps_per_call, phases_s=a.phases_s, source=a.source)
+                       steps_per_call=a.steps_per_call or b.steps_per_call, phases_s=a.phases_s, source=a.source)
 
 
 def measurement_of(attrs: dict) -> Measurement:
