@@ -49,6 +49,7 @@ class Budget:
     run_s: list = dataclasses.field(default_factory=list)  # wall seconds of each profiling run so far
     notes: list = dataclasses.field(default_factory=list)  # what the budget cut, one line each
     plan: dict = dataclasses.field(default_factory=dict)  # what the profiling stage was planned to buy (plan())
+    steps_s: list = dataclasses.field(default_factory=list)  # of each run, the seconds of its warm and timed steps
 
     def left(self) -> float:
         """Seconds left (infinite without a budget)."""
@@ -61,8 +62,22 @@ class Budget:
         return None if self.seconds is None else max(0.0, fraction * (self.left() - OUTPUTS_S))
 
     def next_run_s(self) -> float:
-        """What the next profiling run is expected to take: the slowest so far, or a guess before any."""
-        return max(self.run_s) if self.run_s else FIRST_RUN_S
+        """What the next profiling run is expected to take: the slowest so far, or a guess before any. The first run
+        chooses the steps per call every later one is measured at (its probe calls, three kinds of executors), so
+        once there are later runs they pace the rest."""
+        if not self.run_s:
+            return FIRST_RUN_S
+        return max(self.run_s[1:] or self.run_s)
+
+    def confirm_s(self, contenders: int, factor: float) -> float:
+        """What a head-to-head of ``contenders`` is expected to take, each with ``factor`` times a run's steps: each
+        built and warmed as a run is (a run less its steps), and its steps; before a run's split is known, half a
+        run times the factor each."""
+        run = self.next_run_s()
+        if not self.steps_s:
+            return contenders * run * max(1.0, factor) / 2
+        steps = max(self.steps_s[1:] or self.steps_s)
+        return contenders * (max(run - steps, 0.0) + steps * max(1.0, factor))
 
     def fits(self, seconds: float) -> bool:
         return self.left() - OUTPUTS_S >= seconds
@@ -82,14 +97,13 @@ class Budget:
                 "plan": self.plan}
 
 
-def plan(left_s: float, *, families: int, run_s: float, confirm_factor: float, calibrated: bool) -> dict:
+def plan(left_s: float, *, families: int, run_s: float, confirm_s: float, calibrated: bool) -> dict:
     """What the profiling stage can buy with ``left_s`` seconds, runs of ``run_s`` each: a trustworthy answer is a
     calibrated model, one measured member of each of ``families`` families and a head-to-head of the top two
-    (``CONTENDERS`` runs, each ``confirm_factor`` times a run's steps, built and warmed as runs are). Returns the
+    (``confirm_s``: :meth:`Budget.confirm_s` of ``CONTENDERS``). Returns the
     seconds it needs (``least_s``), the family runs and whether the head-to-head fit, and a line saying so; below
     the least, the line says what the budget buys instead: the head-to-head of two first runs, where it fits, before
     more families."""
-    confirm_s = CONTENDERS * run_s * max(1.0, confirm_factor) / 2
     least = families * run_s + confirm_s + OUTPUTS_S
     room = max(0.0, left_s - OUTPUTS_S)
     head_to_head = room >= confirm_s + CONTENDERS * run_s  # before more families: two runs and their comparison

@@ -20,7 +20,7 @@ from autotune.tuner._journal import Journal
 from autotune.tuner._loop import POOL, ClosedLoop
 from autotune.tuner._output import write_outputs
 from autotune.tuner import _anchored
-from autotune.tuner._budget import SIMULATED_SHARE, Budget, plan
+from autotune.tuner._budget import CONTENDERS, SIMULATED_SHARE, Budget, plan
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
 from autotune.tuner._simplify import simplify
 from autotune.tuner._stage import ProfilingStage
@@ -381,8 +381,9 @@ def _planned(setup: _Setup, to_profile: list[Candidate]) -> list[Candidate]:
     falls short of a trustworthy answer), and the first round in the order that buys it: the model's two best
     guesses, then each family's representative, then the rest, so that a short budget cuts the rest first."""
     cfg = setup.cfg
-    p = plan(setup.budget.left(), families=len(setup.families), run_s=setup.budget.next_run_s(),
-             confirm_factor=(cfg.confirm_steps or cfg.steps) / max(cfg.steps, 1), calibrated=setup.calibrated)
+    b = setup.budget
+    p = plan(b.left(), families=len(setup.families), run_s=b.next_run_s(), calibrated=setup.calibrated,
+             confirm_s=b.confirm_s(CONTENDERS, (cfg.confirm_steps or cfg.steps) / max(cfg.steps, 1)))
     setup.budget.plan = p
     setup.say(p["line"])
     if p["family_runs"] < p["families"] or not p["head_to_head"]:

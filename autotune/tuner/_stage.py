@@ -71,8 +71,7 @@ class ProfilingStage:
     def _confirm_s_estimate(self) -> float:
         """What the head-to-head is expected to take: each contender built and warmed as a run is, and its steps."""
         n = confirm_reserve(self.cfg)
-        return n * self.budget.next_run_s() * max(1.0, self.cfg.confirm_steps / max(self.cfg.steps, 1)) / 2 if n \
-            else 0.0
+        return self.budget.confirm_s(n, self.cfg.confirm_steps / max(self.cfg.steps, 1)) if n else 0.0
 
     def adopt(self, found) -> list:
         """Take each ``(candidate, measurement)`` of ``found`` (the calibration's anchor steps,
@@ -85,6 +84,8 @@ class ProfilingStage:
                 continue
             self._settle(c, measured=m)
             self._record(c, "profiled")
+            if m.phases_s:
+                self.budget.steps_s.append(m.phases_s.get("warmup", 0.0) + m.phases_s.get("timed", 0.0))
         if found:
             self.progress.say(f"measured by the calibration, not profiled again: "
                               f"{', '.join(c.label for c, _m in found)}")
@@ -138,6 +139,8 @@ class ProfilingStage:
         self.runs += 1
         try:
             profiler = self.lazy.get()  # a cluster that cannot start ends the stage: every candidate would fail
+            # the cluster's start is not the run's: the budget paces the runs after it by what they cost
+            started = time.monotonic()
             ahead = getattr(profiler, "build_ahead", None)
             if ahead is not None:
                 ahead(*[x.strategy for x in (c, then) if x is not None])
@@ -152,6 +155,8 @@ class ProfilingStage:
                 return
             self._settle(c, measured=m)
             self._record(c, "profiled")
+            if m.phases_s:
+                self.budget.steps_s.append(m.phases_s.get("warmup", 0.0) + m.phases_s.get("timed", 0.0))
             if self.cfg.verbose and m.phases_s:
                 self.progress.say(f"{c.label} profiled in {split_line(m.phases_s)}")
         finally:

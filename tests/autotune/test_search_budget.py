@@ -17,11 +17,22 @@ from test_search_loop import MODEL, SPEC, _TruthProfiler
     (OUTPUTS_S + 25.0, 2, False),  # shorter still: the first runs decide
 ])
 def test_the_plan_says_what_the_budget_buys(left_s, family_runs, head_to_head):
-    p = plan(left_s, families=5, run_s=10.0, confirm_factor=3.0, calibrated=True)
+    p = plan(left_s, families=5, run_s=10.0, confirm_s=2 * 10.0 * 3 / 2, calibrated=True)
     assert p["least_s"] == pytest.approx(OUTPUTS_S + 5 * 10.0 + 30.0)
     assert (p["family_runs"], p["head_to_head"]) == (family_runs, head_to_head)
     assert p["line"].startswith("below") == (family_runs < 5 or not head_to_head)
     assert ("no head-to-head" in p["line"]) == (not head_to_head)
+
+
+def test_a_head_to_head_is_estimated_from_the_runs_overhead_and_steps():
+    from autotune.tuner._budget import Budget
+
+    b = Budget(600.0)
+    assert b.confirm_s(2, 3.0) == pytest.approx(2 * 20.0 * 3 / 2)  # no run yet: half the first run's guess x 3
+    b.run_s += [30.0, 8.0, 6.0]  # the first run chose the steps per call for all: the later ones pace the rest
+    b.steps_s += [2.0, 2.0, 1.5]
+    assert b.next_run_s() == 8.0
+    assert b.confirm_s(2, 3.0) == pytest.approx(2 * ((8.0 - 2.0) + 2.0 * 3.0))
 
 
 def test_a_budgeted_search_plans_its_first_round_families_first(tmp_path, cache_dir):
