@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from autotune.tuner._families import bounds_hold
 from autotune.tuner._types import Candidate
 from simulator import Scorer, apply_residual, fit_residual, kendall_tau, mape
 from space.anchors import anchor_strategies
@@ -229,8 +230,10 @@ class ClosedLoop:
         model = self.choose_model(measured)
         done = {c.strategy_hash for c in candidates if c.measured is not None or c.error or c.skipped}
         best = min(c.measured.median_s for c in measured)
-        # a lower bound at or above the best step rules a candidate out, whatever the model's uncertainty
-        pool = [c for c in self.pool if c.strategy_hash not in done and not c.lower_bound_s >= best]
+        # a lower bound at or above the best step rules a candidate out, whatever the model's uncertainty, where the
+        # bounds hold on this cluster (_families.bounds_hold)
+        bounded = bounds_hold(measured)
+        pool = [c for c in self.pool if c.strategy_hash not in done and not (bounded and c.lower_bound_s >= best)]
         if not pool:
             last.stop = "every candidate of the pool is measured"
             return []

@@ -12,7 +12,7 @@ import time
 
 from autotune.tuner import _study
 from autotune.tuner._budget import Budget
-from autotune.tuner._families import ruled_out
+from autotune.tuner._families import bounds_hold, ruled_out
 from autotune.tuner._measurement import Measurement, confirm_reserve, contenders, measured_in, median_se, pooled
 from autotune.tuner._profiler import ClusterProfiler, LazyProfiler
 from runners.profile import split_line
@@ -104,7 +104,7 @@ class ProfilingStage:
         try:
             for i, c in enumerate(todo):
                 best = min((x.measured.median_s for x in everything if x.measured is not None), default=None)
-                why = ruled_out(c, best)
+                why = ruled_out(c, best) if bounds_hold(everything) else ""
                 if why:
                     self._settle(c, skipped=why)
                     self.progress.say(f"{c.label} not profiled: {why}")
