@@ -15,7 +15,11 @@ The best builder is the fastest of a dozen noisy measurements, so it is biased l
 also picks the best builder on the odd-numbered repeats and compares it with the winner on the even-numbered ones
 (`held_out_*`). Everything goes under --out (default runs/bench-search_quality, which git ignores).
 `--judge-only` re-measures the winners of an earlier run in the same --out (say with more
---repeats and --steps) without calibrating or searching again.
+--repeats and --steps) without calibrating or searching again. After each search it prints where the search's wall
+time went, stage by stage, and each profiling run's split (graph, session, executors, warm-up, steps-per-call
+choice, timed steps, close; ``summary.json``'s ``profiling_split``) with the machine's load average.
+
+    python benchmarks/search_quality.py --quick               # mlp on the loopback cluster, no judging: <= 3 min
 
 Targets: winner <= best builder on every model, <= 0.85x on the embedding model; <= 10 profiling
 runs; a search on a bundled example <= 5 min. The embedding models are `dlrm` (tables plus a 0.8 MB dense
@@ -104,6 +108,10 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
         rounds = result.rounds
         profiled, bound_s = result.profiled, result.lower_bound_s
         label, is_builder = result.winner.label, bool(result.winner.builders)
+    print_splits(name, json.loads((out / f"search-{name}" / "summary.json").read_text()))
+    if args.quick:  # the search's own cost only: judging it against every builder takes minutes
+        return {"model": name, "winner": label, "profiling_runs": profiled, "search_wall_s": search_s,
+                **_overheads(json.loads((out / f"search-{name}" / "summary.json").read_text()))}
     from space.strategy import Strategy
 
     files = distinct_builders(model, spec, out / f"builders-{name}")
@@ -142,9 +150,41 @@ def run_model(model: str, spec: str, out: pathlib.Path, args) -> dict:
                 "winner": label + (f" (= {same[0]})" if same and not is_builder else ""), "table": table})
     summary = json.loads((out / f"search-{name}" / "summary.json").read_text())
     row.update({k: round(v, 1) for k, v in (summary.get("timing") or {}).items()})  # "<stage>_s"
+    row.update(_overheads(summary))
     if args.train_runs:
         row.update(trained_vs_searched(model, spec, out / f"search-{name}", args))
     return row
+
+
+PHASES = ("graph", "session", "executors", "ahead", "warmup", "steps_per_call", "timed", "close", "total", "overhead")
+
+
+def _overheads(summary: dict) -> dict:
+    """The profiling runs' overhead beyond their warm and timed steps: median and worst, seconds."""
+    over = [s["overhead"] for s in summary.get("profiling_split") or [] if "overhead" in s]
+    return {"overhead_median_s": round(statistics.median(over), 2) if over else None,
+            "overhead_max_s": round(max(over), 2) if over else None}
+
+
+def print_splits(name: str, summary: dict) -> None:
+    """Where one search's wall time went: by stage, then each profiling run by phase (seconds), with the load."""
+    import os
+
+    from space import format_table
+
+    timing = summary.get("timing") or {}
+    print(f"\n{name}: the search's wall time by stage (load average {os.getloadavg()[0]:.1f}, "
+          f"numbers under that load)", flush=True)
+    print(format_table([{k: f"{v:.1f}" for k, v in timing.items()}]), flush=True)
+    split = summary.get("profiling_split") or []
+    if split:
+        print(f"\n{name}: each profiling run by phase (s); overhead = total less warm-up and timed steps", flush=True)
+        print(format_table([{"strategy": s["strategy"], **{k: f"{s.get(k, 0.0):.2f}" for k in PHASES}}
+                            for s in split]), flush=True)
+    if summary.get("from_calibration"):
+        print(f"measured by the calibration, not profiled again: {', '.join(summary['from_calibration'])}")
+    if summary.get("confidence"):
+        print(summary["confidence"], flush=True)
 
 
 def trained_vs_searched(model: str, spec: str, out: pathlib.Path, args) -> dict:
@@ -221,7 +261,14 @@ def main() -> int:
                    help="reuse the searches already in --out: only measure their winners against the builders")
     p.add_argument("--out", default=str(ROOT / "runs" / "bench-search_quality"),
                    help="where the searches, the builders' strategies and results.jsonl go (runs/bench-search_quality)")
+    p.add_argument("--quick", action="store_true",
+                   help="mlp on the loopback cluster (examples/clusters/localhost.yml), a small search on the spec's "
+                        "nominal values, no judging and no training: the splits in under 3 minutes")
     args = p.parse_args()
+    if args.quick:
+        args.spec = args.spec or str(ROOT / "examples" / "clusters" / "localhost.yml")
+        args.models = "mlp" if args.models == p.get_default("models") else args.models
+        args.trials, args.top_k, args.calibration, args.train_runs = 60, 2, "none", 0
     try:
         models = model_files(args.models)
     except ValueError as e:
@@ -234,9 +281,10 @@ def main() -> int:
         for m in models:
             r = run_model(str(m), spec, out, args)
             rows.append(r)  # each model's result is printed and kept as it finishes: a later failure loses nothing
-            print(f"\n{r['model']}: every builder and the winner, interleaved ({args.repeats} repeats x "
-                  f"{args.steps} steps)", flush=True)
-            print(r["table"].to_string(index=False), flush=True)
+            if "table" in r:
+                print(f"\n{r['model']}: every builder and the winner, interleaved ({args.repeats} repeats x "
+                      f"{args.steps} steps)", flush=True)
+                print(r["table"].to_string(index=False), flush=True)
             with open(out / "results.jsonl", "a") as fh:
                 fh.write(json.dumps({k: v for k, v in r.items() if k != "table"}) + "\n")
     from space import format_table

@@ -7,6 +7,7 @@ load, trace, validate, start the servers, profile once, stop them.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import statistics
 import time
@@ -16,7 +17,7 @@ from runners._peak_memory import PeakWatch
 from runners._step_stats import TraceSummary
 from runners._trace import trace_job
 from runners.cluster import start_cluster
-from runners.transform import TrainingJob, closed_together, graphs_ahead
+from runners.transform import TrainingJob, closed_together, graphs_ahead, job_graph
 from space.cluster import load_cluster
 from space.errors import BadInput
 from space.model import inventory_from_trace, trace_step
@@ -45,6 +46,7 @@ class ProfileResult:
     trace: TraceSummary | None = None  # the traced steps after the timed ones, where asked for (runners._trace)
     trace_s: float = 0.0  # seconds spent tracing and writing the trace
     peak_memory: dict = dataclasses.field(default_factory=dict)  # node -> runners._peak_memory.TaskPeak's data
+    phases_s: dict = dataclasses.field(default_factory=dict)  # the run's wall time by phase (PhaseClock.split)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -61,6 +63,17 @@ class ProfileResult:
 
     def _samples(self) -> str:
         return "steps" if self.steps_per_call == 1 else f"calls of {self.steps_per_call} steps"
+
+
+PHASES = ("graph", "session", "executors", "ahead", "warmup", "steps_per_call", "timed", "close")
+
+
+def split_line(phases: dict) -> str:
+    """A profiling run's :meth:`PhaseClock.split` in one line: the total, each phase, and the overhead."""
+    parts = [f"{p} {phases[p]:.2f}" for p in PHASES if p in phases]
+    calls = ", ".join(f"{k} {v:.2f}" for k, v in phases.get("executors_by_call", {}).items())
+    return (f"{phases.get('total', 0.0):.2f} s = " + " + ".join(parts) + (f" (executors: {calls})" if calls else "")
+            + f"; overhead beyond the steps {phases.get('overhead', 0.0):.2f} s")
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -81,16 +94,16 @@ MIN_SAMPLES = 5
 
 
 def settle_steps_per_call(job, warm: list[float], samples: int, steps_per_call: int | None = None) -> int:
-    """Set the steps per call of ``job`` (a ``TrainingJob`` past its warm-up one-step calls, ``warm`` their seconds)
-    before it is timed for ``samples`` calls, and return it: ``steps_per_call`` where given; else chosen
-    (``TrainingJob.choose_steps_per_call``, at most ``TrainingJob.MAX_STEPS_PER_CALL``, as training chooses) where
-    ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
+    """Set the steps per call of ``job`` (a ``TrainingJob`` past its warm-up, ``warm`` its warm calls' seconds:
+    :func:`warm_calls`) before it is timed for ``samples`` calls, and return it: ``steps_per_call`` where given;
+    else chosen (``TrainingJob.choose_steps_per_call``, at most ``TrainingJob.MAX_STEPS_PER_CALL``, as training
+    chooses) where ``samples >= CHOOSE_MIN_STEPS`` and a warm-up ran; else 1.
     Above 1, runs the first call of that many steps where none ran yet, which builds its executors on the servers.
     What ``profile`` and ``calibrate`` time is so one step as training runs it."""
     if steps_per_call is not None:
         k = job.set_steps_per_call(steps_per_call)
     elif samples >= CHOOSE_MIN_STEPS and warm:
-        k = job.choose_steps_per_call(statistics.median(warm[1:] or warm))
+        k = job.choose_steps_per_call(statistics.median(warm))
     else:
         k = job.set_steps_per_call(1)
     if k > 1 and k not in job.built_calls:
@@ -109,9 +122,11 @@ def copies_ahead(samples: int, steps_per_call: int | None = None) -> int:
 def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int = 5,
                      step_timeout_s: float = 120.0, steps_per_call: int | None = None,
                      on_build: Callable[[str], None] | None = None, within_s: float | None = None,
+                     graph=None, settled: Callable[[], None] | None = None,
                      trace_dir: str | None = None) -> ProfileResult:
     """Run ``warmup`` one-step calls of ``strategy`` on ``cluster``, then time ``steps`` calls of ``steps_per_call``
-    steps each: each sample is a call's seconds over its steps.
+    steps each: each sample is a call's seconds over its steps. The result's ``phases_s`` splits the run's wall
+    time (:class:`PhaseClock`).
 
     Args:
         traced: ``space.model.trace_step(model_path)`` (trace once per search; it is not modified).
@@ -124,25 +139,48 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         on_build: told every few seconds while the servers build a call's executors (``TrainingJob``).
         within_s: time fewer samples where ``steps`` of them would take longer than this, as the warm-up's steps
             tell (:func:`samples_within`); ``None`` times ``steps``.
+        graph: the job's graph built ahead (a future of :func:`runners.transform.job_graph` of this strategy, or the
+            graph itself, with :func:`copies_ahead` copies), so that its build overlaps another run; default: built
+            here.
+        settled: called once the servers built the executors of the job's first call, before the warm calls:
+            a caller building another graph meanwhile (:func:`runners.transform.graphs_ahead`) waits for it here,
+            so that the steps timed have the driver to themselves.
         trace_dir: after the timed samples, trace a few steps on every task and write their Chrome trace and
-            summary there (:func:`runners._trace.trace_job`); ``None`` traces nothing.
+            summary there (:func:`runners._trace.trace_job`); ``None`` traces nothing. Tracing is outside the
+            phases' clock: its seconds are the result's ``trace_s``.
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """
     if steps < 1 or warmup < 0 or (steps_per_call is not None and steps_per_call < 1):
         raise BadInput(f"`steps >= 1, warmup >= 0 and steps_per_call >= 1` must hold, but got ({steps=}, {warmup=}, "
                        f"{steps_per_call=})")
+    clock = PhaseClock()
     watch = PeakWatch.begin(cluster)
-    with TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build) as job:
+    with clock.phase("graph"):
+        graph = job_graph(traced, strategy, cluster, copies=copies_ahead(steps, steps_per_call)) if graph is None \
+            else graph.result() if hasattr(graph, "result") else graph
+    with clock.phase("session"):
+        job = TrainingJob(traced, strategy, cluster, step_timeout_s=step_timeout_s, on_build=on_build, graph=graph)
+    with job:
         watch.split()
         losses: list[float] = []
-        steps = samples_within(steps, warm_up(job, warmup, steps, steps_per_call), within_s)
-        k = job.steps_per_call
-        times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
+        with clock.phase("warmup", job):
+            warm = warm_calls(job, warmup, steps_per_call, None if settled is None else clock.charged("ahead", settled))
+        with clock.phase("steps_per_call", job):
+            k = settle_steps_per_call(job, warm, steps, steps_per_call)
+        steps = samples_within(steps, k * statistics.median(warm) if warm else 0.0, within_s)
+        with clock.phase("timed", job):
+            times = job.run(steps * k, on_step=lambda _s, _dt, loss: losses.append(loss))[::k]
         if job.graph.mode == "threads":  # each tower timed its own steps; one "step" = one step of every tower
             times = times[-steps * job.graph.num_towers:]
         result = dataclasses.replace(_result(strategy, job, times, steps, warmup, losses), peak_memory=watch.read())
-        return with_trace(result, job, trace_dir) if trace_dir else result
+        clock.end()
+        if trace_dir:
+            result = with_trace(result, job, trace_dir)
+        clock.begin("close")
+    clock.end()
+    result.phases_s = clock.split()
+    return result
 
 
 def with_trace(result: ProfileResult, job, trace_dir: str) -> ProfileResult:
@@ -150,6 +188,65 @@ def with_trace(result: ProfileResult, job, trace_dir: str) -> ProfileResult:
     t0 = time.perf_counter()
     summary = trace_job(job, trace_dir, result.strategy_id)
     return dataclasses.replace(result, trace=summary, trace_s=time.perf_counter() - t0)
+
+
+class PhaseClock:
+    """The wall time of a profiling run, phase by phase: ``graph`` (the job's graph built in the driver),
+    ``session`` (the session created and the variables initialized on the servers), ``executors`` (the first call
+    of each kind, which builds its executors on the servers: one per steps-per-call variant, the no-op probe),
+    ``warmup`` (the warm calls), ``steps_per_call`` (its choice: probe calls), ``timed`` (the samples),
+    ``close`` (the trial's variables freed), and ``ahead`` (waiting, before the warm steps, for another graph a
+    caller builds meanwhile). A phase's first calls count as ``executors``, not as the phase."""
+
+    def __init__(self) -> None:
+        self._s: dict[str, float] = {}
+        self._open: tuple[str, float, object] | None = None
+        self._variants: dict[str, float] = {}
+        self._moved = 0.0  # seconds of the open phase charged to another (charged)
+
+    @contextlib.contextmanager
+    def phase(self, name: str, job=None):
+        self.begin(name, job)
+        try:
+            yield
+        finally:
+            self.end()
+
+    def begin(self, name: str, job=None) -> None:
+        self.end()
+        self._open = (name, time.perf_counter(), job, set((job.first_calls_s if job else {})))
+
+    def end(self) -> None:
+        if self._open is None:
+            return
+        name, t0, job, before = self._open
+        self._open = None
+        took, self._moved = time.perf_counter() - t0 - self._moved, 0.0
+        new = {k: v for k, v in (job.first_calls_s if job else {}).items() if k not in before}
+        self._variants.update(new)
+        self._s["executors"] = self._s.get("executors", 0.0) + sum(new.values())
+        self._s[name] = self._s.get(name, 0.0) + took - sum(new.values())
+
+    def charged(self, name: str, fn: Callable[[], None]) -> Callable[[], None]:
+        """``fn``, its seconds charged to phase ``name`` instead of the phase it runs in."""
+        def timed() -> None:
+            t0 = time.perf_counter()
+            try:
+                fn()
+            finally:
+                took = time.perf_counter() - t0
+                self._s[name] = self._s.get(name, 0.0) + took
+                self._moved += took
+        return timed
+
+    def split(self) -> dict:
+        """Seconds per phase, ``executors_by_call`` (kind of call -> its first call's seconds), ``total`` and
+        ``overhead``: the total beyond the warm-up's and the timed steps (what the run costs beyond measuring)."""
+        out = {k: round(self._s.get(k, 0.0), 4) for k in PHASES}
+        out["total"] = round(sum(self._s.values()), 4)
+        out["overhead"] = round(out["total"] - self._s.get("timed", 0.0) - self._s.get("warmup", 0.0), 4)
+        out["executors_by_call"] = {k: round(v, 4) for k, v in self._variants.items()}
+        return out
 
 
 def profile_together(traced, strategies, cluster, *, steps: int = 20, warmup: int = 5, rounds: int = 5,
@@ -200,13 +297,28 @@ def samples_within(samples: int, sample_s: float, within_s: float | None) -> int
     return max(min(samples, MIN_SAMPLES), min(samples, int(within_s / sample_s)))
 
 
+def warm_calls(job, warmup: int, steps_per_call: int | None = None,
+               settled: Callable[[], None] | None = None) -> list[float]:
+    """Warm ``job`` up; returns the warm calls' seconds over their steps (the first call, which builds the executors,
+    left out where others follow): ``warmup`` one-step calls or, where the steps per call are given (above 1,
+    lockstep), a first call of that many steps and then such calls for at least ``warmup`` steps. A given length
+    needs no one-step call, whose executors the servers would build for nothing. ``settled()`` runs after the
+    first call (first, without a warm-up)."""
+    k = job.set_steps_per_call(steps_per_call) if warmup and steps_per_call is not None and steps_per_call > 1 else 1
+    first = job.run(k)[::k] if warmup else []
+    if settled is not None:
+        settled()
+    if k > 1:
+        return job.run(-(-warmup // k) * k)[::k]
+    return (job.run(warmup - 1) if warmup > 1 else []) or first
+
+
 def warm_up(job, warmup: int, samples: int, steps_per_call: int | None = None) -> float:
-    """Run ``warmup`` one-step calls of ``job``, then :func:`settle_steps_per_call` for ``samples``; returns the
-    seconds a sample will take by the warm-up (a call of the chosen steps, each a warm one-step call's; the first
-    call builds the executors and is left out), 0 without a warm-up."""
-    warm = job.run(warmup) if warmup else []
+    """:func:`warm_calls`, then :func:`settle_steps_per_call` for ``samples``; returns the seconds a sample will take
+    by the warm-up (a call of the chosen steps, each a warm call's), 0 without a warm-up."""
+    warm = warm_calls(job, warmup, steps_per_call)
     k = settle_steps_per_call(job, warm, samples, steps_per_call)
-    return k * statistics.median(warm[1:] or warm) if warm else 0.0
+    return k * statistics.median(warm) if warm else 0.0
 
 
 def turn_chunks(steps: int, rounds: int) -> list[int]:

@@ -16,6 +16,8 @@ SIMULATED_SHARE = 0.15  # of the time left when the simulated stage starts
 OUTPUTS_S = 8.0  # kept for writing the outputs and their figures (3-6 s on a loaded 2-core machine)
 FIRST_RUN_S = 20.0  # a first profiling run's guess (the cluster's start, the trace, the run), before one is timed
 
+CONTENDERS = 2  # a trustworthy answer's head-to-head: the top two
+
 _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
 
 
@@ -46,6 +48,8 @@ class Budget:
     started: float = dataclasses.field(default_factory=time.monotonic)
     run_s: list = dataclasses.field(default_factory=list)  # wall seconds of each profiling run so far
     notes: list = dataclasses.field(default_factory=list)  # what the budget cut, one line each
+    plan: dict = dataclasses.field(default_factory=dict)  # what the profiling stage was planned to buy (plan())
+    steps_s: list = dataclasses.field(default_factory=list)  # of each run, the seconds of its warm and timed steps
 
     def left(self) -> float:
         """Seconds left (infinite without a budget)."""
@@ -58,8 +62,22 @@ class Budget:
         return None if self.seconds is None else max(0.0, fraction * (self.left() - OUTPUTS_S))
 
     def next_run_s(self) -> float:
-        """What the next profiling run is expected to take: the slowest so far, or a guess before any."""
-        return max(self.run_s) if self.run_s else FIRST_RUN_S
+        """What the next profiling run is expected to take: the slowest so far, or a guess before any. The first run
+        chooses the steps per call every later one is measured at (its probe calls, three kinds of executors), so
+        once there are later runs they pace the rest."""
+        if not self.run_s:
+            return FIRST_RUN_S
+        return max(self.run_s[1:] or self.run_s)
+
+    def confirm_s(self, contenders: int, factor: float) -> float:
+        """What a head-to-head of ``contenders`` is expected to take, each with ``factor`` times a run's steps: each
+        built and warmed as a run is (a run less its steps), and its steps; before a run's split is known, half a
+        run times the factor each."""
+        run = self.next_run_s()
+        if not self.steps_s:
+            return contenders * run * max(1.0, factor) / 2
+        steps = max(self.steps_s[1:] or self.steps_s)
+        return contenders * (max(run - steps, 0.0) + steps * max(1.0, factor))
 
     def fits(self, seconds: float) -> bool:
         return self.left() - OUTPUTS_S >= seconds
@@ -75,4 +93,29 @@ class Budget:
             self.notes.append(line)
 
     def record(self) -> dict:
-        return {"budget_s": self.seconds, "used_s": round(time.monotonic() - self.started, 2), "cut": self.notes}
+        return {"budget_s": self.seconds, "used_s": round(time.monotonic() - self.started, 2), "cut": self.notes,
+                "plan": self.plan}
+
+
+def plan(left_s: float, *, families: int, run_s: float, confirm_s: float, calibrated: bool) -> dict:
+    """What the profiling stage can buy with ``left_s`` seconds, runs of ``run_s`` each: a trustworthy answer is a
+    calibrated model, one measured member of each of ``families`` families and a head-to-head of the top two
+    (``confirm_s``: :meth:`Budget.confirm_s` of ``CONTENDERS``). Returns the
+    seconds it needs (``least_s``), the family runs and whether the head-to-head fit, and a line saying so; below
+    the least, the line says what the budget buys instead: the head-to-head of two first runs, where it fits, before
+    more families."""
+    least = families * run_s + confirm_s + OUTPUTS_S
+    room = max(0.0, left_s - OUTPUTS_S)
+    head_to_head = room >= confirm_s + CONTENDERS * run_s  # before more families: two runs and their comparison
+    runs = int((room - (confirm_s if head_to_head else 0.0)) // run_s) if run_s > 0 else families
+    measured = min(families, runs)
+    uncalibrated = "" if calibrated else "; uncalibrated: predictions use the spec's nominal values"
+    if measured >= families and head_to_head:
+        line = (f"the budget's {left_s:.0f} s left buy a measured member of each of the {families} families "
+                f"(~{run_s:.0f} s a run) and a head-to-head of the top two (~{confirm_s:.0f} s){uncalibrated}")
+    else:
+        line = (f"below the ~{least:.0f} s a trustworthy answer needs (every family measured, a head-to-head of the "
+                f"top two), the {left_s:.0f} s left buy {measured} of the {families} families' runs"
+                f"{'' if head_to_head else ' and no head-to-head: the first runs decide'}{uncalibrated}")
+    return {"left_s": round(left_s, 1), "least_s": round(least, 1), "family_runs": measured, "families": families,
+            "head_to_head": head_to_head, "calibrated": calibrated, "line": line}

@@ -94,6 +94,14 @@ def lines(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def bounds_hold(measured: Iterable[Candidate]) -> bool:
+    """Whether the lower bounds are bounds on this cluster: no measured step fell below its own. A cost model on the
+    spec's nominal values (no calibration) can put a strategy's floor above what it measures; such a floor rules
+    nothing out."""
+    return all(c.measured.median_s >= c.lower_bound_s for c in measured
+               if c.measured is not None and c.lower_bound_s and c.measured.median_s > 0)
+
+
 def ruled_out(c: Candidate, best_measured_s: float | None) -> str:
     """Why ``c`` need not run: its lower bound cannot beat ``best_measured_s`` (else "")."""
     if best_measured_s is None or not c.lower_bound_s or c.lower_bound_s < best_measured_s:

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from autotune.tuner._families import bounds_hold
 from autotune.tuner._types import Candidate
 from simulator import Scorer, apply_residual, fit_residual, kendall_tau, mape
 from space.anchors import anchor_strategies
@@ -56,15 +57,24 @@ class Round:
     sigma: list[float]  # their relative error estimates (round 1: none, 0)
     residual: dict[str, float] | None  # the correction that model used (round 1: the calibration's)
     stop: str = ""  # why no round followed this one ("" while one may)
+    model: str = "calibrated"  # which model chose them: "refit" or "calibrated" (ModelChoice)
+    refit_s: list[float] = dataclasses.field(default_factory=list)  # the refit's predictions (none: no refit yet)
+    choice: str = ""  # why that model: the leave-one-out errors compared
 
     def stats(self) -> dict[str, Any]:
         """Predicted vs measured for the candidates of this round that were measured."""
-        pairs = [(p, c.measured.median_s, s) for c, p, s in zip(self.chosen, self.predicted_s, self.sigma)
+        refit = self.refit_s or [math.nan] * len(self.chosen)
+        pairs = [(p, c.measured.median_s, c.predicted_s, r) for c, p, r in zip(self.chosen, self.predicted_s, refit)
                  if c.measured is not None and c.measured.median_s > 0]
-        out: dict[str, Any] = {"round": self.index, "chosen": [c.label for c in self.chosen], "measured": len(pairs)}
+        out: dict[str, Any] = {"round": self.index, "chosen": [c.label for c in self.chosen], "measured": len(pairs),
+                               "model": self.model}
+        if self.choice:
+            out["choice"] = self.choice
         if pairs:
-            p, m, _ = map(list, zip(*pairs))
+            p, m, cal, r = map(list, zip(*pairs))
             out["mape"] = mape(p, m)
+            out["mape_calibrated"] = mape(cal, m) if all(map(math.isfinite, cal)) else None
+            out["mape_refit"] = mape(r, m) if self.refit_s else None
             tau = kendall_tau(p, m) if len(pairs) >= 2 else float("nan")
             out["kendall_tau"] = None if math.isnan(tau) else tau  # none with one candidate or all tied
             out["predicted_ms"] = [round(x * 1e3, 3) for x in p]
@@ -75,6 +85,28 @@ class Round:
         if self.stop:
             out["stop"] = self.stop
         return out
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelChoice:
+    """The model that predicts a round: the refit, used only where it earns its place, or the calibrated one."""
+
+    name: str  # "refit" | "calibrated"
+    residual: dict[str, float] | None  # the correction it applies (the calibrated model: the calibration's)
+    refit: dict[str, float]  # the refit's correction, used or not
+    error: float  # its relative error estimate (s in the module's docstring)
+    loo: float | None  # the refit's leave-one-out error (None: fewer than three measured)
+    calibrated: float | None  # the calibrated model's error on the same measurements (None: fewer than three)
+
+    def line(self) -> str:
+        """What was compared and which model won, in words."""
+        if self.loo is None:
+            return "kept the calibrated model: too few measurements for the refit's leave-one-out error"
+        against = "" if self.calibrated is None else f" vs the calibrated model's {self.calibrated:.1%}"
+        if self.name == "refit":
+            return f"refitted: leave-one-out error {self.loo:.1%}{against}"
+        return (f"kept the calibrated model: the refit's leave-one-out error {self.loo:.1%} does not beat the "
+                f"calibrated model's {self.calibrated:.1%}")
 
 
 class ClosedLoop:
@@ -138,26 +170,53 @@ class ClosedLoop:
         return float(min(self._weights[self.signature(m) != mine].sum() for m in measured))
 
     # ---- the refit ---------------------------------------------------------------------------------------------
-    def refit(self, measured: list[Candidate]) -> tuple[dict[str, float], float]:
-        """(the correction fitted on ``measured`` and the anchors, its leave-one-out relative error on ``measured``)."""
+    def refit(self, measured: list[Candidate]) -> tuple[dict[str, float], float | None]:
+        """(the correction fitted on ``measured`` and the anchors, its leave-one-out relative error on ``measured``;
+        None with fewer than three: too few to tell)."""
         own = [(self.features(c), c.measured.median_s) for c in measured]
         data = own + self.anchors
         X = np.array([f for f, _ in data], float)
         y = np.array([t for _, t in data], float)
         residual = fit_residual(X, y, RIDGE, PENALTY, per_column=True, nonnegative=True)
         if len(own) < 3:
-            return residual, PRIOR_ERROR
+            return residual, None
         errors = []
         for i in range(len(own)):  # leave each of this study's measurements out in turn
             keep = np.arange(len(data)) != i
             r = fit_residual(X[keep], y[keep], RIDGE, PENALTY, per_column=True,
                              nonnegative=True)
             errors.append(float(apply_residual(X[i:i + 1], r)[0]) / y[i] - 1.0)
-        return residual, max(MIN_ERROR, float(np.sqrt(np.mean(np.square(errors)))))
+        return residual, float(np.sqrt(np.mean(np.square(errors))))
+
+    def choose_model(self, measured: list[Candidate]) -> ModelChoice:
+        """The refit where its leave-one-out error on ``measured`` beats the calibrated model's error there (the
+        simulated stage's predictions, which saw none of them), else the calibrated model."""
+        residual, loo = self.refit(measured)
+        pairs = [(c.predicted_s, c.measured.median_s) for c in measured if math.isfinite(c.predicted_s)]
+        calibrated = float(np.sqrt(np.mean([(p / m - 1.0) ** 2 for p, m in pairs]))) if len(pairs) >= 3 else None
+        if loo is not None and (calibrated is None or loo < calibrated):
+            return ModelChoice("refit", residual, residual, max(MIN_ERROR, loo), loo, calibrated)
+        error = PRIOR_ERROR if calibrated is None else max(MIN_ERROR, calibrated)
+        return ModelChoice("calibrated", self.prior, residual, error, loo, calibrated)
+
+    def predict(self, cands: list[Candidate], model: ModelChoice) -> np.ndarray:
+        """Step times of ``cands`` by ``model``: the refit's correction, or the simulated stage's predictions."""
+        if model.name == "refit":
+            return apply_residual(np.array([self.features(c) for c in cands], float), model.residual)
+        return np.array([c.predicted_s for c in cands], float)
 
     def first(self, chosen: list[Candidate]) -> None:
         """Record the first round: the simulated stage's choice and predictions."""
         self.rounds.append(Round(1, list(chosen), [c.predicted_s for c in chosen], [0.0] * len(chosen), self.prior))
+
+    def also_first(self, more: list[Candidate]) -> None:
+        """Count ``more`` (measured elsewhere: the calibration's anchor steps) among the first round's."""
+        first = self.rounds[0]
+        for c in more:
+            if all(c is not x for x in first.chosen):
+                first.chosen.append(c)
+                first.predicted_s.append(c.predicted_s)
+                first.sigma.append(0.0)
 
     def next_round(self, candidates: list[Candidate], left: int) -> list[Candidate]:
         """The next round's candidates (at most ``left`` and ``round_size``), or none: the loop is done."""
@@ -168,30 +227,35 @@ class ClosedLoop:
         if left <= 0 or self.round_size <= 0:
             last.stop = "the profiling budget is spent" if left <= 0 else "no rounds after the first (--round-size 0)"
             return []
-        residual, s = self.refit(measured)
+        model = self.choose_model(measured)
         done = {c.strategy_hash for c in candidates if c.measured is not None or c.error or c.skipped}
         best = min(c.measured.median_s for c in measured)
-        # a lower bound at or above the best step rules a candidate out, whatever the model's uncertainty
-        pool = [c for c in self.pool if c.strategy_hash not in done and not c.lower_bound_s >= best]
+        # a lower bound at or above the best step rules a candidate out, whatever the model's uncertainty, where the
+        # bounds hold on this cluster (_families.bounds_hold)
+        bounded = bounds_hold(measured)
+        pool = [c for c in self.pool if c.strategy_hash not in done and not (bounded and c.lower_bound_s >= best)]
         if not pool:
             last.stop = "every candidate of the pool is measured"
             return []
-        predicted = apply_residual(np.array([self.features(c) for c in pool], float), residual)
-        sigma = np.array([math.hypot(s, UNSEEN_ERROR * self.distance(c, measured)) for c in pool])
+        predicted = self.predict(pool, model)
+        sigma = np.array([math.hypot(model.error, UNSEEN_ERROR * self.distance(c, measured)) for c in pool])
         gain = expected_improvement(predicted, sigma, best)
         order = np.argsort(-gain, kind="stable")
         take = [int(i) for i in order[:min(left, self.round_size)] if gain[i] >= MIN_GAIN * best]
         if not take:
-            refit_best = min(measured, key=lambda c: float(apply_residual(np.array([self.features(c)]), residual)[0]))
+            model_best = min(measured, key=lambda c: float(self.predict([c], model)[0]))
             i = int(np.argmin(predicted))
             last.stop = (f"no candidate can beat the best measured ({best * 1e3:.2f} ms) by {MIN_GAIN:.0%} within "
-                         f"its uncertainty; refitted best unmeasured: {pool[i].label} "
-                         f"{predicted[i] * 1e3:.2f} ms +- {sigma[i]:.0%}, refitted best measured: {refit_best.label}")
+                         f"its uncertainty; {model.name} best unmeasured: {pool[i].label} "
+                         f"{predicted[i] * 1e3:.2f} ms +- {sigma[i]:.0%}, {model.name} best measured: "
+                         f"{model_best.label}")
             return []
         chosen = [pool[i] for i in take]
+        refit_s = apply_residual(np.array([self.features(c) for c in chosen], float), model.refit).tolist()
         self.rounds.append(Round(len(self.rounds) + 1, chosen, [float(predicted[i]) for i in take],
-                                 [float(sigma[i]) for i in take], residual))
-        self.say(f"round {len(self.rounds)}: refitted on {len(measured)} measured (leave-one-out error {s:.1%}); "
+                                 [float(sigma[i]) for i in take], model.residual, model=model.name,
+                                 refit_s=refit_s, choice=model.line()))
+        self.say(f"round {len(self.rounds)}: {model.line()} (on {len(measured)} measured); "
                  + ", ".join(f"{c.label} {predicted[i] * 1e3:.2f} ms +- {sigma[i]:.0%}" for c, i in zip(chosen, take)))
         return chosen
 
@@ -223,9 +287,11 @@ def round_lines(records: list[dict[str, Any]]) -> list[str]:
     for r in records:
         line = f"round {r['round']}: {r['measured']} measured"
         if r.get("mape") is not None:
-            line += f", predicted within {r['mape']:.1%} MAPE"
+            line += f", predicted within {r['mape']:.1%} MAPE by the {r.get('model', 'calibrated')} model"
             if r.get("kendall_tau") is not None:
                 line += f" (Kendall tau {r['kendall_tau']:.2f})"
+            both = [f"{k} {r[f'mape_{k}']:.1%}" for k in ("calibrated", "refit") if r.get(f"mape_{k}") is not None]
+            line += f"; MAPE {', '.join(both)}" if both else ""
         if r.get("stop"):
             line += f"; stopped: {r['stop']}"
         lines.append(line)

@@ -38,11 +38,15 @@ class Measurement:
     head_to_head_s: float = 0.0  # median in the confirmation's head-to-head comparison (0: not confirmed)
     head_to_head_se_s: float = 0.0  # standard error of that median, from its steps' spread (0: unknown)
     steps_per_call: int = 0  # the steps per call it was measured at, which training of it runs (0: unknown)
+    # its first run's wall time by phase (runners.profile.PhaseClock.split; empty: not split)
+    phases_s: dict = dataclasses.field(default_factory=dict, compare=False)
+    source: str = ""  # where it was measured when not by a profiling run here ("calibration: <anchor>")
 
 
 def pooled(a: Measurement, b: Measurement) -> Measurement:
     """Two measurements of one strategy as one: the quantiles of every timed step when both kept their steps,
-    else the run-weighted mean of the medians (and the wider spread)."""
+    else the run-weighted mean of the medians (and the wider spread); the steps per call of the first that recorded
+    one (a calibration's anchor step records none: its head-to-head's are what training of it runs)."""
     runs = a.runs + b.runs
     if a.step_times_s and b.step_times_s:
         times = np.asarray(a.step_times_s + b.step_times_s)
@@ -52,7 +56,7 @@ def pooled(a: Measurement, b: Measurement) -> Measurement:
         p10, p90 = min(a.p10_s, b.p10_s), max(a.p90_s, b.p90_s)
     examples = a.examples_per_s * a.median_s / median if median > 0 else a.examples_per_s  # global batch / step
     return Measurement(median, p10, p90, examples, a.bytes_per_step, a.step_times_s + b.step_times_s, runs,
-                       steps_per_call=a.steps_per_call)
+                       steps_per_call=a.steps_per_call or b.steps_per_call, phases_s=a.phases_s, source=a.source)
 
 
 def measurement_of(attrs: dict) -> Measurement:
@@ -60,7 +64,7 @@ def measurement_of(attrs: dict) -> Measurement:
     return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
                        attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
                        attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0),
-                       attrs.get("steps_per_call", 0))
+                       attrs.get("steps_per_call", 0), dict(attrs.get("phases_s") or {}), attrs.get("source", ""))
 
 
 def measured_in(study) -> dict[str, Measurement]:
@@ -127,6 +131,32 @@ def decide(measured: list, within: float, run_noise: float = 0.0):
                          f"faster head to head, within the comparison's noise ({NOISE_Z:g} standard errors: "
                          f"{margin / b.head_to_head_s:.1%})")
     return winner, ""
+
+
+def confidence(measured: list, winner, run_noise: float = 0.0) -> str:
+    """How sure the pick is, in one line: the winner against the runner-up (the fastest other measured candidate,
+    compared head to head where both were), their difference against its noise (``NOISE_Z`` standard errors of the
+    difference, each median's from its steps' spread and ``run_noise``)."""
+    others = [c for c in measured if c is not winner and c.measured is not None]
+    if winner.measured is None or not others:
+        return "the only measured candidate: nothing to compare the pick with"
+    h2h = winner.measured.head_to_head_s > 0
+
+    def timed(c) -> tuple[float, float]:
+        m = c.measured
+        if h2h and m.head_to_head_s > 0:
+            return m.head_to_head_s, m.head_to_head_se_s
+        return m.median_s, median_se(m.step_times_s)
+
+    runner = min(others, key=lambda c: timed(c)[0])
+    (tw, sw), (tr, sr) = timed(winner), timed(runner)
+    gap = tr / tw - 1.0
+    noise = NOISE_Z * float(np.hypot(np.hypot(sw, run_noise * tw), np.hypot(sr, run_noise * tr))) / tw
+    if gap > noise:
+        return f"winner faster than the runner-up ({runner.label}) by {gap:.1%} (noise +-{noise:.1%})"
+    simpler = bool(winner.builders) and not runner.builders
+    return (f"a tie within noise: {winner.label} and {runner.label} differ by {abs(gap):.1%} (noise +-{noise:.1%}); "
+            + ("kept the simpler" if simpler else "kept the faster measured"))
 
 
 def confirm_reserve(cfg) -> int:

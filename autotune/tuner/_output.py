@@ -11,6 +11,7 @@ import shlex
 
 from autotune.tuner._families import lines as family_lines
 from autotune.tuner._loop import round_lines
+from autotune.tuner._measurement import confidence
 from space import __version__
 from space import format_table
 from space.strategy import Strategy
@@ -51,6 +52,12 @@ def summary_rows(result) -> list[dict]:
             rows[-1]["measured_ms"] = "does not fit" if misfit else rows[-1]["measured_ms"]
             rows[-1]["memory"] = c.skipped if misfit else "-"
     return rows
+
+
+def profiling_split(result) -> list[dict]:
+    """Each profiled candidate's first run, its wall time by phase (``runners.profile.PhaseClock.split``)."""
+    return [{"strategy": c.label, **c.measured.phases_s} for c in result.candidates
+            if c.measured is not None and c.measured.phases_s]
 
 
 def winner_line(result) -> str:
@@ -110,14 +117,9 @@ def _dashboard_notes(result, say) -> None:
         say(f"warning: dashboard notes not written: {type(e).__name__}: {e}")
 
 
-def write_outputs(result, cfg, sim, say, show=print) -> None:
-    """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
-    out = result.output
-    w = result.winner
-    best = strategy_file(w, result, cfg)
-    best.save(out / "best.pb")
-    best.save(out / "best.pbtxt")
-    # every measured candidate, fastest first, to train or compare later (the winner is best.pb)
+def _write_measured(result, cfg, out) -> list[dict]:
+    """Every measured candidate, fastest first, to train or compare later (the winner is best.pb); returns
+    summary.json's ``measured``: each file with its candidate's label."""
     measured = sorted((c for c in result.candidates if c.measured), key=lambda c: c.measured.median_s)
     files = []  # summary.json's ``measured``: each file with its candidate's label
     if measured:
@@ -128,8 +130,11 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
             name = f"measured/{rank:02d}-{re.sub(r'[^A-Za-z0-9_.+-]', '_', c.label)}.pb"
             strategy_file(c, result, cfg).save(out / name)
             files.append({"strategy": c.label, "file": name})
-    (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
+    return files
 
+
+def _write_trials(result, sim, out) -> None:
+    """trials.csv: every simulated trial, with the measured step of those profiled."""
     profiled = {c.trial: c for c in result.candidates if c.measured}
     with open(out / "trials.csv.tmp", "w", newline="") as fh:
         writer = csv.writer(fh)
@@ -139,6 +144,19 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
             writer.writerow([r["number"], r["state"], "+".join(r.get("builders") or []), f"{r['predicted_s']:.6g}",
                              f"{c.measured.median_s:.6g}" if c else "", f"{r.get('wire_mb', 0.0):.4g}", r.get("t", "")])
     (out / "trials.csv.tmp").replace(out / "trials.csv")
+
+
+def write_outputs(result, cfg, sim, say, show=print) -> None:
+    """Write the output directory; ``show`` gets the result's table and lines (default stdout), ``say`` notes."""
+    out = result.output
+    w = result.winner
+    best = strategy_file(w, result, cfg)
+    best.save(out / "best.pb")
+    best.save(out / "best.pbtxt")
+    files = _write_measured(result, cfg, out)
+    (out / "inventory.json").write_text(result.inventory.to_json())  # a report reads it instead of the model
+
+    _write_trials(result, sim, out)
 
     rows = summary_rows(result)
     train = (f"autotune train --model {shlex.quote(str(cfg.model))} --spec {shlex.quote(str(cfg.spec))} "
@@ -155,7 +173,10 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
                "study_name": result.study_name, "storage": result.storage, "seed": cfg.seed,
                "model": str(cfg.model), "spec": str(cfg.spec), "train_command": train, "rows": rows,
                "rounds": result.rounds, "families": result.families, "timing": result.timing,
-               "budget": result.budget, "measured": files}
+               "budget": result.budget, "measured": files, "profiling_split": profiling_split(result),
+               "confidence": confidence([c for c in result.candidates if c.measured], w, cfg.run_noise)
+               if w.measured else None,
+               "from_calibration": [c.label for c in result.candidates if c.measured and c.measured.source]}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     try:
         from autotune.report import figures
@@ -180,6 +201,8 @@ def write_outputs(result, cfg, sim, say, show=print) -> None:
         for line in b["cut"]:
             show(f"  cut: {line}")
     show(winner_line(result))
+    if w.measured:
+        show(summary["confidence"])
     show(f"wrote {out / 'best.pb'} ({w.label}); study {result.study_name!r} in {result.storage}")
     show(f"train with it:\n  {train}")
 

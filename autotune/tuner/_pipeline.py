@@ -19,7 +19,8 @@ from autotune.tuner import _families
 from autotune.tuner._journal import Journal
 from autotune.tuner._loop import POOL, ClosedLoop
 from autotune.tuner._output import write_measured_parts, write_outputs
-from autotune.tuner._budget import SIMULATED_SHARE, Budget
+from autotune.tuner import _anchored
+from autotune.tuner._budget import CONTENDERS, SIMULATED_SHARE, Budget, plan
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
 from autotune.tuner._simplify import simplify
 from autotune.tuner._stage import ProfilingStage
@@ -234,6 +235,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     bound = setup.bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
     setup.study.set_user_attr("lower_bound_s", bound.step_s)
     builders, to_profile = _carried_out(setup, sim)
+    if setup.budget.seconds is not None and not cfg.simulate_only and to_profile:
+        to_profile = _planned(setup, to_profile)
     interrupted, profiled, loop = sim.interrupted, 0, None
     if not cfg.simulate_only and to_profile and not interrupted:
         claims.set_phase("profiling")
@@ -278,6 +281,12 @@ def _profile(setup: _Setup, sim: SimulatedStage, claims: Claims, factory, progre
                            factory=factory, budget=setup.budget)
     try:
         with stage:
+            # the calibration's anchor steps that are candidates: first-round measurements, not profiled again
+            anchored = _anchored.calibration_steps(setup.inventory, setup.cluster, setup.calibration)
+            adopted = [c for c in stage.adopt(_anchored.matching(loop.pool, anchored))
+                       if all(c is not x for x in candidates)]
+            candidates.extend(adopted)
+            loop.also_first(adopted)
             chosen, desc = list(candidates), "profiling"
             while chosen:
                 stage.measure(chosen, candidates, desc)
@@ -366,6 +375,23 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
                        "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash,
                        "family": c.family, "lossy": c.lossy})
     return builders, to_profile
+
+
+def _planned(setup: _Setup, to_profile: list[Candidate]) -> list[Candidate]:
+    """Under ``--budget``: what the profiling stage can buy (``_budget.plan``, said in one line, and a cut where it
+    falls short of a trustworthy answer), and the first round in the order that buys it: the model's two best
+    guesses, then each family's representative, then the rest, so that a short budget cuts the rest first."""
+    cfg = setup.cfg
+    b = setup.budget
+    p = plan(b.left(), families=len(setup.families), run_s=b.next_run_s(), calibrated=setup.calibrated,
+             confirm_s=b.confirm_s(CONTENDERS, (cfg.confirm_steps or cfg.steps) / max(cfg.steps, 1)))
+    setup.budget.plan = p
+    setup.say(p["line"])
+    if p["family_runs"] < p["families"] or not p["head_to_head"]:
+        setup.budget.cut(p["line"])
+    reps = {c.trial for c in setup.families.values()}
+    head, rest = to_profile[:2], to_profile[2:]
+    return head + [c for c in rest if c.trial in reps] + [c for c in rest if c.trial not in reps]
 
 
 def _floors(setup: _Setup, candidates: list[Candidate]) -> None:

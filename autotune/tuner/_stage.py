@@ -12,9 +12,10 @@ import time
 
 from autotune.tuner import _study
 from autotune.tuner._budget import Budget
-from autotune.tuner._families import ruled_out
+from autotune.tuner._families import bounds_hold, ruled_out
 from autotune.tuner._measurement import Measurement, confirm_reserve, contenders, measured_in, median_se, pooled
 from autotune.tuner._profiler import ClusterProfiler, LazyProfiler
+from runners.profile import split_line
 from space.errors import failure_line
 
 FAILED = "failed"
@@ -56,7 +57,8 @@ class ProfilingStage:
         """Profiling runs the rounds may still take: the budget less the confirmation's reserve, counting every
         candidate this search has a measurement of, wherever it came from (a resumed study, another searcher); with
         a time budget, no more than the time left (less the confirmation's) holds at the runs' pace so far."""
-        spent = sum(c.measured is not None or bool(c.error) for c in candidates)  # a ruled-out one is free
+        # a ruled-out one is free, and so is one the calibration measured
+        spent = sum((c.measured is not None and not c.measured.source) or bool(c.error) for c in candidates)
         left = self.cfg.max_profiles - confirm_reserve(self.cfg) - spent
         if self.budget.seconds is not None:
             time_left = self.budget.left() - self._confirm_s_estimate()
@@ -69,8 +71,25 @@ class ProfilingStage:
     def _confirm_s_estimate(self) -> float:
         """What the head-to-head is expected to take: each contender built and warmed as a run is, and its steps."""
         n = confirm_reserve(self.cfg)
-        return n * self.budget.next_run_s() * max(1.0, self.cfg.confirm_steps / max(self.cfg.steps, 1)) / 2 if n \
-            else 0.0
+        return self.budget.confirm_s(n, self.cfg.confirm_steps / max(self.cfg.steps, 1)) if n else 0.0
+
+    def adopt(self, found) -> list:
+        """Take each ``(candidate, measurement)`` of ``found`` (the calibration's anchor steps,
+        :mod:`autotune.tuner._anchored`) as measured, into the study, unless the study has it already; returns
+        the candidates."""
+        known = measured_in(self.study)
+        for c, m in found:
+            if c.strategy_hash in known:
+                self._settle(c, measured=known[c.strategy_hash])
+                continue
+            self._settle(c, measured=m)
+            self._record(c, "profiled")
+            if m.phases_s:
+                self.budget.steps_s.append(m.phases_s.get("warmup", 0.0) + m.phases_s.get("timed", 0.0))
+        if found:
+            self.progress.say(f"measured by the calibration, not profiled again: "
+                              f"{', '.join(c.label for c, _m in found)}")
+        return [c for c, _m in found]
 
     # ---- rounds ----------------------------------------------------------------------------------------
     def measure(self, todo, everything, desc: str = "profiling") -> None:
@@ -83,9 +102,9 @@ class ProfilingStage:
         self.progress.start(len(todo), desc)
         waiting = []
         try:
-            for c in todo:
+            for i, c in enumerate(todo):
                 best = min((x.measured.median_s for x in everything if x.measured is not None), default=None)
-                why = ruled_out(c, best)
+                why = ruled_out(c, best) if bounds_hold(everything) else ""
                 if why:
                     self._settle(c, skipped=why)
                     self.progress.say(f"{c.label} not profiled: {why}")
@@ -96,7 +115,7 @@ class ProfilingStage:
                 if self.claims is not None and not self.claims.claim(c.strategy_hash):
                     waiting.append(c)  # another searcher is profiling it
                     continue
-                self._profile_one(c)
+                self._profile_one(c, then=todo[i + 1] if i + 1 < len(todo) else None)
             self._await_others(waiting)
         finally:
             self.timing["profiling_s"] += time.monotonic() - started
@@ -112,13 +131,19 @@ class ProfilingStage:
                 todo.append(c)
         return todo
 
-    def _profile_one(self, c) -> None:
+    def _profile_one(self, c, then=None) -> None:
         """Measure ``c`` and record it, or record why it failed (and start the cluster again after a RunError); a
-        claim held on ``c`` becomes that record, and is released however the measurement ends."""
+        claim held on ``c`` becomes that record, and is released however the measurement ends. A profiler that
+        can (``build_ahead``) builds the graph of ``then``, the next candidate, while it measures ``c``."""
         started = time.monotonic()
         self.runs += 1
         try:
             profiler = self.lazy.get()  # a cluster that cannot start ends the stage: every candidate would fail
+            # the cluster's start is not the run's: the budget paces the runs after it by what they cost
+            started = time.monotonic()
+            ahead = getattr(profiler, "build_ahead", None)
+            if ahead is not None:
+                ahead(*[x.strategy for x in (c, then) if x is not None])
             try:
                 m = profiler.profile(c.strategy)
             except Exception as e:  # noqa: BLE001 - a failing candidate is data, not the end of the search
@@ -130,6 +155,10 @@ class ProfilingStage:
                 return
             self._settle(c, measured=m)
             self._record(c, "profiled")
+            if m.phases_s:
+                self.budget.steps_s.append(m.phases_s.get("warmup", 0.0) + m.phases_s.get("timed", 0.0))
+            if self.cfg.verbose and m.phases_s:
+                self.progress.say(f"{c.label} profiled in {split_line(m.phases_s)}")
         finally:
             if self.claims is not None:
                 self.claims.release(c.strategy_hash)  # not recorded (interrupted, no cluster): others may take it
@@ -230,8 +259,9 @@ class ProfilingStage:
                  "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
                  "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
                  "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-                 "steps_per_call": m.steps_per_call, "builders": c.builders, "sim_trial": c.trial,
-                 "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
+                 "steps_per_call": m.steps_per_call, "phases_s": m.phases_s, "source": m.source,
+                 "builders": c.builders,
+                 "sim_trial": c.trial, "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
         values = value if isinstance(value, list) else [value]
         if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, values, attrs):
             _study.record(self.study, self.dists, c.params, value, attrs)

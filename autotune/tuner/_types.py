@@ -97,6 +97,8 @@ class SearchConfig:
            "trace and a summary per strategy in DIR/traces, which `autotune report` draws (0: none)",
         type=count(0), metavar="N")
     accept_unknown_hosts: bool = option(False, "accept SSH host keys not in known_hosts")
+    verbose: bool = option(False, "say where each profiling run's wall time went: graph, session, executors, "
+                                  "warm-up, steps-per-call choice, timed steps, close")
     claim_grace_s: float = option(  # a searcher silent this long on a shared study is gone: its claims are released
         30.0, "a searcher on a shared study that gives no sign of life for S seconds is gone: the candidates it "
               "claimed are profiled by the others (30)", flag="--claim-grace", type=positive_seconds, metavar="S")

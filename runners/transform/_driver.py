@@ -57,6 +57,8 @@ class TrainingJob:
         self.build_timeout_s = self.BUILD_TIMEOUT_S if build_timeout_s is None else build_timeout_s
         self.on_build = on_build
         self._built: set = set()  # the kinds of call (what they fetch) whose executors the servers have built
+        # kind -> seconds of its first call, which builds its executors on the servers: what a profile's split reads
+        self.first_calls_s: dict[str, float] = {}
         t0 = time.perf_counter()
         self.graph: TrainGraph = graph or job_graph(traced, strategy, cluster, synchronize=synchronize,
                                                     update=update, start=start, evaluation=evaluation)
@@ -82,9 +84,12 @@ class TrainingJob:
         if first and self.on_build is not None:
             on_wait = lambda s: self.on_build(f"the servers are still building a new call's executors ({kind}): "  # noqa: E731
                                               f"{s:.0f} s so far")
+        t0 = time.perf_counter()
         out = self._run_with_timeout(self.session, fetches, self.step_timeout_s, cluster=self.cluster,
                                      feed_dict=feed_dict, build_s=self.build_timeout_s if first else 0.0,
                                      on_wait=on_wait, options=options, run_metadata=run_metadata)
+        if first:
+            self.first_calls_s[kind] = time.perf_counter() - t0
         self._built.add(kind)
         return out
 

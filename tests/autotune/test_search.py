@@ -452,3 +452,27 @@ def test_report_from_the_study_follows_the_confirmation(tmp_path, cache_dir):
     # the study's table shows the pooled measurement of the confirmed ones, not their first run
     lucky = run.candidates[run.candidates["measured_s"].round(6) == 0.01045]
     assert len(lucky) == 1 and not bool(lucky["winner"].iloc[0])
+
+
+@pytest.mark.parametrize("runner_s, spread, expected", [
+    (0.012, 1e-5, "winner faster than the runner-up (trial 1) by 20.0%"),
+    (0.0101, 2e-3, "a tie within noise: ps and trial 1 differ by 1.0%"),
+])
+def test_the_confidence_line_weighs_the_gap_to_the_runner_up_against_its_noise(runner_s, spread, expected):
+    from autotune.tuner._measurement import confidence
+    from autotune.tuner._types import Candidate
+
+    rng = np.random.default_rng(0)
+
+    def cand(label_builders, trial, median):
+        steps = tuple(median + spread * rng.standard_normal(20))
+        c = Candidate(params={}, strategy=None, predicted_s=median, builders=label_builders, trial=trial)
+        c.measured = Measurement(float(np.median(steps)), min(steps), max(steps), 1.0, step_times_s=steps)
+        return c
+
+    winner, runner = cand(["ps"], 0, 0.010), cand([], 1, runner_s)
+    runner.measured = dataclasses.replace(runner.measured, median_s=runner_s)
+    winner.measured = dataclasses.replace(winner.measured, median_s=0.010)
+    line = confidence([winner, runner], winner, run_noise=0.0)
+    assert line.startswith(expected), line
+    assert ("kept the simpler" in line) == line.startswith("a tie")  # a builder kept over a mix as fast

@@ -126,3 +126,15 @@ def test_a_lower_bound_above_the_best_measured_step_rules_a_candidate_out():
     c.lower_bound_s = 0.02
     assert ruled_out(c, None) == "" and ruled_out(c, 0.021) == ""
     assert "cannot beat the best measured step (20.00 ms)" in ruled_out(c, 0.02)
+
+
+def test_a_bound_a_measured_step_fell_below_rules_nothing_out():
+    """Bounds from the spec's nominal values can sit above a real step: then they are no bounds on this cluster."""
+    from autotune.tuner._families import bounds_hold
+
+    fast, slow = _cand(0, 0.05), _cand(1, 0.05)
+    fast.lower_bound_s = slow.lower_bound_s = 0.02
+    fast.measured = Measurement(0.015, 0.015, 0.015, 1.0)  # below its own floor
+    assert not bounds_hold([fast, slow])
+    fast.measured = Measurement(0.025, 0.025, 0.025, 1.0)
+    assert bounds_hold([fast, slow])

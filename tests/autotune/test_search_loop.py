@@ -125,3 +125,57 @@ def test_round_size_zero_profiles_the_first_round_only(tmp_path, cache_dir):
     result = run_search(cfg, profiler_factory=_TruthProfiler, progress=False)
     assert len(result.rounds) == 1 and "round-size 0" in result.rounds[0]["stop"]
     assert result.profiled == result.rounds[0]["measured"] == len(_TruthProfiler.calls) <= 4
+
+
+@pytest.mark.parametrize("calibrated_off, used", [(0.0, "calibrated"), (0.3, "refit")])
+def test_a_refit_is_used_only_where_its_leave_one_out_error_beats_the_calibrated_model(cache_dir, calibrated_off,
+                                                                                      used):
+    """Measured as TRUTH weighs the model's parts (a refit learns it): where the calibrated predictions were already
+    right the refit cannot beat them and the loop keeps the calibrated model, and says so; where they were off by
+    30% the refit wins."""
+    inventory, cluster = load_inventory(MODEL, cache_dir=str(cache_dir)), load_cluster(SPEC)
+    _TruthProfiler.scorer = Scorer(inventory, cluster, Calibration.from_spec(cluster))
+    cands = []
+    for i, alias in enumerate(("all_reduce", "ps", "partitioned_ps", "parallax", "ps_lb")):
+        s = build_strategy(alias, inventory, cluster)
+        t = _TruthProfiler.truth(s)
+        c = Candidate(params={}, strategy=s, predicted_s=t * (1 + calibrated_off * (-1) ** i), builders=[alias],
+                      trial=i)
+        c.measured = Measurement(t, t, t, 640 / t)
+        cands.append(c)
+    loop = ClosedLoop(inventory, cluster, Calibration.from_spec(cluster), cands, round_size=2)
+    model = loop.choose_model(cands)
+    assert model.name == used and model.loo is not None and model.calibrated == pytest.approx(calibrated_off)
+    assert (model.loo < model.calibrated) == (used == "refit")
+    assert ("kept the calibrated model" in model.line()) == (used == "calibrated")
+    expected = [c.predicted_s for c in cands] if used == "calibrated" else None
+    assert expected is None or loop.predict(cands, model).tolist() == expected
+
+
+def test_the_calibrations_anchor_steps_are_first_round_measurements_never_profiled_again(tmp_path, cache_dir):
+    """The calibration timed ``ps`` and ``ps_lb`` of this model: the search takes those steps as measured (free of
+    its profiling budget) and never profiles either strategy itself."""
+    from autotune.tuner._anchored import content_key
+    from simulator import COST_MODEL_VERSION
+    from space.anchors import anchor_strategies
+
+    inventory, cluster = load_inventory(MODEL, cache_dir=str(cache_dir)), load_cluster(SPEC)
+    _TruthProfiler.scorer, _TruthProfiler.calls = None, []
+    _TruthProfiler(inventory, cluster, None)
+    anchors = anchor_strategies(inventory, cluster)
+    timed = {name: _TruthProfiler.truth(anchors[name]) for name in ("ps", "ps_lb")}
+    path = tmp_path / "cal.json"
+    Calibration.from_spec(cluster).replace(model_hash=inventory.model_hash, anchors_s=timed,
+                                           cost_model=COST_MODEL_VERSION).save(path)
+    cfg = SearchConfig(model=MODEL, spec=SPEC, output=tmp_path / "o", trials=60, top_k=2, builders_to_profile=3,
+                       cache_dir=str(cache_dir), reduced=True, max_profiles=6, round_size=2, confirm=0, seed=0,
+                       calibration=str(path))
+    result = run_search(cfg, profiler_factory=_TruthProfiler, progress=False)
+    keys = {content_key(anchors[name]) for name in timed}
+    assert not [s for s in _TruthProfiler.calls if content_key(s) in keys]  # neither profiled by the search
+    adopted = {c.label: c.measured for c in result.candidates if c.measured and c.measured.source}
+    assert set(adopted) == set(timed) and all(adopted[n].median_s == timed[n] for n in timed)
+    assert set(adopted) <= set(result.rounds[0]["chosen"])  # counted among the first round's measurements
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert sorted(summary["from_calibration"]) == sorted(timed)
+    assert len(_TruthProfiler.calls) == result.profiled <= cfg.max_profiles  # the anchors cost none of the runs

@@ -53,8 +53,28 @@ def test_samples_of_several_steps_per_call(cluster, spec, traced):
     r = profile_strategy(t, build_strategy("all_reduce", inv, spec), cluster, steps=4, warmup=2, steps_per_call=3)
     assert r.steps_per_call == 3 and len(r.step_times_s) == 4 and r.p10_s <= r.median_s <= r.p90_s
     assert "4 calls of 3 steps" in r.summary()
+    # warmed up at its given length: one kind of call built on the servers, no one-step call's executors
+    assert len(r.phases_s["executors_by_call"]) == 1 and r.phases_s["executors"] > 0
     auto = profile_strategy(t, build_strategy("all_reduce", inv, spec), cluster, steps=4, warmup=3)
     assert auto.steps_per_call >= 1 and len(auto.step_times_s) == 4
+
+
+def test_the_phases_of_a_run_add_up_to_its_wall_time(cluster, spec, traced):
+    """The split a search prints and keeps: every phase timed, first calls counted as executors, and the
+    overhead is what is neither a warm nor a timed step."""
+    import time
+
+    from runners.profile import PHASES, profile_strategy
+
+    t, inv = traced("mlp")
+    started = time.perf_counter()
+    r = profile_strategy(t, build_strategy("ps", inv, spec), cluster, steps=3, warmup=2)
+    wall = time.perf_counter() - started
+    p = r.phases_s
+    assert set(PHASES) <= set(p) and all(p[k] >= 0 for k in PHASES) and p["timed"] > 0 and p["graph"] > 0
+    assert sum(p[k] for k in PHASES) == pytest.approx(p["total"], abs=1e-3) and p["total"] <= wall
+    assert p["executors"] == pytest.approx(sum(p["executors_by_call"].values()), abs=1e-3)
+    assert p["overhead"] == pytest.approx(p["total"] - p["timed"] - p["warmup"], abs=1e-3)
 
 
 def test_a_step_too_slow_for_its_samples_gets_fewer(cluster, spec, traced):
