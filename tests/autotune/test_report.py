@@ -139,7 +139,7 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     strategy, and only of its strategy."""
     import shutil
 
-    from runners._step_stats import LinkTime, TaskTime, TraceSummary
+    from runners._step_stats import LinkTime, StepParts, TaskTime, TraceSummary
     from runners._trace import TRACES, trace_paths
 
     search = tmp_path / "search"
@@ -147,7 +147,8 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     entry = json.loads((search / "parts.json").read_text())[0]
     a, b = entry["breakdown"]["links"][0]["src"], entry["breakdown"]["links"][0]["dst"]
     summary = TraceSummary(steps=3, step_s=2e-3, tasks=(TaskTime(a, 1.5e-3, 1e-3, {f"{b} -> {a}": 3e-4}, 2e-4),),
-                           links=(LinkTime(a, b, 4e-4, 1e5),))
+                           links=(LinkTime(a, b, 6e-4, 1e5, wire_s=4e-4, latency_s=1e-4, transfers=2),),
+                           step=StepParts(1.5e-3, 8e-4, 3e-4, 2e-4))
     chrome, path, _ = trace_paths(search / TRACES, entry["strategy_id"])
     path.parent.mkdir()
     path.write_text(json.dumps(summary.to_dict()))
