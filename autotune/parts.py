@@ -5,16 +5,20 @@ Predicted parts come from ``Scorer.breakdown``; measured ones from the trace of 
 where there is one, else only the measured step. Each pair is the same quantity (docs/tracing.md, "Like with like"):
 
 - ``compute``: predicted, the slowest tower's compute, a calibrated step's wall (its ops and the gaps between them);
-  measured, the traced step's instants where some task computes or nothing at all is recorded (ops and gaps);
+  measured, the traced step's instants where some task computes or nothing at all is recorded (ops and gaps), as a
+  share of the timed step;
 - ``comm``: predicted, the exposed communication with its fixed overheads (latencies, barriers); measured, the
-  instants where no task computes but a transfer is under way or a task waits in a collective;
+  instants where no task computes but a transfer is under way or a task waits in a collective, as a share of the
+  timed step;
 - ``other``: predicted, the residual's correction; not measured (the trace has no such part);
 - ``busiest link``: the link with the most wire time in the trace (its busy time without each transfer's latency,
   which the model charges to ``fixed_s``, not to the link) against the seconds the model keeps that link busy
   (not a part of the step: links are busy while towers compute).
 
-The measured parts are of one step swept over every task at once, and add up to its span; the traced calls run one
-step each, the timed ones several: the ``step`` row compares the timed median, the parts the step's shape.
+The measured parts are of one step swept over every task at once, scaled to add up to the timed median: a traced
+call runs one step, with a whole call's cost and tracing's own (0.96-2.1 times the timed step on the examples), while
+the prediction is a step of a timed call of several. The trace gives the step's shares, the timing its length. The
+busiest link is not scaled (it is not a part of the step).
 
 A part is flagged where it is off by more than ``OFF`` and is at least ``MIN_SHARE`` of the step: a smaller part off
 by as much moves the step by less than the measurement's own noise.
@@ -63,11 +67,14 @@ def predicted_parts(b: Breakdown) -> dict[str, float]:
     return {"compute": b.compute_s, "comm": b.comm_s + b.fixed_s, "other": b.correction_s}
 
 
-def measured_parts(trace) -> dict[str, float]:
-    """The traced step's parts from a ``runners._step_stats.TraceSummary`` (see the module's docstring); none from a
-    summary without the step swept as a whole."""
+def measured_parts(trace, step_s: float | None = None) -> dict[str, float]:
+    """The traced step's parts from a ``runners._step_stats.TraceSummary`` (see the module's docstring), scaled to
+    ``step_s`` (the timed median) where given; none from a summary without the step swept as a whole."""
     st = trace.step
-    return {} if st is None else {"compute": st.compute_s + st.idle_s, "comm": st.comm_s}
+    if st is None or st.span_s <= 0:
+        return {}
+    scale = step_s / st.span_s if step_s is not None and step_s > 0 else 1.0
+    return {"compute": (st.compute_s + st.idle_s) * scale, "comm": st.comm_s * scale}
 
 
 def busiest_wire(trace):
@@ -80,7 +87,7 @@ def rows_for(label: str, b: Breakdown, measured_s: float | None, trace=None) -> 
     """The step, its parts and the busiest link of one strategy (``trace``: its TraceSummary, or None)."""
     step = measured_s if measured_s is not None else b.step_s
     rows = [PartRow(label, "step", b.step_s, measured_s, step)]
-    measured = measured_parts(trace) if trace is not None else {}
+    measured = measured_parts(trace, measured_s) if trace is not None else {}
     rows += [PartRow(label, k, v, measured.get(k), step) for k, v in predicted_parts(b).items()]
     top = busiest_wire(trace) if trace is not None else None
     if top is not None:

@@ -98,7 +98,7 @@ def _parts_dir(tmp_path, traced: str):
     parts.write_parts(tmp_path / "parts.json", [{"label": c.label, "strategy_id": c.strategy.proto.id,
                                                  "measured_s": 6e-3, "breakdown": parts.breakdown_to_dict(b)}
                                                 for c in cands])
-    summary = TraceSummary(steps=3, step_s=9e-3, tasks=(), step=StepParts(7e-3, 4e-3, 2.5e-3, 5e-4),
+    summary = TraceSummary(steps=3, step_s=9e-3, tasks=(), step=StepParts(6e-3, 3.5e-3, 2e-3, 5e-4),
                            links=(LinkTime("127.0.0.1", "127.0.0.2", 2e-3, 1e6, wire_s=1.2e-3, latency_s=1e-4,
                                            transfers=6),))
     path = trace_paths(tmp_path / TRACES, next(c for c in cands if c.label == traced).strategy.proto.id)[1]
@@ -112,7 +112,7 @@ def test_a_profiled_trials_parts_are_measured_where_it_was_traced(tmp_path):
 
     cands = _parts_dir(tmp_path, traced="w")
     got = trial_parts(tmp_path, cands)
-    assert got["w-hash"]["compute"] == pytest.approx((3e-3, 4.5e-3))  # ops and the gaps of the traced step
+    assert got["w-hash"]["compute"] == pytest.approx((3e-3, 4e-3))  # ops and the gaps of the traced step
     assert got["w-hash"]["busiest link 127.0.0.1->127.0.0.2"] == pytest.approx((8e-4, 1.2e-3))
     assert got["other-hash"]["compute"] == (3e-3, None)
     assert "step" not in got["w-hash"]
@@ -128,8 +128,8 @@ def test_annotate_writes_the_parts_into_the_profiled_trials_note(tmp_path):
     _url, study = _study(tmp_path)
     annotate(study, cands, breakdowns=trial_parts(tmp_path / "out", cands))
     profiled = get_note(optuna.trial.Trial(study, study.trials[1]._trial_id))
-    assert "| compute | 3.00 ms | 4.50 ms | 1.50 |" in profiled
-    assert "| comm | 2.00 ms | 2.50 ms | 1.25 |" in profiled
+    assert "| compute | 3.00 ms | 4.00 ms | 1.33 |" in profiled
+    assert "| comm | 2.00 ms | 2.00 ms | 1.00 |" in profiled
 
 
 def test_annotate_notes_the_records_of_the_candidates_once(tmp_path):

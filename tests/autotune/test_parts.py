@@ -30,12 +30,19 @@ def _by_part(rows):
 
 
 def test_the_measured_parts_are_the_steps_over_every_task():
-    got = _by_part(parts.rows_for("s", PREDICTED, 11e-3, _trace(5.5e-3, 3.5e-3, 1e-3)))
+    got = _by_part(parts.rows_for("s", PREDICTED, 10e-3, _trace(5.5e-3, 3.5e-3, 1e-3)))
     assert got["compute"].measured_s == pytest.approx(6.5e-3)  # ops and the gaps where nothing is recorded
-    assert got["comm"].measured_s == 3.5e-3
+    assert got["comm"].measured_s == pytest.approx(3.5e-3)
     assert got["other"].measured_s is None
     assert got["comm"].predicted_s == pytest.approx(4e-3)  # exposed communication and its fixed overheads
-    assert got["step"].measured_s == 11e-3
+    assert got["step"].measured_s == 10e-3
+
+
+def test_the_traced_parts_are_shares_of_the_timed_step():
+    """A traced step of 20 ms (one step a call, traced) against a timed one of 10 ms: each part is half its trace."""
+    got = _by_part(parts.rows_for("s", PREDICTED, 10e-3, _trace(12e-3, 6e-3, 2e-3)))
+    assert (got["compute"].measured_s, got["comm"].measured_s) == pytest.approx((7e-3, 3e-3))
+    assert got["compute"].measured_s + got["comm"].measured_s == pytest.approx(got["step"].measured_s)
 
 
 def test_a_summary_without_the_whole_step_has_no_measured_parts():
@@ -46,7 +53,7 @@ def test_a_summary_without_the_whole_step_has_no_measured_parts():
 
 @pytest.mark.parametrize("compute_s,flagged", [(6.5e-3, False), (8e-3, True), (4e-3, True)], ids=str)
 def test_a_part_off_by_more_than_a_quarter_is_flagged(compute_s, flagged):
-    got = _by_part(parts.rows_for("s", PREDICTED, 10e-3, _trace(compute_s, 4e-3, 0.0)))
+    got = _by_part(parts.rows_for("s", PREDICTED, 10e-3, _trace(compute_s, 10e-3 - compute_s, 0.0)))
     assert got["compute"].flagged is flagged
 
 

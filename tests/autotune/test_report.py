@@ -148,7 +148,7 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     a, b = entry["breakdown"]["links"][0]["src"], entry["breakdown"]["links"][0]["dst"]
     summary = TraceSummary(steps=3, step_s=2e-3, tasks=(TaskTime(a, 1.5e-3, 1e-3, {f"{b} -> {a}": 3e-4}, 2e-4),),
                            links=(LinkTime(a, b, 6e-4, 1e5, wire_s=4e-4, latency_s=1e-4, transfers=2),),
-                           step=StepParts(1.5e-3, 8e-4, 3e-4, 2e-4))
+                           step=StepParts(1.3e-3, 8e-4, 3e-4, 2e-4))
     chrome, path, _ = trace_paths(search / TRACES, entry["strategy_id"])
     path.parent.mkdir()
     path.write_text(json.dumps(summary.to_dict()))
@@ -160,8 +160,9 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     code, _, err = run("report", search, "-o", tmp_path / "report", "--cache-dir", cache_dir)
     assert code == 0, err
     parts = pd.read_csv(tmp_path / "report" / "parts.csv").set_index(["strategy", "part"])
-    assert parts.loc[(entry["label"], "compute"), "measured_ms"] == pytest.approx(1.0)
-    assert parts.loc[(entry["label"], "comm"), "measured_ms"] == pytest.approx(0.3)
+    share = entry["measured_s"] * 1e3 / 1.3  # the traced step's parts as shares of the timed one
+    assert parts.loc[(entry["label"], "compute"), "measured_ms"] == pytest.approx(1.0 * share)
+    assert parts.loc[(entry["label"], "comm"), "measured_ms"] == pytest.approx(0.3 * share)
     assert parts.loc[(entry["label"], f"busiest link {a}->{b}"), "measured_ms"] == pytest.approx(0.4)
     assert png_size(tmp_path / "report" / f"trace-{chrome.name.removesuffix('.trace.json')}.png")[0] >= 500
     others = parts.drop(index=entry["label"], level=0)
