@@ -14,9 +14,9 @@ waiting counts the whole record (what it waited for came over that link, however
 
 Every record also holds the transfer's own round trip (the request, the reply's set-up), whatever its bytes: a
 record of a few bytes is that latency alone. A link's wire time is its busy time without it: the latency is the
-trace's shortest record of at most ``SMALL_BYTES`` that did not queue behind a larger one (:func:`_latency`); records
-that small carry no wire time, and a larger one is on the wire from its start plus that latency (or its producer's
-end, if later) to its arrival.
+trace's shortest record of at most ``SMALL_BYTES`` that neither waited for its producer nor queued behind a larger
+one (:func:`_latency`); records that small carry no wire time, and a larger one is on the wire from its start plus
+that latency (or its producer's end, if later) to its arrival.
 
 The step as a whole (:class:`StepParts`) is swept over every task at once: an instant where some task computes is
 compute; one where none does but a transfer is under way, or a task waits inside a collective, is exposed
@@ -209,18 +209,18 @@ def _link_times(parsed: list, n: int) -> tuple[LinkTime, ...]:
 
 
 def _latency(by_step: list[dict]) -> float:
-    """The microseconds of the trace's shortest record of at most ``SMALL_BYTES`` that no larger record on its link
-    overlaps (one that does may have queued behind its bytes), counted from its producer's end where that came after
-    the request (the rest is waiting, not latency); 0 without one. One value for every link: a link's own small
-    records are few and often queue behind the step's other work, and too short a latency only leaves some of it
-    in the wire time."""
+    """The microseconds of the trace's shortest record of at most ``SMALL_BYTES`` whose tensor was made before it was
+    asked for (a record that waited for its producer is not a round trip alone) and that no larger record on its link
+    overlaps (one that does may have queued behind its bytes); 0 without one. One value for every link: a link's own
+    small records are few and often queue behind the step's other work, and too short a latency only leaves some of
+    it in the wire time."""
     best = float("inf")
     for links in by_step:
         for spans in links.values():
             large = [(start, end) for _, end, nbytes, start in spans if nbytes > SMALL_BYTES]
             for sent, end, nbytes, start in spans:
-                if nbytes <= SMALL_BYTES and not any(a < end and start < b for a, b in large):
-                    best = min(best, end - sent)
+                if nbytes <= SMALL_BYTES and sent == start < end and not any(a < end and start < b for a, b in large):
+                    best = min(best, end - start)
     return 0.0 if best == float("inf") else float(best)
 
 

@@ -92,6 +92,15 @@ def test_a_links_wire_time_leaves_out_each_transfers_latency():
     assert (link.busy_s, link.wire_s, link.latency_s, link.transfers) == pytest.approx((35e-6, 25e-6, 5e-6, 3))
 
 
+def test_a_small_transfer_that_waited_for_its_producer_is_no_latency():
+    """The 4-byte tensor ``x`` was made at 25 us, after it was asked for at 10 us: the 2-byte one (4 us) is the
+    latency."""
+    step = _stats(ops=[(T1, "x", "MatMul", 5, 25), (T0, "a", "Add", 0, 100)],
+                  recv=[(T1, T0, 10, 27, "4B"), (T1, T0, 40, 44, "2B"), (T1, T0, 50, 70, "1MB")])
+    link = next(x for x in ss.summarize([step], [1e-4]).links)
+    assert (link.latency_s, link.wire_s) == pytest.approx((4e-6, 16e-6))
+
+
 def test_a_link_of_small_transfers_only_has_no_wire_time():
     step = _stats(ops=[(T0, "a", "MatMul", 0, 100)], recv=[(T1, T0, 0, 5, "4B"), (T1, T0, 10, 30, "2KB")])
     (link,) = ss.summarize([step], [1e-4]).links
