@@ -233,3 +233,15 @@ def test_report_runs_no_code_of_the_model_it_reports_on(source, search_dir, run,
     assert code == 0, err
     assert not marker.exists()
     assert "no sizes" not in out and (tmp_path / "report" / "strategy_map.png").is_file()
+
+
+def test_a_searchs_profiled_trials_notes_have_their_step_by_part(profiled_dir):
+    """The search hands its parts to the dashboard's notes (``autotune.dashboard.trial_parts``)."""
+    import optuna
+    from optuna_dashboard import get_note
+
+    summary = json.loads((profiled_dir / "summary.json").read_text())
+    study = optuna.load_study(study_name=summary["study_name"], storage=summary["storage"])
+    profiled = [t for t in study.trials if t.user_attrs.get("stage") == "profiled"]
+    notes = [get_note(optuna.trial.Trial(study, t._trial_id)) for t in profiled]
+    assert profiled and all("**predicted step, by part**" in n and "| compute |" in n for n in notes)
