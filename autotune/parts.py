@@ -2,17 +2,23 @@
 located (compute, the links, the rest) and not only sized.
 
 Predicted parts come from ``Scorer.breakdown``; measured ones from the trace of a few steps (``runners._trace``)
-where there is one, else only the measured step. The parts drawn side by side:
+where there is one, else only the measured step. Each pair is the same quantity (docs/tracing.md, "Like with like"):
 
-- ``compute``: predicted, the slowest tower's compute; measured, what the task with the longest traced step
-  computed in it;
-- ``comm``: predicted, the exposed communication with its fixed overheads; measured, that task's waiting on links;
-- ``other``: predicted, the residual's correction; measured, the rest of that task's traced step;
-- ``busiest link``: the trace's busiest link's busy time against the seconds the cost model keeps that link busy
+- ``compute``: predicted, the slowest tower's compute, a calibrated step's wall (its ops and the gaps between them);
+  measured, the traced step's instants where some task computes or nothing at all is recorded (ops and gaps), as a
+  share of the timed step;
+- ``comm``: predicted, the exposed communication with its fixed overheads (latencies, barriers); measured, the
+  instants where no task computes but a transfer is under way or a task waits in a collective, as a share of the
+  timed step;
+- ``other``: predicted, the residual's correction; not measured (the trace has no such part);
+- ``busiest link``: the link with the most wire time in the trace (its busy time without each transfer's latency,
+  which the model charges to ``fixed_s``, not to the link) against the seconds the model keeps that link busy
   (not a part of the step: links are busy while towers compute).
 
-The measured parts add up to the traced step (one step per call, traced), not to the timed median (several steps per
-call, untraced): the ``step`` row compares the median, the parts compare the step's shape.
+The measured parts are of one step swept over every task at once, scaled to add up to the timed median: a traced
+call runs one step, with a whole call's cost and tracing's own (0.96-2.1 times the timed step on the examples), while
+the prediction is a step of a timed call of several. The trace gives the step's shares, the timing its length. The
+busiest link is not scaled (it is not a part of the step).
 
 A part is flagged where it is off by more than ``OFF`` and is at least ``MIN_SHARE`` of the step: a smaller part off
 by as much moves the step by less than the measurement's own noise.
@@ -61,22 +67,32 @@ def predicted_parts(b: Breakdown) -> dict[str, float]:
     return {"compute": b.compute_s, "comm": b.comm_s + b.fixed_s, "other": b.correction_s}
 
 
-def measured_parts(trace) -> dict[str, float]:
-    """The traced step's parts from a ``runners._step_stats.TraceSummary`` (see the module's docstring)."""
-    slowest = max(trace.tasks, key=lambda t: (t.span_s, t.compute_s))
-    return {"compute": slowest.compute_s, "comm": slowest.waiting_total_s, "other": slowest.other_s}
+def measured_parts(trace, step_s: float | None = None) -> dict[str, float]:
+    """The traced step's parts from a ``runners._step_stats.TraceSummary`` (see the module's docstring), scaled to
+    ``step_s`` (the timed median) where given; none from a summary without the step swept as a whole."""
+    st = trace.step
+    if st is None or st.span_s <= 0:
+        return {}
+    scale = step_s / st.span_s if step_s is not None and step_s > 0 else 1.0
+    return {"compute": (st.compute_s + st.idle_s) * scale, "comm": st.comm_s * scale}
+
+
+def busiest_wire(trace):
+    """The trace's link with the most wire time (None where no link has one)."""
+    timed = [link for link in trace.links if link.wire_s is not None]
+    return max(timed, key=lambda x: (x.wire_s, x.busy_s)) if timed else None
 
 
 def rows_for(label: str, b: Breakdown, measured_s: float | None, trace=None) -> list[PartRow]:
     """The step, its parts and the busiest link of one strategy (``trace``: its TraceSummary, or None)."""
     step = measured_s if measured_s is not None else b.step_s
     rows = [PartRow(label, "step", b.step_s, measured_s, step)]
-    measured = measured_parts(trace) if trace is not None and trace.tasks else {}
+    measured = measured_parts(trace, measured_s) if trace is not None else {}
     rows += [PartRow(label, k, v, measured.get(k), step) for k, v in predicted_parts(b).items()]
-    if trace is not None and trace.links:
-        top = trace.links[0]
+    top = busiest_wire(trace) if trace is not None else None
+    if top is not None:
         predicted = {(p.src, p.dst): p.seconds for p in b.links}.get((top.src, top.dst), 0.0)
-        rows.append(PartRow(label, f"{LINK} {top.src}->{top.dst}", predicted, top.busy_s, step))
+        rows.append(PartRow(label, f"{LINK} {top.src}->{top.dst}", predicted, top.wire_s, step))
     elif b.busiest_link is not None:
         p = b.busiest_link
         rows.append(PartRow(label, f"{LINK} {p.src}->{p.dst}", p.seconds, None, step))

@@ -9,7 +9,11 @@ warm-up, timed samples and, with a trace, the traced steps and the files written
 traced run's wall the tracing itself took (target <= 10%). Then each strategy's step by part, predicted
 (``Scorer.breakdown`` with the stored calibration of the cluster, ``--calibration``, or the spec's nominal values)
 beside measured (the last trace), with the parts off by more than 25% flagged (``autotune.parts``). Traces go to
-``--out`` (default /tmp/trace_breakdown). ``--quick``: mlp only, 10 samples, one round (well under 3 minutes).
+``--out`` (default /tmp/trace_breakdown). ``--quick``: 10 samples, one round, the mlp only unless ``--models`` names
+others (well under 3 minutes for the mlp).
+
+Each traced step is also printed as a whole (every task at once: compute, exposed communication, idle) with its
+busiest link's busy time beside its wire time (without each transfer's latency): what the parts are made of.
 """
 from __future__ import annotations
 
@@ -56,9 +60,25 @@ def _walls(traced, strategy, cluster, args, out: pathlib.Path):
     return plain, with_trace, trace_s, last
 
 
+def _shapes(shapes) -> str:
+    """Each traced step as a whole and its busiest link, busy and on the wire (ms per step)."""
+    from autotune.parts import busiest_wire
+
+    lines = [f"{'traced step':24} {'span':>7} {'compute':>8} {'comm':>7} {'idle':>7}  {'busiest link':24} "
+             f"{'busy':>7} {'wire':>7} {'latency':>8} {'transfers':>9}"]
+    for label, trace in shapes:
+        st, top = trace.step, busiest_wire(trace)
+        if st is None or top is None:
+            continue
+        lines.append(f"{label:24} {st.span_s * 1e3:7.3f} {st.compute_s * 1e3:8.3f} {st.comm_s * 1e3:7.3f} "
+                     f"{st.idle_s * 1e3:7.3f}  {top.src + '->' + top.dst:24} {top.busy_s * 1e3:7.3f} "
+                     f"{top.wire_s * 1e3:7.3f} {top.latency_s * 1e3:8.3f} {top.transfers:9.1f}")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--models", default="mlp,cnn")
+    p.add_argument("--models", default=None, help="comma-separated examples/models (default mlp,cnn; --quick: mlp)")
     p.add_argument("--builders", default="ps,all_reduce,parallax")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=5)
@@ -68,7 +88,8 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true")
     args = p.parse_args(argv)
     if args.quick:
-        args.models, args.steps, args.rounds = "mlp", 10, 1
+        args.models, args.steps, args.rounds = args.models or "mlp", 10, 1
+    args.models = args.models or "mlp,cnn"
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     from autotune import parts
     from runners.cluster import start_cluster
@@ -78,7 +99,7 @@ def main(argv=None) -> int:
     from space.model import inventory_from_trace, trace_step
 
     spec = load_cluster(ROOT / "examples" / "clusters" / "localhost.yml")
-    cost, rows = [], []
+    cost, rows, shapes = [], [], []
     started = time.perf_counter()
     with start_cluster(spec, timeout_s=120) as cluster:
         for model in args.models.split(","):
@@ -95,11 +116,13 @@ def main(argv=None) -> int:
                 cost.append((label, statistics.median(plain), statistics.median(with_trace),
                              max(t / w for t, w in zip(trace_s, with_trace))))
                 rows += parts.rows_for(label, scorer.breakdown(strategy), last.median_s, last.trace)
+                shapes.append((label, last.trace))
     print(f"\nprofile wall without / with a trace ({args.steps} samples, {args.warmup} warm-up, {args.rounds} "
           f"round(s); load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}, under load)")
     print(f"{'strategy':24} {'plain s':>8} {'traced s':>9} {'ratio':>6} {'trace share':>12}")
     for label, a, b, share in cost:
         print(f"{label:24} {a:8.2f} {b:9.2f} {b / a:6.2f} {share:12.1%}")
+    print("\n" + _shapes(shapes))
     print("\n" + parts.table(rows))
     print(f"\ntraces in {args.out}; {time.perf_counter() - started:.0f} s in all")
     return 0

@@ -11,6 +11,16 @@ scheduling, the master's round trips). The three add up to the task's span in th
 A receiver asks for a tensor before the sender has made it, so a transfer's record spans the wait for its producer
 too: a link counts as busy from the producer's end (the edge's name names it) to the arrival, while the receiver's
 waiting counts the whole record (what it waited for came over that link, however late it was made).
+
+Every record also holds the transfer's own round trip (the request, the reply's set-up), whatever its bytes: a
+record of a few bytes is that latency alone. A link's wire time is its busy time without it: the latency is the
+trace's shortest record of at most ``SMALL_BYTES`` that neither waited for its producer nor queued behind a larger
+one (:func:`_latency`); records that small carry no wire time, and a larger one is on the wire from its start plus
+that latency (or its producer's end, if later) to its arrival.
+
+The step as a whole (:class:`StepParts`) is swept over every task at once: an instant where some task computes is
+compute; one where none does but a transfer is under way, or a task waits inside a collective, is exposed
+communication; the rest is idle (nothing recorded on any task: scheduling, the call reaching each task).
 """
 from __future__ import annotations
 
@@ -26,6 +36,7 @@ _ENDS = re.compile(r"from (\S+) to (\S+)")
 _EDGE = re.compile(r"edge_\d+_(\S+?)(?::\d+)? from ")
 _SIZE = re.compile(r"\[(\d+(?:\.\d+)?)(B|KB|MB|GB)\]")
 _UNIT = {"B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+SMALL_BYTES = 4096  # a transfer this small is its latency: at 1 Gbit/s its bytes take 33 us, a round trip more
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,10 +64,23 @@ class LinkTime:
     dst: str
     busy_s: float
     bytes: float
+    wire_s: float | None = None  # busy_s without each transfer's latency (see the module's docstring)
+    latency_s: float | None = None  # the latency taken off each transfer
+    transfers: float = 0.0  # transfers per step
 
     @property
     def key(self) -> str:
         return link_name(self.src, self.dst)
+
+
+@dataclasses.dataclass(frozen=True)
+class StepParts:
+    """The mean traced step over every task at once: ``compute_s + comm_s + idle_s == span_s``."""
+
+    span_s: float  # from the first op's start on any task to the last op's end on any
+    compute_s: float  # some task computes
+    comm_s: float  # none computes; a transfer is under way or a task waits in a collective
+    idle_s: float  # nothing recorded on any task
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +91,7 @@ class TraceSummary:
     step_s: float  # the driver's mean seconds per traced call
     tasks: tuple[TaskTime, ...]
     links: tuple[LinkTime, ...]
+    step: StepParts | None = None  # None in a summary written before the step was swept as a whole
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -80,8 +105,16 @@ class TraceSummary:
             on = ", ".join(f"{k} {v * 1e3:.3f}" for k, v in sorted(t.waiting_s.items(), key=lambda kv: -kv[1]))
             lines.append(f"{t.task:32} {ms(t.span_s)} {ms(t.compute_s)} {ms(t.waiting_total_s)} {ms(t.other_s)}"
                          f"  {on or '-'}")
-        lines.append(f"{'link':65} {'busy ms':>9} {'MB':>9}")
-        lines += [f"{link.key:65} {ms(link.busy_s)} {link.bytes / 1e6:9.3f}" for link in self.links]
+        if self.step is not None:
+            st = self.step
+            lines.append(f"{'step (every task at once)':32} {ms(st.span_s)} {ms(st.compute_s)} {ms(st.comm_s)} "
+                         f"{ms(st.idle_s)}  (idle: nothing recorded on any task)")
+        lines.append(f"{'link':44} {'busy ms':>9} {'wire ms':>9} {'latency':>9} {'transfers':>9} {'MB':>9}")
+        for link in self.links:
+            wire = "-" if link.wire_s is None else ms(link.wire_s)
+            latency = "-" if link.latency_s is None else ms(link.latency_s)
+            lines.append(f"{link.key:44} {ms(link.busy_s)} {wire:>9} {latency:>9} {link.transfers:9.1f} "
+                         f"{link.bytes / 1e6:9.3f}")
         return "\n".join(lines)
 
 
@@ -135,12 +168,18 @@ def chrome_trace(step_stats) -> str:
 
 
 def summarize(steps: list, walls_s: list[float], names: Mapping[str, str] | None = None) -> TraceSummary:
-    """The mean of each traced step (``StepStats`` each, the driver's ``walls_s`` seconds for them) per task and per
-    link; ``names`` renames the tasks (``/job:worker/replica:0/task:1`` -> its node's address)."""
+    """The mean of each traced step (``StepStats`` each, the driver's ``walls_s`` seconds for them) per task, per
+    link and over every task at once; ``names`` renames the tasks (``/job:worker/replica:0/task:1`` -> its node's
+    address)."""
+    parsed = [_intervals(stats, names or {}) for stats in steps]
+    n = max(len(steps), 1)
+    return TraceSummary(steps=len(steps), step_s=sum(walls_s) / max(len(walls_s), 1), tasks=_task_times(parsed, n),
+                        links=_link_times(parsed, n), step=_step_parts(parsed, n) if parsed else None)
+
+
+def _task_times(parsed: list, n: int) -> tuple[TaskTime, ...]:
     tasks: dict[str, dict] = {}
-    links: dict[tuple[str, str], list[float]] = {}
-    for stats in steps:
-        ops, recv = _intervals(stats, names or {})
+    for ops, recv in parsed:
         for task in sorted(set(ops) | set(recv)):
             part = _sweep(task, ops.get(task, []), recv.get(task, []))
             acc = tasks.setdefault(task, {"span": 0.0, "compute": 0.0, "other": 0.0, "waiting": {}})
@@ -148,17 +187,77 @@ def summarize(steps: list, walls_s: list[float], names: Mapping[str, str] | None
                 acc[k] += part[k]
             for k, v in part["waiting"].items():
                 acc["waiting"][k] = acc["waiting"].get(k, 0.0) + v
-        for (src, dst), spans in _by_link(recv).items():
-            acc = links.setdefault((src, dst), [0.0, 0.0])
-            acc[0] += _union(s[:2] for s in spans)
-            acc[1] += sum(s[2] for s in spans)
-    n = max(len(steps), 1)
-    task_times = tuple(TaskTime(t, a["span"] / n, a["compute"] / n, {k: v / n for k, v in sorted(a["waiting"].items())},
-                                a["other"] / n) for t, a in sorted(tasks.items()))
-    link_times = sorted((LinkTime(s, d, b / n, nb / n) for (s, d), (b, nb) in links.items()),
-                        key=lambda x: (-x.busy_s, x.src, x.dst))
-    return TraceSummary(steps=len(steps), step_s=sum(walls_s) / max(len(walls_s), 1), tasks=task_times,
-                        links=tuple(link_times))
+    return tuple(TaskTime(t, a["span"] / n, a["compute"] / n, {k: v / n for k, v in sorted(a["waiting"].items())},
+                          a["other"] / n) for t, a in sorted(tasks.items()))
+
+
+def _link_times(parsed: list, n: int) -> tuple[LinkTime, ...]:
+    """Per link: busy, bytes, wire time (busy without each transfer's latency) and transfers, busiest first."""
+    by_step = [_by_link(recv) for _, recv in parsed]
+    latency = _latency(by_step)
+    acc: dict[tuple[str, str], list[float]] = {}
+    for links in by_step:
+        for key, spans in links.items():
+            a = acc.setdefault(key, [0.0, 0.0, 0.0, 0.0])
+            a[0] += _union(s[:2] for s in spans)
+            a[1] += sum(s[2] for s in spans)
+            a[2] += _union(w for w in (_wire(s, latency) for s in spans) if w is not None)
+            a[3] += len(spans)
+    out = (LinkTime(s, d, b / n, nb / n, wire_s=w / n, latency_s=latency * 1e-6, transfers=c / n)
+           for (s, d), (b, nb, w, c) in acc.items())
+    return tuple(sorted(out, key=lambda x: (-x.busy_s, x.src, x.dst)))
+
+
+def _latency(by_step: list[dict]) -> float:
+    """The microseconds of the trace's shortest record of at most ``SMALL_BYTES`` whose tensor was made before it was
+    asked for (a record that waited for its producer is not a round trip alone) and that no larger record on its link
+    overlaps (one that does may have queued behind its bytes); 0 without one. One value for every link: a link's own
+    small records are few and often queue behind the step's other work, and too short a latency only leaves some of
+    it in the wire time."""
+    best = float("inf")
+    for links in by_step:
+        for spans in links.values():
+            large = [(start, end) for _, end, nbytes, start in spans if nbytes > SMALL_BYTES]
+            for sent, end, nbytes, start in spans:
+                if nbytes <= SMALL_BYTES and sent == start < end and not any(a < end and start < b for a, b in large):
+                    best = min(best, end - start)
+    return 0.0 if best == float("inf") else float(best)
+
+
+def _wire(span: tuple, latency_us: float) -> tuple[float, float] | None:
+    """The part of one transfer's record its bytes were on the wire (None for a transfer of latency alone)."""
+    sent, end, nbytes, start = span
+    begin = max(sent, start + latency_us)
+    return (begin, end) if nbytes > SMALL_BYTES and end > begin else None
+
+
+def _step_parts(parsed: list, n: int) -> StepParts:
+    """Every task's step swept at once (see the module's docstring), averaged over the steps."""
+    span = compute = comm = 0
+    for ops, recv in parsed:
+        events = []
+        for spans in ops.values():
+            for start, end, waits in spans:
+                kind = "wait" if waits else "compute"
+                events += [(start, 1, kind), (end, -1, kind)]
+        for spans in recv.values():
+            for start, end, *_ in spans:
+                events += [(start, 1, "wait"), (end, -1, "wait")]
+        if not events:
+            continue
+        events.sort(key=lambda e: (e[0], e[1]))
+        active = {"compute": 0, "wait": 0}
+        last = events[0][0]
+        for t, delta, kind in events:
+            if t > last and active["compute"]:
+                compute += t - last
+            elif t > last and active["wait"]:
+                comm += t - last
+            active[kind] += delta
+            last = t
+        span += events[-1][0] - events[0][0]
+    return StepParts(span_s=span * 1e-6 / n, compute_s=compute * 1e-6 / n, comm_s=comm * 1e-6 / n,
+                     idle_s=(span - compute - comm) * 1e-6 / n)
 
 
 def _intervals(stats, names: Mapping[str, str]) -> tuple[dict, dict]:
@@ -194,8 +293,8 @@ def _intervals(stats, names: Mapping[str, str]) -> tuple[dict, dict]:
 def _by_link(recv: Mapping[str, list]) -> dict[tuple[str, str], list]:
     out: dict[tuple[str, str], list] = {}
     for dst, spans in recv.items():
-        for _, end, nbytes, src, sent in spans:
-            out.setdefault((src, dst), []).append((sent, end, nbytes))
+        for start, end, nbytes, src, sent in spans:
+            out.setdefault((src, dst), []).append((sent, end, nbytes, start))
     return out
 
 

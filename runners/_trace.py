@@ -43,8 +43,10 @@ def trace_job(job, trace_dir: str | pathlib.Path, strategy_id: str, steps: int =
 
 def load_summary(path: str | pathlib.Path) -> TraceSummary:
     """A summary :func:`trace_job` wrote (its ``.summary.json``)."""
-    from runners._step_stats import LinkTime, TaskTime
+    from runners._step_stats import LinkTime, StepParts, TaskTime
 
     d = json.loads(pathlib.Path(path).read_text())
+    step = StepParts(**d["step"]) if d.get("step") else None
     return TraceSummary(steps=int(d["steps"]), step_s=float(d["step_s"]),
-                        tasks=tuple(TaskTime(**t) for t in d["tasks"]), links=tuple(LinkTime(**x) for x in d["links"]))
+                        tasks=tuple(TaskTime(**t) for t in d["tasks"]), links=tuple(LinkTime(**x) for x in d["links"]),
+                        step=step)

@@ -1,8 +1,11 @@
-"""The dashboard's notes on a search's trials: each carried-out candidate's strategy map (variable -> synchronizer)
-and its predicted against its measured step time, written as optuna-dashboard notes (Markdown) on its trials."""
+"""The dashboard's notes on a search's trials: each carried-out candidate's strategy map (variable -> synchronizer),
+its predicted against its measured step time and, for a profiled one, its step by part (the cost model's, beside the
+trace's where the search traced it: ``autotune.parts``), written as optuna-dashboard notes (Markdown) on its
+trials."""
 from __future__ import annotations
 
 import math
+import pathlib
 import re
 from typing import Any, Iterable, Mapping
 
@@ -35,9 +38,36 @@ def _times(attrs: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _breakdown_table(breakdown: Mapping[str, float]) -> list[str]:
-    rows = [f"| {md(phase)} | {_ms(seconds)} |" for phase, seconds in breakdown.items()]
-    return ["", "**predicted step, by part**", "", "| part | time |", "| --- | ---: |", *rows]
+def _breakdown_table(breakdown: Mapping[str, Any]) -> list[str]:
+    """Per part its predicted seconds, or a (predicted, measured or None) pair: a measured column where some part
+    was measured."""
+    pairs = {k: tuple(v) if isinstance(v, (tuple, list)) else (v, None) for k, v in breakdown.items()}
+    if all(m is None for _, m in pairs.values()):
+        rows = [f"| {md(part)} | {_ms(p)} |" for part, (p, _) in pairs.items()]
+        return ["", "**predicted step, by part**", "", "| part | time |", "| --- | ---: |", *rows]
+    rows = []
+    for part, (p, m) in pairs.items():
+        ratio = f"{m / p:.2f}" if isinstance(m, (int, float)) and isinstance(p, (int, float)) and p > 0 else "-"
+        rows.append(f"| {md(part)} | {_ms(p)} | {_ms(m)} | {ratio} |")
+    return ["", "**step by part**, predicted and traced (docs/tracing.md)", "",
+            "| part | predicted | measured | measured / predicted |", "| --- | ---: | ---: | ---: |", *rows]
+
+
+def trial_parts(output: str | pathlib.Path, candidates: Iterable) -> dict[str, dict[str, tuple]]:
+    """Per profiled candidate's strategy hash, its parts as :func:`annotate` takes them: part -> (predicted seconds,
+    measured seconds or None), from the ``parts.json`` of the search's ``output`` and the traces beside it."""
+    from autotune import parts
+    from runners._trace import TRACES
+
+    out = pathlib.Path(output)
+    hashes = {c.strategy.proto.id: c.strategy_hash for c in candidates if c.strategy is not None}
+    found = {}
+    for e in parts.read_parts(out / "parts.json"):
+        if e.get("strategy_id") in hashes:
+            rows = parts.rows_for(e["label"], e["breakdown"], e["measured_s"], parts.trace_of(out / TRACES,
+                                                                                            e["strategy_id"]))
+            found[hashes[e["strategy_id"]]] = {r.part: (r.predicted_s, r.measured_s) for r in rows if r.part != "step"}
+    return found
 
 
 def _map_table(strategy, inventory) -> list[str]:
@@ -52,9 +82,9 @@ def _map_table(strategy, inventory) -> list[str]:
 
 def note_body(label: str, attrs: Mapping[str, Any], strategy=None, inventory=None,
               breakdown: Mapping[str, float] | None = None) -> str:
-    """The Markdown note of one trial: what it is (label, stage, family, lossy), its times, its strategy map.
-    ``breakdown`` is the hook for a per-part split of the predicted step (part -> seconds) where the cost model
-    gives one; without it the note has the totals only."""
+    """The Markdown note of one trial: what it is (label, stage, family, lossy), its times, its step by part, its
+    strategy map. ``breakdown``: part -> predicted seconds, or -> (predicted, measured or None) (:func:`trial_parts`);
+    without it the note has the totals only."""
     head = f"### {md(label)}"
     tags = [f"stage **{md(attrs.get('stage') or '?')}**", f"family **{md(attrs.get('family') or '?')}**",
             "**lossy** (compresses gradients)" if attrs.get("lossy") else "lossless"]

@@ -107,11 +107,11 @@ def _dashboard_notes(result, say) -> None:
         return
     import optuna
 
-    from autotune.dashboard import annotate, study_note
+    from autotune.dashboard import annotate, study_note, trial_parts
 
     try:
         study = optuna.load_study(study_name=result.study_name, storage=result.storage)
-        annotate(study, result.candidates, result.inventory,
+        annotate(study, result.candidates, result.inventory, breakdowns=trial_parts(result.output, result.candidates),
                  summary=study_note(winner_line(result), summary_rows(result)))
     except Exception as e:  # noqa: BLE001 - a note must never lose the search's results
         say(f"warning: dashboard notes not written: {type(e).__name__}: {e}")

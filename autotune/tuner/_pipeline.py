@@ -265,8 +265,8 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
     setup.timing["total_s"] = time.monotonic() - started
     result.timing = {k: round(v, 2) for k, v in setup.timing.items()}
     result.budget = setup.budget.record() if cfg.budget_s is not None else {}
+    write_measured_parts(cfg.output, result.candidates, setup.scorer)  # before the outputs: the notes show them
     write_outputs(result, cfg, sim, say, show)
-    write_measured_parts(cfg.output, result.candidates, setup.scorer)
     return result
 
 

@@ -80,6 +80,58 @@ def test_a_breakdown_becomes_a_table_when_given():
     assert "| all\\-reduce | 1.50 ms |" in body and "| compute | 4.00 ms |" in body
 
 
+def test_a_breakdown_with_measured_parts_gets_their_column():
+    body = note_body("x", {"stage": "profiled"}, breakdown={"compute": (0.004, 0.005), "other": (0.001, None)})
+    assert "| compute | 4.00 ms | 5.00 ms | 1.25 |" in body and "| other | 1.00 ms | - | - |" in body
+
+
+def _parts_dir(tmp_path, traced: str):
+    """A search's output with the parts of ``w`` and ``other``, and a trace summary of ``traced``."""
+    from autotune import parts
+    from runners._step_stats import LinkTime, StepParts, TraceSummary
+    from runners._trace import TRACES, trace_paths
+    from simulator import Breakdown, LinkPart
+
+    b = Breakdown(step_s=5e-3, compute_s=3e-3, fixed_s=5e-4, comm_s=1.5e-3, correction_s=0.0, tower_compute_s={},
+                  links=(LinkPart("127.0.0.1", "127.0.0.2", 1e6, 8e-4),))
+    cands = [_candidate("w", ["a:0", "b:0"]), _candidate("other", ["c:0"])]
+    parts.write_parts(tmp_path / "parts.json", [{"label": c.label, "strategy_id": c.strategy.proto.id,
+                                                 "measured_s": 6e-3, "breakdown": parts.breakdown_to_dict(b)}
+                                                for c in cands])
+    summary = TraceSummary(steps=3, step_s=9e-3, tasks=(), step=StepParts(6e-3, 3.5e-3, 2e-3, 5e-4),
+                           links=(LinkTime("127.0.0.1", "127.0.0.2", 2e-3, 1e6, wire_s=1.2e-3, latency_s=1e-4,
+                                           transfers=6),))
+    path = trace_paths(tmp_path / TRACES, next(c for c in cands if c.label == traced).strategy.proto.id)[1]
+    path.parent.mkdir()
+    path.write_text(json.dumps(summary.to_dict()))
+    return cands
+
+
+def test_a_profiled_trials_parts_are_measured_where_it_was_traced(tmp_path):
+    from autotune.dashboard import trial_parts
+
+    cands = _parts_dir(tmp_path, traced="w")
+    got = trial_parts(tmp_path, cands)
+    assert got["w-hash"]["compute"] == pytest.approx((3e-3, 4e-3))  # ops and the gaps of the traced step
+    assert got["w-hash"]["busiest link 127.0.0.1->127.0.0.2"] == pytest.approx((8e-4, 1.2e-3))
+    assert got["other-hash"]["compute"] == (3e-3, None)
+    assert "step" not in got["w-hash"]
+
+
+def test_annotate_writes_the_parts_into_the_profiled_trials_note(tmp_path):
+    from optuna_dashboard import get_note
+
+    from autotune.dashboard import trial_parts
+
+    (tmp_path / "out").mkdir()
+    cands = _parts_dir(tmp_path / "out", traced="w")
+    _url, study = _study(tmp_path)
+    annotate(study, cands, breakdowns=trial_parts(tmp_path / "out", cands))
+    profiled = get_note(optuna.trial.Trial(study, study.trials[1]._trial_id))
+    assert "| compute | 3.00 ms | 4.00 ms | 1.33 |" in profiled
+    assert "| comm | 2.00 ms | 2.00 ms | 1.00 |" in profiled
+
+
 def test_annotate_notes_the_records_of_the_candidates_once(tmp_path):
     from optuna_dashboard import get_note
 

@@ -162,7 +162,7 @@ def test_the_step_by_part_table_measures_a_traced_strategys_parts(tmp_path, inve
     import json
 
     from autotune.fidelity._pipeline import parts_table
-    from runners._step_stats import TaskTime, TraceSummary
+    from runners._step_stats import StepParts, TaskTime, TraceSummary
     from runners._trace import TRACES, trace_paths
     from simulator import Calibration, Scorer
 
@@ -173,10 +173,11 @@ def test_the_step_by_part_table_measures_a_traced_strategys_parts(tmp_path, inve
     traced = report.rows[0]
     path = trace_paths(out / TRACES, traced.strategy_id)[1]
     path.parent.mkdir()
-    summary = TraceSummary(steps=3, step_s=1.0, tasks=(TaskTime("127.0.0.1", 1.0, 0.6, {}, 0.4),), links=())
+    summary = TraceSummary(steps=3, step_s=1.0, tasks=(TaskTime("127.0.0.1", 1.0, 0.6, {}, 0.4),), links=(),
+                           step=StepParts(1.0, 0.5, 0.4, 0.1))  # shares of the timed step: compute 0.6 of it
     path.write_text(json.dumps(summary.to_dict()))
     lines = parts_table(report, scorer, out).splitlines()
     shown = {line.split()[0] for line in lines[1:-1]}
     assert shown == {r.label[:28] for r in report.rows if r.ok}
     compute = [line for line in lines if line.startswith(traced.label[:28]) and " compute " in line]
-    assert compute and compute[0].split()[3] == "600.000"
+    assert compute and compute[0].split()[3] == f"{0.6 * traced.measured_s * 1e3:.3f}"

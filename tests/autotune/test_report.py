@@ -139,7 +139,7 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     strategy, and only of its strategy."""
     import shutil
 
-    from runners._step_stats import LinkTime, TaskTime, TraceSummary
+    from runners._step_stats import LinkTime, StepParts, TaskTime, TraceSummary
     from runners._trace import TRACES, trace_paths
 
     search = tmp_path / "search"
@@ -147,7 +147,8 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     entry = json.loads((search / "parts.json").read_text())[0]
     a, b = entry["breakdown"]["links"][0]["src"], entry["breakdown"]["links"][0]["dst"]
     summary = TraceSummary(steps=3, step_s=2e-3, tasks=(TaskTime(a, 1.5e-3, 1e-3, {f"{b} -> {a}": 3e-4}, 2e-4),),
-                           links=(LinkTime(a, b, 4e-4, 1e5),))
+                           links=(LinkTime(a, b, 6e-4, 1e5, wire_s=4e-4, latency_s=1e-4, transfers=2),),
+                           step=StepParts(1.3e-3, 8e-4, 3e-4, 2e-4))
     chrome, path, _ = trace_paths(search / TRACES, entry["strategy_id"])
     path.parent.mkdir()
     path.write_text(json.dumps(summary.to_dict()))
@@ -159,8 +160,9 @@ def test_report_takes_measured_parts_from_a_trace(profiled_dir, run, tmp_path, c
     code, _, err = run("report", search, "-o", tmp_path / "report", "--cache-dir", cache_dir)
     assert code == 0, err
     parts = pd.read_csv(tmp_path / "report" / "parts.csv").set_index(["strategy", "part"])
-    assert parts.loc[(entry["label"], "compute"), "measured_ms"] == pytest.approx(1.0)
-    assert parts.loc[(entry["label"], "comm"), "measured_ms"] == pytest.approx(0.3)
+    share = entry["measured_s"] * 1e3 / 1.3  # the traced step's parts as shares of the timed one
+    assert parts.loc[(entry["label"], "compute"), "measured_ms"] == pytest.approx(1.0 * share)
+    assert parts.loc[(entry["label"], "comm"), "measured_ms"] == pytest.approx(0.3 * share)
     assert parts.loc[(entry["label"], f"busiest link {a}->{b}"), "measured_ms"] == pytest.approx(0.4)
     assert png_size(tmp_path / "report" / f"trace-{chrome.name.removesuffix('.trace.json')}.png")[0] >= 500
     others = parts.drop(index=entry["label"], level=0)
@@ -231,3 +233,15 @@ def test_report_runs_no_code_of_the_model_it_reports_on(source, search_dir, run,
     assert code == 0, err
     assert not marker.exists()
     assert "no sizes" not in out and (tmp_path / "report" / "strategy_map.png").is_file()
+
+
+def test_a_searchs_profiled_trials_notes_have_their_step_by_part(profiled_dir):
+    """The search hands its parts to the dashboard's notes (``autotune.dashboard.trial_parts``)."""
+    import optuna
+    from optuna_dashboard import get_note
+
+    summary = json.loads((profiled_dir / "summary.json").read_text())
+    study = optuna.load_study(study_name=summary["study_name"], storage=summary["storage"])
+    profiled = [t for t in study.trials if t.user_attrs.get("stage") == "profiled"]
+    notes = [get_note(optuna.trial.Trial(study, t._trial_id)) for t in profiled]
+    assert profiled and all("**predicted step, by part**" in n and "| compute |" in n for n in notes)

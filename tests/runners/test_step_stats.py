@@ -73,6 +73,40 @@ def test_a_link_is_busy_once_the_tensor_it_carries_is_made():
     assert _task(got, T0).waiting_s == pytest.approx({ss.link_name(T1, T0): 20e-6})
 
 
+def test_the_step_is_swept_over_every_task_at_once():
+    """T1 computes while T0 waits on it: compute; a transfer, then a collective with no op anywhere: communication;
+    nothing recorded at all: idle."""
+    step = _stats(ops=[(T0, "a", "MatMul", 0, 10), (T1, "b", "MatMul", 5, 20), (T0, "c", "CollectiveReduceV2", 30, 40),
+                       (T0, "d", "Add", 50, 60)],
+                  recv=[(T1, T0, 8, 30, "1024B")])
+    got = ss.summarize([step], [1e-4]).step
+    assert (got.span_s, got.compute_s, got.comm_s, got.idle_s) == pytest.approx((60e-6, 30e-6, 20e-6, 10e-6))
+
+
+def test_a_links_wire_time_leaves_out_each_transfers_latency():
+    """The 4-byte record alone (5 us) is the latency; the one under the large record queued behind it and is not;
+    the large record is on the wire from its start plus the latency."""
+    step = _stats(ops=[(T0, "a", "MatMul", 0, 100)],
+                  recv=[(T1, T0, 0, 5, "4B"), (T1, T0, 10, 40, "0.5MB"), (T1, T0, 12, 14, "8B")])
+    (link,) = ss.summarize([step], [1e-4]).links
+    assert (link.busy_s, link.wire_s, link.latency_s, link.transfers) == pytest.approx((35e-6, 25e-6, 5e-6, 3))
+
+
+def test_a_small_transfer_that_waited_for_its_producer_is_no_latency():
+    """The 4-byte tensor ``x`` was made at 25 us, after it was asked for at 10 us: the 2-byte one (4 us) is the
+    latency."""
+    step = _stats(ops=[(T1, "x", "MatMul", 5, 25), (T0, "a", "Add", 0, 100)],
+                  recv=[(T1, T0, 10, 27, "4B"), (T1, T0, 40, 44, "2B"), (T1, T0, 50, 70, "1MB")])
+    link = next(x for x in ss.summarize([step], [1e-4]).links)
+    assert (link.latency_s, link.wire_s) == pytest.approx((4e-6, 16e-6))
+
+
+def test_a_link_of_small_transfers_only_has_no_wire_time():
+    step = _stats(ops=[(T0, "a", "MatMul", 0, 100)], recv=[(T1, T0, 0, 5, "4B"), (T1, T0, 10, 30, "2KB")])
+    (link,) = ss.summarize([step], [1e-4]).links
+    assert (link.busy_s, link.wire_s) == pytest.approx((25e-6, 0.0))
+
+
 def test_steps_are_averaged_and_tasks_renamed():
     steps = [_stats(ops=[(T0, "a", "MatMul", 0, d)]) for d in (10, 30)]
     got = ss.summarize(steps, [1.0, 3.0], {T0: "10.0.0.1"})
@@ -118,3 +152,11 @@ def test_a_recorded_all_reduce_uses_both_directions(recorded):
     assert {(x.src, x.dst) for x in got.links} == {(T0, T1), (T1, T0)}
     assert all(x.busy_s > 0 and x.bytes > 0 for x in got.links)
     assert "collective" in " ".join(k for t in got.tasks for k in t.waiting_s)
+
+
+def test_a_recorded_steps_parts_add_up_to_its_span(recorded):
+    got = ss.summarize([recorded], [0.0128])
+    st = got.step
+    assert st.compute_s + st.comm_s + st.idle_s == pytest.approx(st.span_s)
+    assert st.span_s >= max(t.span_s for t in got.tasks)  # the tasks start apart: the step spans them all
+    assert all(0 <= x.wire_s <= x.busy_s for x in got.links)

@@ -42,6 +42,8 @@ def test_each_tasks_parts_add_up_to_its_span_of_the_step(traced_profile):
         assert t.compute_s > 0
         assert t.compute_s + t.waiting_total_s + t.other_s == pytest.approx(t.span_s)
         assert t.span_s <= summary.step_s  # a task's part of the call is inside the driver's
+    st = summary.step
+    assert st.compute_s > 0 and st.compute_s + st.comm_s + st.idle_s == pytest.approx(st.span_s)
 
 
 def test_the_all_reduce_keeps_both_directions_busy(traced_profile):
