@@ -25,6 +25,7 @@ communication; the rest is idle (nothing recorded on any task: scheduling, the c
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from typing import Iterable, Mapping
 
@@ -152,8 +153,6 @@ def merged(steps: Iterable) -> object:
 def chrome_trace(step_stats) -> str:
     """The Chrome-trace JSON of ``step_stats`` (:func:`merged`), drawn by TensorFlow's own timeline; each transfer's
     event keeps its label (its bytes, rate, tensor and ends), which the timeline leaves out."""
-    import json
-
     from tensorflow.python.client import timeline
 
     labels = {(n.all_start_micros, n.all_end_rel_micros): n.timeline_label for dev in step_stats.dev_stats

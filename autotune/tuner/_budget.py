@@ -8,6 +8,7 @@ only where its head-to-head fits.
 """
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import re
 import time
@@ -23,8 +24,6 @@ _UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
 
 def duration(text: str) -> float:
     """An argparse type: :func:`parse_duration`, its error the command line's."""
-    import argparse
-
     try:
         return parse_duration(text)
     except ValueError as e:

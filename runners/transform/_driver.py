@@ -1,6 +1,7 @@
 """Drive one trial on a running cluster: open a session on the built graph, run steps, read values, clean up."""
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import math
 import statistics
@@ -355,8 +356,6 @@ def graphs_ahead(traced, cluster, runs, *, copies: int = 1) -> Iterator[list]:
     one thread: a caller that starts the jobs in that order builds the next one's graph (Python, in the driver)
     while the servers build the last one's executors and run its first calls. What is left unbuilt on the way out
     is not built."""
-    import concurrent.futures
-
     ahead = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="autotune-build")
     try:
         yield [ahead.submit(job_graph, traced, strategy, cluster, synchronize=sync, update=update, copies=copies)
