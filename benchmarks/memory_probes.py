@@ -2,12 +2,14 @@
 graph op) and the chief's as the master (a cost per graph op and a share of the initial values it relays), by least
 squares over what each probe's servers grew by beyond the plan's own parts (``simulator.fit_job_memory``).
 
-    python benchmarks/memory_probes.py [--steps 5] [--out /tmp/bench-memory-probes]
+    python benchmarks/memory_probes.py [--spec cluster.yml] [--calibration cal.json] [--steps 5]
+                                       [--out /tmp/bench-memory-probes]
 
 The probes are synthetic (dense stacks of a few bytes and many ops, and a few large matrices), none of the models
 ``memory_fit.py`` compares against, so the comparison tests the fit rather than repeats it. Measured like
 ``memory_fit.py``: a cluster of its own per probe, warmed by a job of a model of a few bytes, glibc trimming. Prints
-the fitted constants (the ``Calibration`` fields) and one JSON line a probe to ``<out>/memory_probes.jsonl``.
+the fitted constants (the ``Calibration`` fields) and one JSON line a probe to ``<out>/memory_probes.jsonl``; with
+``--calibration``, stores them in that calibration of the spec (which must exist and be the spec's).
 """
 from __future__ import annotations
 
@@ -35,16 +37,14 @@ def dataset_fn(worker_index, num_workers):
 """
 
 
-def measure(path: pathlib.Path, steps: int, tiny) -> dict:
+def measure(spec, path: pathlib.Path, steps: int, tiny) -> dict:
     """One probe on a cluster of its own: per node, the plan's bytes without the per-job terms, and measured."""
     from runners.cluster import start_cluster
     from runners.profile import profile_strategy
     from simulator import Calibration, Scorer
     from space.builders import build_strategy
-    from space.cluster import load_cluster
     from space.model import inventory_from_trace, trace_step
 
-    spec = load_cluster(ROOT / "examples" / "clusters" / "localhost.yml")
     traced = trace_step(path)
     inventory = inventory_from_trace(traced)
     strategy = build_strategy("ps", inventory, spec)
@@ -64,16 +64,27 @@ def measure(path: pathlib.Path, steps: int, tiny) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--spec", default=str(ROOT / "examples" / "clusters" / "localhost.yml"))
+    ap.add_argument("--calibration", help="a calibration of the spec to store the fitted terms in")
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--out", default="/tmp/bench-memory-probes")
     args = ap.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from memory_fit import TINY, TRIMMED
-    from simulator import fit_job_memory
+    from simulator import Calibration, fit_job_memory
+    from space.cluster import load_cluster
+    from space.errors import BadInput
     from space.model import trace_step
 
     os.environ.update(TRIMMED)
+    try:
+        spec = load_cluster(args.spec)
+        # a missing or stale calibration fails here, before the probes run
+        stored = Calibration.load(args.calibration, spec) if args.calibration else None
+    except BadInput as e:
+        print(f"error: {e.line()}", file=sys.stderr)
+        return 2
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "tiny.py").write_text(TINY)
@@ -83,7 +94,7 @@ def main(argv=None) -> int:
         for name, layers, width, inp in PROBES:
             path = out / f"{name}.py"
             path.write_text(PROBE.format(layers=int(layers), width=int(width), inp=int(inp)))
-            rows.append(measure(path, args.steps, tiny))
+            rows.append(measure(spec, path, args.steps, tiny))
             log.write(json.dumps(rows[-1]) + "\n")
             log.flush()
     for r in rows:
@@ -91,7 +102,10 @@ def main(argv=None) -> int:
             print(f"{r['probe']:10} ops {r['ops']:5} initial {r['initial_bytes'] / 1e6:7.1f} MB  {n['node']}"
                   f"{' (chief)' if n['chief'] else ''}: plan {n['plan'] / 1e6:6.1f} MB, measured "
                   f"{n['measured'] / 1e6:6.1f} MB")
-    print(json.dumps(fit_job_memory(rows), indent=1))
+    fitted = fit_job_memory(rows)
+    print(json.dumps(fitted, indent=1))
+    if stored is not None:
+        print(f"stored in {stored.replace(**fitted).save(args.calibration)}")
     print(f"load average {os.getloadavg()[0]:.1f} (under load: others run)")
     return 0
 

@@ -30,7 +30,7 @@ RETIRED_KEYS = frozenset({"ps_shards_together"})
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
 LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # a residual without the pieces and collectives terms (read as 0)
 # the per-job memory terms' defaults (bytes), fitted on the probe jobs (docs/cost_model.md, "Memory per node")
-JOB_BYTES, JOB_BYTES_PER_OP, MASTER_BYTES_PER_OP, MASTER_INITIAL_SHARE = 8.5e6, 11e3, 68e3, 0.3
+JOB_BYTES, JOB_BYTES_PER_OP, MASTER_BYTES_PER_OP, MASTER_INITIAL_SHARE = 8.9e6, 9.3e3, 67e3, 0.45
 IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
 
 

@@ -1,5 +1,5 @@
-"""The scenario that proves plans fit: examples/big_table.py's 150 MB table on nodes that give a plan 100 MB each
-(examples/clusters/big_table.yml). Sharded it fits; the naive builders are refused before anything starts, marked
+"""The scenario that proves plans fit: examples/big_table.py's 150 MB table on nodes that give a plan 100 MB, the
+chief 200 MB (examples/clusters/big_table.yml). Sharded it fits; the naive builders are refused before anything starts, marked
 in the search's table; a real search profiles nothing that does not fit, and the servers hold what the model says."""
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_only_a_sharded_table_fits_the_declared_memory(inventory, spec, alias, f
 
     misfit = memory_plan(inventory, spec, build_strategy(alias, inventory, spec)).misfit(spec)
     assert (misfit is None) == fits
-    assert inventory.total_bytes > spec.nodes[0].memory_budget_bytes > inventory.total_bytes / 2
+    assert inventory.total_bytes > spec.nodes[1].memory_budget_bytes > inventory.total_bytes / 2
 
 
 def test_train_refuses_all_reduce_in_one_line_before_any_server_starts(run, tmp_path):
@@ -61,7 +61,7 @@ def test_the_simulated_stage_prunes_every_unsharded_plan(inventory, spec, tmp_pa
                      progress=Progress(False, print))
     assert stage.candidates() and all(scorer.memory(c.strategy).misfit(spec) is None for c in stage.candidates())
     marked = {"+".join(c.builders): c.skipped for c in stage.builder_candidates()}
-    assert marked["all_reduce_ring"].startswith("needs ") and marked["ps"].startswith("needs 154 MB")
+    assert marked["all_reduce_ring"].startswith("needs ") and marked["ps"].startswith("needs ")
     assert any(not why for why in marked.values())
 
 
