@@ -1,6 +1,7 @@
 """The scenario that proves plans fit: examples/big_table.py's 150 MB table on nodes that give a plan 100 MB, the
-chief 200 MB (examples/clusters/big_table.yml). Sharded it fits; the naive builders are refused before anything starts, marked
-in the search's table; a real search profiles nothing that does not fit, and the servers hold what the model says."""
+chief 200 MB (examples/clusters/big_table.yml). Sharded it fits; the naive builders are refused before anything
+starts, marked in the search's table; a real search profiles nothing that does not fit, and the servers hold what the
+model says."""
 from __future__ import annotations
 
 import json
