@@ -108,4 +108,4 @@ def test_a_real_search_profiles_only_plans_that_fit_and_picks_a_sharded_one(inve
     assert profiled and all(memory_plan(inventory, spec, Strategy.load(p)).misfit(spec) is None for p in profiled)
     assert memory_plan(inventory, spec, Strategy.load(out.winner_path)).misfit(spec) is None
     rows = {r["strategy"].rstrip(" *"): r for r in json.loads((tmp_path / "s" / "summary.json").read_text())["rows"]}
-    assert rows["ps"]["measured_ms"] == "does not fit" and rows["ps"]["memory"].startswith("needs 154 MB")
+    assert rows["ps"]["measured_ms"] == "does not fit" and rows["ps"]["memory"].startswith("needs ")
