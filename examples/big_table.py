@@ -1,5 +1,5 @@
 """A click model whose embedding table is too big for one node: 150 MB of item vectors on nodes that give a plan
-100 MB each (``examples/clusters/big_table.yml``: 600 MB less TensorFlow's own 500 MB). Sharded across both
+100 MB, the chief 200 MB (``examples/clusters/big_table.yml``, less TensorFlow's own 500 MB). Sharded across both
 nodes' parameter servers it fits; a copy on every replica (all-reduce), or the whole table on one server, does
 not, and autotune says so before anything starts. The table is scaled down from the case it stands for (a 1.5 GB
 table on 1 GB nodes) so that a search on this machine takes seconds; the check is on the spec's declared memory.

@@ -21,7 +21,7 @@ from simulator._from_measurements import (LinkFit, fit_link, powersgd_constants,
 from simulator._prediction import COUNT_UNIT_S, Bound, Distance, Prediction
 from simulator._breakdown import Breakdown, LinkPart
 from simulator._choices import Choices
-from simulator._memory import PARTS as MEMORY_PARTS, MemoryPlan, Misfit, NodeMemory
+from simulator._memory import PARTS as MEMORY_PARTS, MemoryPlan, Misfit, NodeMemory, fit_job_memory
 from simulator._scorer import Scorer
 
 __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "CalibrationError", "StaleCalibration",
@@ -35,7 +35,7 @@ __all__ = ["predict", "Scorer", "Choices", "Prediction", "Calibration", "Calibra
            "anchor_costs", "anchor_fit", "anchor_misfits", "ANCHOR_MISFIT", "ANCHOR_PAIRS", "PIECE_PAIRS",
            "RESOLVED_SE", "pair_difference", "resolved", "borrowed_piece_cost",
            # what a strategy keeps resident per node (Scorer.memory)
-           "MemoryPlan", "NodeMemory", "Misfit", "MEMORY_PARTS",
+           "MemoryPlan", "NodeMemory", "Misfit", "MEMORY_PARTS", "fit_job_memory",
            # the predicted step by part (Scorer.breakdown)
            "Breakdown", "LinkPart"]
 

@@ -29,6 +29,8 @@ COST_MODEL_VERSION = 6
 RETIRED_KEYS = frozenset({"ps_shards_together"})
 RESIDUAL_KEYS = ("intercept", "compute", "comm", "latency", "pieces", "collectives")
 LEGACY_RESIDUAL_KEYS = RESIDUAL_KEYS[:4]  # a residual without the pieces and collectives terms (read as 0)
+# the per-job memory terms' defaults (bytes), fitted on the probe jobs (docs/cost_model.md, "Memory per node")
+JOB_BYTES, JOB_BYTES_PER_OP, MASTER_BYTES_PER_OP, MASTER_INITIAL_SHARE = 8.9e6, 9.3e3, 67e3, 0.45
 IDENTITY_RESIDUAL = {"intercept": 0.0, "compute": 1.0, "comm": 1.0, "latency": 0.0, "pieces": 0.0, "collectives": 0.0}
 
 
@@ -91,6 +93,14 @@ class Calibration:
     # (staleness only bounds the lead of all-async towers), so its pulls stay exposed
     stale_prefetch: bool = False
     residual: Mapping[str, float] | None = None  # fitted correction, see simulator.fit_residual
+    # what a job adds to each server beyond its plan's parts (the runtime's executors, step containers, gRPC
+    # buffers): a floor and a cost per op of the traced step; and the chief's as the master (the graph and its
+    # partitions per op, and a share of the initial values it relays). Defaults: fitted on the probe jobs of
+    # ``benchmarks/memory_probes.py`` (``simulator.fit_job_memory``), see docs/cost_model.md
+    job_bytes: float = JOB_BYTES
+    job_bytes_per_op: float = JOB_BYTES_PER_OP
+    master_bytes_per_op: float = MASTER_BYTES_PER_OP
+    master_initial_share: float = MASTER_INITIAL_SHARE
     # calibrate's anchor steps as measured (name -> median seconds): a changed cost model re-derives the anchor
     # costs from them (``validate-simulator --reuse``) without measuring again
     anchors_s: Mapping[str, float] = dataclasses.field(default_factory=dict)
@@ -123,7 +133,10 @@ class Calibration:
                         "rpc_overhead_s": self.rpc_overhead_s, "barrier_overhead_s": self.barrier_overhead_s,
                         "step_overhead_s": self.step_overhead_s, "powersgd_matrix_s": self.powersgd_matrix_s,
                         "ar_piece_s": self.ar_piece_s, "ps_piece_s": self.ps_piece_s,
-                        "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte}
+                        "reduce_s_per_byte": self.reduce_s_per_byte, "cast_s_per_byte": self.cast_s_per_byte,
+                        "job_bytes": self.job_bytes, "job_bytes_per_op": self.job_bytes_per_op,
+                        "master_bytes_per_op": self.master_bytes_per_op,
+                        "master_initial_share": self.master_initial_share}
         non_negative |= {f"link_latency_s[{k!r}]": v for k, v in self.link_latency_s.items()}
         non_negative |= {f"anchors_s[{k!r}]": v for k, v in self.anchors_s.items()}
         for k, rounds in self.anchor_rounds_s.items():

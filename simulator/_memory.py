@@ -16,7 +16,11 @@ Per node, by part (``PARTS``), as the backend (``runners.transform``) lays a ste
   the gradient's size each) and warm-started Q;
 - ``activations``: each tower's, the forward tensors its backward pass reads at its batch
   (``Inventory.activation_bytes``, counted in the traced step's graph: ``space._activations``);
-- ``input``: each tower's input pipeline, in host memory (``Inventory.input_bytes``, :data:`INPUT_COPIES`).
+- ``input``: each tower's input pipeline, in host memory (``Inventory.input_bytes``, :data:`INPUT_COPIES`);
+- ``runtime``: what running a job costs every server beyond its arrays (executors, step containers, gRPC buffers):
+  a floor and a cost per op of the traced step (``Calibration.job_bytes``, ``job_bytes_per_op``);
+- ``master``: the chief's as the master: the graph and its partitions (``master_bytes_per_op``) and a share of the
+  initial values it relays from the driver (``master_initial_share``).
 
 A node whose towers are GPUs holds the towers' parts on each GPU (``gpu_parts``: one tower's), the rest in host
 memory. Peaks are not modelled: every part is counted as if resident at once, a bound TensorFlow's allocator
@@ -36,7 +40,7 @@ from space.cluster import ClusterSpec, parse_device
 from space.strategy import Compressor
 
 PARTS = ("variables", "proxies", "pulled", "slots", "gradients", "aggregation", "compression", "activations",
-         "input")
+         "input", "runtime", "master")
 # a tower's pipeline on its server: the serialized graph as it arrived, and the dataset's tensors rebuilt from it
 # (measured at 1.8-2.1 times the graph's bytes where a pipeline's arrays dominate, docs/cost_model.md)
 INPUT_COPIES = 2
@@ -133,6 +137,7 @@ def memory_of(scorer, m, b) -> MemoryPlan:
     host["slots"] += slots * served
     host["aggregation"] += ps @ np.minimum(m.nbytes, m.push_bytes * max(len(scorer.replicas), 1))
     host["input"] += towers * INPUT_COPIES * scorer.inventory.input_bytes
+    _add_job_parts(host, scorer)
     for j in range(M):
         if not towers[j]:
             continue
@@ -159,3 +164,42 @@ def _tower_parts(m, ar: np.ndarray, comp: np.ndarray, rank: np.ndarray, activati
     state = (m.numel[ar & (comp == _EF)] * _F32).sum() + (m.numel[psgd] * _F32 + m.pm[psgd] * rank[psgd] * _F32).sum()
     return {"variables": float(m.nbytes[ar].sum()), "gradients": float(m.push_bytes.sum()),
             "aggregation": float(aggregation), "compression": float(state), "activations": float(activations)}
+
+
+def _add_job_parts(host: dict[str, np.ndarray], scorer) -> None:
+    """The per-job terms: the runtime's on every server, the master's on the chief (host memory)."""
+    cal, inv = scorer.calibration, scorer.inventory
+    host["runtime"] += cal.job_bytes + cal.job_bytes_per_op * inv.graph_ops
+    chief = [j for j, n in enumerate(scorer.cluster.nodes) if n.chief]  # the scorer keeps the spec's node order
+    initial = float(sum(v.bytes for v in inv.variables) + sum(v.bytes for v in inv.state))
+    for j in chief:
+        host["master"][j] += cal.master_bytes_per_op * inv.graph_ops + cal.master_initial_share * initial
+
+
+JOB_TERMS = ("job_bytes", "job_bytes_per_op", "master_bytes_per_op", "master_initial_share")
+
+
+def fit_job_memory(probes: list[dict]) -> dict[str, float]:
+    """The per-job terms (:data:`JOB_TERMS`, ``Calibration`` fields) by least squares over probe jobs: each a dict
+    with ``ops`` (the traced step's), ``initial_bytes`` (every variable's) and ``nodes``, each with ``chief``, the
+    plan's bytes without the per-job terms (``plan``) and the server's growth at its peak (``measured``). What a
+    server grew by beyond its plan is the floor and its ops' cost, plus on the chief the master's ops and initial
+    values; a term the probes cannot resolve (a negative fit) is 0 and the rest fitted again without it."""
+    rows, target = [], []
+    for p in probes:
+        for n in p["nodes"]:
+            chief = float(bool(n["chief"]))
+            rows.append([1.0, p["ops"], chief * p["ops"], chief * p["initial_bytes"]])
+            target.append(n["measured"] - n["plan"])
+    if not rows:
+        raise ValueError("no probe measured a server: nothing to fit the per-job memory terms on")
+    a, y = np.asarray(rows, float), np.asarray(target, float)
+    keep = np.ones(len(JOB_TERMS), bool)
+    coef = np.zeros(len(JOB_TERMS))
+    while keep.any():
+        coef[:] = 0.0
+        coef[keep] = np.linalg.lstsq(a[:, keep], y, rcond=None)[0]
+        if (coef >= 0).all():
+            break
+        keep &= coef >= 0
+    return {k: float(max(c, 0.0)) for k, c in zip(JOB_TERMS, coef)}

@@ -107,6 +107,7 @@ class Inventory:
     notes: tuple[str, ...] = ()  # what a person should know of how autotune runs the model, said once per command
     activation_bytes: int = 0  # the forward tensors one replica's backward pass reads, at its batch
     input_bytes: int = 0  # a replica's dataset as it travels to its server: its serialized graph
+    graph_ops: int = 0  # the traced step's ops (one replica's loss and gradients): what a job's runtime grows with
     version: int = INVENTORY_VERSION
 
     def __post_init__(self) -> None:
@@ -167,7 +168,7 @@ class Inventory:
                    optimizer=dict(d.get("optimizer") or {}), flops_lower_bound=bool(d.get("flops_lower_bound")),
                    flops_note=str(d.get("flops_note") or ""), tables=tuple(TableInfo(**t) for t in d.get("tables", ())),
                    notes=tuple(d.get("notes") or ()), activation_bytes=int(d.get("activation_bytes") or 0),
-                   input_bytes=int(d.get("input_bytes") or 0),
+                   input_bytes=int(d.get("input_bytes") or 0), graph_ops=int(d.get("graph_ops") or 0),
                    version=int(d.get("version", INVENTORY_VERSION)))
 
     @classmethod

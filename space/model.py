@@ -471,7 +471,8 @@ def inventory_from_trace(traced: TracedStep) -> Inventory:
         flops_per_step=flops.flops, flops_lower_bound=flops.lower_bound, flops_note=flops.note,
         batch_size=batch_size, optimizer=traced.optimizer,
         tables=tuple(TableInfo(t.name, t.kind, t.key_dtype.name, t.value_dtype.name, t.size) for t in traced.tables),
-        notes=traced.notes, activation_bytes=saved_activation_bytes(graph), input_bytes=traced.input_bytes)
+        notes=traced.notes, activation_bytes=saved_activation_bytes(graph), input_bytes=traced.input_bytes,
+        graph_ops=len(graph.get_operations()))
 
 
 def _lookups(traced: TracedStep) -> tuple[list[int], list[bool]]:

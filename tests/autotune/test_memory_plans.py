@@ -3,6 +3,7 @@ not dropped), refuses in one line when nothing fits, and train refuses such a st
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -51,7 +52,7 @@ def test_the_stage_prunes_what_does_not_fit_before_scoring_and_marks_builders(tm
     done = [c for c in stage.candidates()]
     assert done and all(scorer.memory(c.strategy).misfit(spec) is None for c in done)
     builders = {"+".join(c.builders): c for c in stage.builder_candidates()}
-    assert builders["all_reduce_ring"].skipped.startswith("needs 2 GB on 10.1.0.1")  # in the table, marked
+    assert re.match(r"needs [\d.]+ GB on 10\.1\.0\.1", builders["all_reduce_ring"].skipped)  # in the table, marked
     assert builders["ps"].skipped == "" and builders["ps"].predicted_s < math.inf
     assert any(not c.skipped for c in builders.values())
     stage.check_fits()  # something fits: no refusal
@@ -132,5 +133,5 @@ def test_the_table_marks_a_builder_that_does_not_fit(tmp_path):
     rows = {r["strategy"].rstrip(" *"): r for r in summary_rows(types.SimpleNamespace(
         candidates=shown, winner=winner, lower_bound_s=0.0))}
     assert rows["all_reduce_ring"]["measured_ms"] == "does not fit"
-    assert rows["all_reduce_ring"]["memory"].startswith("needs 2 GB on 10.1.0.1")
+    assert re.match(r"needs [\d.]+ GB on 10\.1\.0\.1", rows["all_reduce_ring"]["memory"])
     assert rows["all_reduce_ring"]["predicted_ms"] == "-" and rows["ps"]["memory"] == "-"

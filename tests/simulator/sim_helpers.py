@@ -19,9 +19,10 @@ def cluster(nodes: int = 2, bandwidth: str = "200mbit", links=(), cpus=None) -> 
 
 
 def zero_cal(spec: ClusterSpec, **overrides) -> Calibration:
-    """Bandwidth only: no latencies, overheads, reduction or cast costs (overridable)."""
+    """Bandwidth only: no latencies, overheads, reduction or cast costs, no per-job memory (overridable)."""
     base = dict(latency_s=0.0, collective_overhead_s=0.0, rpc_overhead_s=0.0, reduce_s_per_byte=0.0,
-                cast_s_per_byte=0.0)
+                cast_s_per_byte=0.0, job_bytes=0.0, job_bytes_per_op=0.0, master_bytes_per_op=0.0,
+                master_initial_share=0.0)
     return Calibration.from_spec(spec, **{**base, **overrides})
 
 

@@ -93,10 +93,11 @@ def test_other_json_is_not_a_calibration(tmp_path):
     ("update_s", 0.01, "update_s.*model_hash"),
     ("update_s", "fast", "update_s.*non-negative"),
     ("update_share", 0.4, "update_share.*model_hash"),
+    ("job_bytes_per_op", -1.0, "job_bytes_per_op >= 0"),
 ], ids=["negative-latency", "zero-bandwidth", "backward-fraction", "step-without-model", "alone-without-model",
         "partial-residual", "ps-serial-above-one", "negative-round", "rounds-not-a-list",
         "update-without-model", "update-not-a-number",
-        "update-share-without-model"])
+        "update-share-without-model", "negative-job-bytes"])
 def test_impossible_values_are_rejected(field, value, rule):
     with pytest.raises(CalibrationError, match=rule.replace("(", r"\(").replace("[", r"\[")):
         Calibration.from_spec(cluster(2), **{field: value})
@@ -179,3 +180,14 @@ def test_residual_of_an_older_file_without_the_counts_still_loads(tmp_path):
     plain = Scorer(inv, spec, Calibration.from_spec(spec)).predict(s)
     assert Scorer(inv, spec, cal).predict(s).step_time_s == pytest.approx(
         0.01 + plain.compute_s + 1.1 * plain.exposed_comm_s)
+
+
+def test_a_file_without_the_per_job_memory_terms_loads_with_their_defaults(tmp_path):
+    from simulator._calibration import JOB_BYTES, MASTER_INITIAL_SHARE
+
+    data = Calibration.from_spec(cluster(2)).to_dict()
+    for key in ("job_bytes", "job_bytes_per_op", "master_bytes_per_op", "master_initial_share"):
+        del data[key]
+    (tmp_path / "cal.json").write_text(json.dumps(data))
+    cal = Calibration.load(tmp_path / "cal.json")
+    assert (cal.job_bytes, cal.master_initial_share) == (JOB_BYTES, MASTER_INITIAL_SHARE)

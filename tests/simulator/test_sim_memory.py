@@ -125,3 +125,45 @@ def test_each_tower_holds_its_activations_and_its_input_pipeline(activations, pi
     for address in (A, B):
         node = plan.node(address)
         assert (node.parts["activations"], node.parts["input"]) == (activations, INPUT_COPIES * pipeline)
+
+
+def test_every_server_pays_the_runtime_and_the_chief_the_master():
+    inv = dataclasses.replace(inventory((1000, 250), (250,)), graph_ops=100)
+    spec = cluster(2)
+    cal = zero_cal(spec, job_bytes=1e6, job_bytes_per_op=10.0, master_bytes_per_op=20.0, master_initial_share=0.5)
+    plan = Scorer(inv, spec, cal).memory(Strategy.build([ps_node("v0", dev(1)), ps_node("v1", dev(1))],
+                                                        spec.replicas))
+    chief = next(n.address for n in spec.nodes if n.chief)
+    other = next(n.address for n in spec.nodes if not n.chief)
+    assert plan.node(other).parts["runtime"] == plan.node(chief).parts["runtime"] == 1e6 + 100 * 10.0
+    assert plan.node(chief).parts["master"] == 100 * 20.0 + 0.5 * BOTH
+    assert plan.node(other).parts["master"] == 0
+    assert type(inv).from_dict(inv.to_dict()).graph_ops == 100  # a cached inventory keeps its ops
+
+
+def _probe(ops: int, initial: float, plan: float, terms: tuple[float, float, float, float]) -> dict:
+    floor, per_op, master_op, share = terms
+    grown = floor + per_op * ops
+    return {"ops": ops, "initial_bytes": initial,
+            "nodes": [{"chief": True, "plan": plan, "measured": plan + grown + master_op * ops + share * initial},
+                      {"chief": False, "plan": plan / 2, "measured": plan / 2 + grown}]}
+
+
+@pytest.mark.parametrize("terms", [(8e6, 4e3, 9e3, 0.6), (5e6, 1e3, 0.0, 1.0)], ids=["all", "no-master-ops"])
+def test_fit_job_memory_recovers_the_terms_of_the_probes(terms):
+    from simulator import fit_job_memory
+
+    probes = [_probe(o, i, p, terms) for o, i, p in [(50, 1e3, 1e5), (900, 2e3, 2e5), (60, 3e7, 6e7),
+                                                     (500, 8e7, 1e8)]]
+    fitted = fit_job_memory(probes)
+    assert list(fitted.values()) == pytest.approx(list(terms), rel=1e-6, abs=1e-3)
+
+
+def test_fit_job_memory_leaves_out_a_term_the_probes_make_negative():
+    from simulator import fit_job_memory
+
+    # a chief that holds less the more initial values it relayed: no share of them to model
+    probes = [_probe(o, i, p, (8e6, 4e3, 9e3, -0.1)) for o, i, p in [(50, 1e3, 1e5), (900, 2e3, 2e5),
+                                                                     (60, 3e7, 6e7), (500, 8e7, 1e8)]]
+    fitted = fit_job_memory(probes)
+    assert fitted["master_initial_share"] == 0 and all(v >= 0 for v in fitted.values())
