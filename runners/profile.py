@@ -139,15 +139,12 @@ def profile_strategy(traced, strategy, cluster, *, steps: int = 20, warmup: int 
         on_build: told every few seconds while the servers build a call's executors (``TrainingJob``).
         within_s: time fewer samples where ``steps`` of them would take longer than this, as the warm-up's steps
             tell (:func:`samples_within`); ``None`` times ``steps``.
-        graph: the job's graph built ahead (a future of :func:`runners.transform.job_graph` of this strategy, or the
-            graph itself, with :func:`copies_ahead` copies), so that its build overlaps another run; default: built
-            here.
-        settled: called once the servers built the executors of the job's first call, before the warm calls:
-            a caller building another graph meanwhile (:func:`runners.transform.graphs_ahead`) waits for it here,
-            so that the steps timed have the driver to themselves.
-        trace_dir: after the timed samples, trace a few steps on every task and write their Chrome trace and
-            summary there (:func:`runners._trace.trace_job`); ``None`` traces nothing. Tracing is outside the
-            phases' clock: its seconds are the result's ``trace_s``.
+        graph: the job's graph built ahead (a future of :func:`runners.transform.job_graph`, or the graph, with
+            :func:`copies_ahead` copies), so that its build overlaps another run; default: built here.
+        settled: called once the servers built the first call's executors, before the warm calls: a caller building
+            another graph meanwhile waits for it here, so that the timed steps have the driver to themselves.
+        trace_dir: after the timed samples, trace a few steps on every task into a Chrome trace and summary there
+            (:func:`runners._trace.trace_job`), outside the phases' clock (its seconds: ``trace_s``).
     Raises:
         RunError: a step hung past ``step_timeout_s`` or a server died (the message names the node).
     """

@@ -119,6 +119,12 @@ class Calibration:
     source: str = "<calibration>"
 
     def __post_init__(self) -> None:
+        self._check_bounds()
+        self._check_shares()
+        self._check_model_fields()
+
+    def _check_bounds(self) -> None:
+        """Every rate is positive and every cost non-negative, finite."""
         where = self.source
         positive = {"intra_node_bandwidth_gbit": self.intra_node_bandwidth_gbit,
                     "compute_flops_per_s": self.compute_flops_per_s,
@@ -146,6 +152,10 @@ class Calibration:
         for name, value in non_negative.items():
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
                 raise CalibrationError(f"`{name} >= 0` must hold, but got {value!r}", where)
+
+    def _check_shares(self) -> None:
+        """The fractions lie in their ranges, and the optional costs are non-negative where given."""
+        where = self.source
         if self.powersgd_s_per_flop is not None and not (math.isfinite(self.powersgd_s_per_flop)
                                                          and self.powersgd_s_per_flop >= 0):
             raise CalibrationError(f"`powersgd_s_per_flop >= 0` must hold, but got {self.powersgd_s_per_flop!r}", where)
@@ -161,6 +171,10 @@ class Calibration:
         if not 0 < self.backward_fraction < 1:
             raise CalibrationError(f"`0 < backward_fraction < 1` must hold, but got {self.backward_fraction!r}",
                                    where)
+
+    def _check_model_fields(self) -> None:
+        """A model's measurements come with the model's hash; the stored extras have their expected form."""
+        where = self.source
         if self.step_time_s is not None and not (self.step_time_s >= 0 and self.model_hash):
             raise CalibrationError("`step_time_s` needs a non-negative value and the `model_hash` it was "
                                    f"measured for, but got ({self.step_time_s=}, {self.model_hash=})", where)

@@ -348,6 +348,19 @@ def _measure_serially(rows: list[Row], strategies: list, profile, repeats: int, 
                      f"measured {medians[i][-1] * 1e3:.1f} ms")
 
 
+def _first_that_runs(rows: list[Row], one, progress: Callable[[str], None]) -> int | None:
+    """The anchor: the first strategy that runs at all alone (those that fail before it are marked failed)."""
+    for i, row in enumerate(rows):
+        got = one([i], "alone")
+        if isinstance(got, str):
+            row.error = got
+            progress(f"{row.label}: FAILED: {got}")
+            continue
+        progress(f"anchor of every comparison: {row.label} ({np.median(got[0]) * 1e3:.1f} ms alone)")
+        return i
+    return None
+
+
 def measure_together(rows: list[Row], strategies: list, profile_group, *, size: int, repeats: int, seed: int = 0,
                      progress: Callable[[str], None] = lambda _m: None,
                      journal: MeasurementJournal | None = None) -> None:
@@ -370,16 +383,7 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
 
         return _journaled(journal, (*where, *(rows[i].label for i in group)), compare)
 
-    anchor = None
-    for i, row in enumerate(rows):  # the anchor: the first strategy that runs at all
-        got = one([i], "alone")
-        if isinstance(got, str):
-            row.error = got
-            progress(f"{row.label}: FAILED: {got}")
-            continue
-        anchor = i
-        progress(f"anchor of every comparison: {row.label} ({np.median(got[0]) * 1e3:.1f} ms alone)")
-        break
+    anchor = _first_that_runs(rows, one, progress)
     if anchor is None:
         return
     plan = group_plan(len(rows), anchor, size, repeats, seed)
@@ -412,18 +416,11 @@ def measure_together(rows: list[Row], strategies: list, profile_group, *, size: 
                 g = len(pass_of)
                 pass_of[g] = p
                 steps.update(((i, g), t) for i, t in zip(members, times))
-    time_of, factor = fit_drift([(i, g, float(np.median(t))) for (i, g), t in steps.items() if not rows[i].error])
-    per_pass: dict[int, dict[int, list[float]]] = {}  # strategy -> pass -> step times, its group's factor divided out
-    for (i, g), t in steps.items():
-        if i in time_of:
-            per_pass.setdefault(i, {}).setdefault(pass_of[g], []).extend(x / factor[g] for x in t)
-    for i, passes in per_pass.items():
-        _set_measured(rows[i], [x for _, v in sorted(passes.items()) for x in v],
-                      [float(np.median(v)) for _, v in sorted(passes.items())])
-        rows[i].measured_s = time_of[i]
+    factor = _divide_out_drift(rows, steps, pass_of)
     if factor:
         progress(f"machine speed between comparisons varied {min(factor.values()):.2f}-{max(factor.values()):.2f}x "
                  "(divided out)")
+
 
 def repredict(scorer, picked: Sequence[tuple[str, Any]], measured: Sequence[Row], *, fit: bool = False,
               holdout: float = 0.3, seed: int = 0) -> Report:
@@ -433,3 +430,19 @@ def repredict(scorer, picked: Sequence[tuple[str, Any]], measured: Sequence[Row]
         r.measured_s, r.p10_s, r.p90_s, r.error, r.strategy_file, r.repeat_medians = (
             old.measured_s, old.p10_s, old.p90_s, old.error, old.strategy_file, old.repeat_medians)
     return evaluate(rows, fit=fit, holdout=holdout, seed=seed)
+
+
+def _divide_out_drift(rows: list[Row], steps: dict[tuple[int, int], list[float]],
+                      pass_of: dict[int, int]) -> dict[int, float]:
+    """Fit each comparison's speed factor (``fit_drift``), divide it out of its step times, and set each row's
+    passes and fitted time; returns the factors."""
+    time_of, factor = fit_drift([(i, g, float(np.median(t))) for (i, g), t in steps.items() if not rows[i].error])
+    per_pass: dict[int, dict[int, list[float]]] = {}  # strategy -> pass -> step times, its group's factor divided out
+    for (i, g), t in steps.items():
+        if i in time_of:
+            per_pass.setdefault(i, {}).setdefault(pass_of[g], []).extend(x / factor[g] for x in t)
+    for i, passes in per_pass.items():
+        _set_measured(rows[i], [x for _, v in sorted(passes.items()) for x in v],
+                      [float(np.median(v)) for _, v in sorted(passes.items())])
+        rows[i].measured_s = time_of[i]
+    return factor

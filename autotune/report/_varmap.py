@@ -67,38 +67,10 @@ def strategy_map(strategy, path: pathlib.Path, inventory=None, *, max_rows: int 
         info = sizes.get(node.var_name)
         labels.append(node.var_name.removesuffix(":0") + (" (sparse)" if info is not None and info.sparse else ""))
     axs.set_yticks(y, labels, fontsize=7)
-    if sizes:
-        nbytes = [sizes[v.var_name].bytes if v.var_name in sizes else 0 for v in shown]
-        axs.barh(y, nbytes, color="#bbbbbb", height=0.6)
-        axs.set_xscale("log")
-        axs.set_xlim(min([b for b in nbytes if b > 0] or [1]) / 3, max(nbytes or [1]) * 60)
-        axs.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
-        axs.set_xlabel("size (log)")
-        for i, b in enumerate(nbytes):
-            axs.text(b, i, " " + human_bytes(b), va="center", fontsize=7)
-        for spine in ("top", "right"):
-            axs.spines[spine].set_visible(False)
-    else:
-        axs.set_xticks([])
-        for spine in axs.spines.values():
-            spine.set_visible(False)
+    _draw_sizes(axs, shown, sizes)
     axm.tick_params(axis="y", left=False)
     fig.subplots_adjust(top=1 - 0.95 / height, bottom=0.6 / height)
-
-    for i, node in enumerate(shown):
-        left = 0.0
-        tensors = _tensors(node)
-        for part, frac in tensors:
-            key, flags = _key(part)
-            compressed = key.startswith("AR") and flags != ""
-            axm.barh(i, frac, left=left, height=0.7, color=color[key], edgecolor="white", linewidth=1.2,
-                     hatch="///" if compressed else None, alpha=0.55 if "async" in flags else 1.0)
-            text = tag[key] if len(tensors) > 2 else f"{tag[key]} {flags}".strip()
-            axm.text(left + frac / 2, i, text, ha="center", va="center", fontsize=7,
-                     bbox={"facecolor": "white", "alpha": 0.7, "linewidth": 0, "pad": 0.8})
-            left += frac
-        if node.partitioner:
-            axm.text(1.005, i, f"{len(tensors)} shards", va="center", fontsize=7)
+    _draw_placements(axm, shown, color, tag)
     axm.set_xlim(0, 1.12)
     axm.set_xticks([])
     axm.invert_yaxis()
@@ -121,3 +93,40 @@ def human_bytes(b: float) -> str:
         if b >= scale:
             return f"{b / scale:.3g} {unit}"
     return f"{b:.0f} B"
+
+
+def _draw_sizes(axs, shown: list, sizes: dict) -> None:
+    """The left panel: each shown variable's size as a bar on a log axis (blank without an inventory)."""
+    if not sizes:
+        axs.set_xticks([])
+        for spine in axs.spines.values():
+            spine.set_visible(False)
+        return
+    nbytes = [sizes[v.var_name].bytes if v.var_name in sizes else 0 for v in shown]
+    axs.barh(list(range(len(shown))), nbytes, color="#bbbbbb", height=0.6)
+    axs.set_xscale("log")
+    axs.set_xlim(min([b for b in nbytes if b > 0] or [1]) / 3, max(nbytes or [1]) * 60)
+    axs.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: human_bytes(v)))
+    axs.set_xlabel("size (log)")
+    for i, b in enumerate(nbytes):
+        axs.text(b, i, " " + human_bytes(b), va="center", fontsize=7)
+    for spine in ("top", "right"):
+        axs.spines[spine].set_visible(False)
+
+
+def _draw_placements(axm, shown: list, color: dict, tag: dict) -> None:
+    """The right panel: each shown variable's shards, side by side, colored by where they are synchronized."""
+    for i, node in enumerate(shown):
+        left = 0.0
+        tensors = _tensors(node)
+        for part, frac in tensors:
+            key, flags = _key(part)
+            compressed = key.startswith("AR") and flags != ""
+            axm.barh(i, frac, left=left, height=0.7, color=color[key], edgecolor="white", linewidth=1.2,
+                     hatch="///" if compressed else None, alpha=0.55 if "async" in flags else 1.0)
+            text = tag[key] if len(tensors) > 2 else f"{tag[key]} {flags}".strip()
+            axm.text(left + frac / 2, i, text, ha="center", va="center", fontsize=7,
+                     bbox={"facecolor": "white", "alpha": 0.7, "linewidth": 0, "pad": 0.8})
+            left += frac
+        if node.partitioner:
+            axm.text(1.005, i, f"{len(tensors)} shards", va="center", fontsize=7)

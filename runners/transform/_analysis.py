@@ -8,6 +8,26 @@ from runners.transform._calls import FUNCTIONAL, HandleUse, HandleUses
 from space.errors import RunError
 
 
+def _uses_of(g, placeholder: str, sparse: bool) -> tuple[list[str], list[str], list[str]]:
+    """(its reads, its other consumers, the row gathers of its reads) of a variable's placeholder in graph ``g``; the
+    gathers only where the variable's gradient is sparse and every consumer of every read is such a gather."""
+    import tensorflow as tf
+
+    reads, others, gathers, gatherable = [], [], [], True
+    for op in g.get_operation_by_name(placeholder).outputs[0].consumers():
+        if op.type != "ReadVariableOp":
+            others.append(op.name)
+            continue
+        reads.append(op.name)
+        for c in op.outputs[0].consumers():
+            if c.type == "GatherV2" and c.inputs[0] is op.outputs[0] and c.get_attr("batch_dims") == 0 \
+                    and tf.get_static_value(c.inputs[2]) == 0:
+                gathers.append(c.name)
+            else:
+                gatherable = False
+    return reads, others, (gathers if gatherable and gathers and sparse else [])
+
+
 class TracedAnalysis:
     """What the traced step looks like: inputs, captured variable handles, reads, gathers."""
 
@@ -41,22 +61,8 @@ class TracedAnalysis:
         self.others: dict[int, list[str]] = {}
         for i in range(len(traced.trainable)):
             ph = self.placeholders.get(("var", i))
-            if ph is None:
-                continue
-            reads, others, gathers, gatherable = [], [], [], True
-            for op in g.get_operation_by_name(ph).outputs[0].consumers():
-                if op.type != "ReadVariableOp":
-                    others.append(op.name)
-                    continue
-                reads.append(op.name)
-                for c in op.outputs[0].consumers():
-                    if c.type == "GatherV2" and c.inputs[0] is op.outputs[0] and c.get_attr("batch_dims") == 0 \
-                            and tf.get_static_value(c.inputs[2]) == 0:
-                        gathers.append(c.name)
-                    else:
-                        gatherable = False
-            self.reads[i], self.others[i] = reads, others
-            self.gathers[i] = gathers if gatherable and gathers and traced.sparse[i] else []
+            if ph is not None:
+                self.reads[i], self.others[i], self.gathers[i] = _uses_of(g, ph, traced.sparse[i])
         self.trainable_reads = {r for rs in self.reads.values() for r in rs}
         self.outputs = [t.name for t in cf.outputs]
         self.effects = [op.name for op in g.control_outputs if op.type != "ReadVariableOp"]

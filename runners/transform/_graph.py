@@ -316,6 +316,14 @@ class _Builder:
         return out
 
 
+def _per_replica_batch(traced) -> int:
+    """The traced step's batch: the first leaf's leading dimension (1 for a batch of scalars)."""
+    import tensorflow as tf
+
+    leaves = tf.nest.flatten(traced.sample_batch)
+    return int(leaves[0].shape[0]) if leaves and leaves[0].shape.rank else 1
+
+
 def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str], key_base: int,
                       container: str | None = None, synchronize: bool = True, update: bool = True,
                       start: Start | None = None, key_limit: int | None = None,
@@ -351,12 +359,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         b.create_units()
         b.create_state()
         batches = b.build_datasets()
-        losses, grads, effects = [], [], []
-        for r in range(b.n):
-            loss, gr, eff = _tower.import_tower(b.tower_side(r), batches[r], an)
-            losses.append(loss)
-            grads.append(gr)
-            effects.append(eff)
+        losses, grads, effects = map(list, zip(*(_tower.import_tower(b.tower_side(r), batches[r], an)
+                                                 for r in range(b.n))))
         common, per_tower = b.sync(grads)
         state_ops, state_per_tower = _state.sync_state(b.state, b.towers, effects)
         per_tower = [ops + state for ops, state in zip(per_tower, state_per_tower)]
@@ -373,9 +377,8 @@ def build_train_graph(traced, strategy: Strategy, device_of: Callable[[str], str
         evaluation = _eval.build_eval(traced, b.towers, b.tower_side, evaluation) if evaluation is not None else None
         var_values, state_values, slot_values = b.var_values(), b.state_read(), b.slot_values()
         destroy_op = b.destroy_op()
-    leaves = tf.nest.flatten(traced.sample_batch)
-    per_replica = int(leaves[0].shape[0]) if leaves and leaves[0].shape.rank else 1
-    return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n, global_batch=per_replica * b.n,
+    return TrainGraph(graph=g, mode=b.mode, staleness=b.staleness, num_towers=b.n,
+                      global_batch=_per_replica_batch(traced) * b.n,
                       init_ops=b.init_ops, init_feed=b.init_feed, train_op=train_op, tower_train_ops=tower_ops,
                       tower_losses=losses, loss=mean_loss, var_values=var_values, state_values=state_values,
                       destroy_op=destroy_op, container=container, inputs=b.inputs, feeds=b.feeds,
