@@ -168,7 +168,7 @@ def _checkpoint_values(traced, directory) -> tuple[dict, dict]:
 def test_search_ends_with_a_winner(name, run, cache_dir, tmp_path):
     out = tmp_path / "run"
     code, _, err = run("search", "--model", ZOO / f"{name}.py", "--spec", SPEC, "-o", out, "--cache-dir", cache_dir,
-                       "--trials", "30", "--top-k", "2", "--profile-builders", "1", "--max-profiles", "3",
+                       "--trials", "30", "--top-k", "1", "--profile-builders", "1", "--max-profiles", "2",
                        "--confirm", "0", "--steps", "4", "--warmup", "1", "--quiet", "--no-calibrate")
     assert code == 0, err
     summary = json.loads((out / "summary.json").read_text())
