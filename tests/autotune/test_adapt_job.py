@@ -1,6 +1,7 @@
 """``train --adapt`` on real TensorFlow servers: switches of strategy at checkpoints lose and repeat no step (the final
 variables and Adam slots are single-device training's), and the re-planner ranks the search's candidates again from
-links it measures on the running cluster."""
+links it measures on the running cluster. The jobs share the module's cluster (``lent_localhost``), as the
+segments of one job share theirs."""
 from __future__ import annotations
 
 import json
@@ -52,7 +53,7 @@ class _Proposes:
 
 
 @pytest.mark.slow
-def test_switches_and_a_switch_back_lose_no_step(tmp_path):
+def test_switches_and_a_switch_back_lose_no_step(tmp_path, lent_localhost):
     """The recommender (Adam, a sparse embedding) under ps; a change at its 36th step switches it to all_reduce,
     which measures slower than ps did and goes back to ps: three segments, two resumes, and after 60 steps every
     variable and optimizer slot equals single-device training's."""
@@ -91,7 +92,7 @@ def test_switches_and_a_switch_back_lose_no_step(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
+def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path, lent_localhost):
     """The re-planner of a strategy outside any search (the classic builders and a simulated round) times every
     link of the running cluster between two calls of the job, ranks the candidates on the refitted model, and the
     job reaches its last step whatever it decides: the probes' variables are freed without closing its session."""
@@ -128,7 +129,7 @@ def test_a_real_replanning_measures_the_links_and_the_job_goes_on(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_stable_cluster_never_switches_the_best_strategy(tmp_path, run, monkeypatch):
+def test_a_stable_cluster_never_switches_the_best_strategy(tmp_path, run, monkeypatch, lent_localhost):
     """``autotune train --adapt`` on the loopback cluster, calibrated (links only), from the strategy its re-planner
     ranks best: 500 steps, and no switch; the line after training says so, and so does train.json."""
     from autotune.adapt.replanning import open_replanner

@@ -1,6 +1,7 @@
 """``autotune train`` as a real training job: checkpoints with every optimizer slot, a resume after SIGKILL of the
-driver and then of a server that ends where an uninterrupted run ends, a stop on a non-finite loss, TensorBoard
-scalars."""
+driver and then of a server that ends where an uninterrupted run ends, a resume after a clean stop per optimizer
+family, a stop on a non-finite loss, TensorBoard scalars. Only the killed job runs as its own processes; the other
+jobs run in-process on the module's cluster (``lent_localhost``)."""
 from __future__ import annotations
 
 import json
@@ -65,37 +66,16 @@ def _kill_when(proc: subprocess.Popen, ready: pathlib.Path, victim) -> None:
 
 
 ZOO = ROOT / "examples" / "zoo"
-CASES = [("sgd", MODELS / "mlp.py", "ps", "all_reduce", 300, 100, True),
-         ("adam", MODELS / "recommender.py", "all_reduce", "ps", 90, 30, True),
-         ("adamw-schedule", ZOO / "adamw_cosine_warmup.py", "parallax", "ps", 120, 40, False),
-         ("adagrad-embeddings", ZOO / "adagrad_embeddings.py", "ps", "parallax", 120, 40, False)]
 
 
-@pytest.mark.parametrize("name,model,first,then,steps,every,server", CASES, ids=[c[0] for c in CASES])
-def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, first, then, steps, every, server,
-                                                                  tmp_path, cache_dir):
-    """Killed with SIGKILL (the driver, then, with ``server``, a server of the resumed run), resumed under another
-    strategy after the first kill: after ``steps`` steps in all, the variables and every optimizer slot (moments,
-    accumulators, step counts) equal uninterrupted training's."""
+def _ends_where_uninterrupted_training_ends(model, ckpt, steps) -> None:
+    """After ``steps`` steps in all, the checkpoint's variables and every optimizer slot (moments, accumulators, step
+    counts) equal uninterrupted single-device training's."""
     from runners.transform._optimizer import Optimizer
     from runners.transform._reference import reference_train
     from space.model import trace_step
 
-    ckpt = tmp_path / "ckpt"
-    s1, s2 = _build(model, first, tmp_path, cache_dir), _build(model, then, tmp_path, cache_dir)
-    job = _train(model, s1, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5")
-    _kill_when(job, ckpt / f"ckpt-{every:08d}", lambda p: [p.pid])
-    assert job.returncode == -signal.SIGKILL
-    if server:
-        job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
-        _kill_when(job, ckpt / f"ckpt-{2 * every:08d}", lambda p: _servers(p.pid)[-1:])
-        assert job.returncode == 1
-    job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
-    out, err = job.communicate(timeout=300)
-    assert job.returncode == 0, err
-    assert any(f"resumed at step {k * every}" in out for k in ((2, 3) if server else (1, 2)))
-    index = json.loads((ckpt / "train.json").read_text())
-    assert index["step"] == steps
+    assert json.loads((ckpt / "train.json").read_text())["step"] == steps
     traced = trace_step(model)
     reference = Optimizer(traced.optimizer, traced.keras_optimizer).keras()
     want, _, _ = reference_train(traced, 2, steps, optimizer=reference)
@@ -103,9 +83,51 @@ def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(name, model, fi
     assert error <= EXACT, f"{worst}: relative error {error:.3g}"
 
 
-def test_checkpoint_slots_are_the_single_device_optimizers(tmp_path, cache_dir):
+def test_a_killed_job_resumes_to_where_an_uninterrupted_one_ends(tmp_path, cache_dir):
+    """Killed with SIGKILL (the driver, then a server of the resumed run), resumed under another strategy after the
+    first kill: after 90 steps in all, Adam's variables and slots equal uninterrupted training's. The other optimizer
+    families resume from a clean stop (``test_a_stopped_job_resumes_...``): what a kill adds is the same for all."""
+    model, steps, every = MODELS / "recommender.py", 90, 30
+    ckpt = tmp_path / "ckpt"
+    s1, s2 = _build(model, "all_reduce", tmp_path, cache_dir), _build(model, "ps", tmp_path, cache_dir)
+    job = _train(model, s1, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5")
+    _kill_when(job, ckpt / f"ckpt-{every:08d}", lambda p: [p.pid])
+    assert job.returncode == -signal.SIGKILL
+    job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
+    _kill_when(job, ckpt / f"ckpt-{2 * every:08d}", lambda p: _servers(p.pid)[-1:])
+    assert job.returncode == 1
+    job = _train(model, s2, ckpt, steps, cache_dir, "--save-every", str(every), "--keep", "5", "--resume")
+    out, err = job.communicate(timeout=300)
+    assert job.returncode == 0, err
+    assert any(f"resumed at step {k * every}" in out for k in (2, 3))
+    _ends_where_uninterrupted_training_ends(model, ckpt, steps)
+
+
+RESUMES = [("sgd", MODELS / "mlp.py", "ps", "all_reduce", 300, 100),
+           ("adamw-schedule", ZOO / "adamw_cosine_warmup.py", "parallax", "ps", 120, 40),
+           ("adagrad-embeddings", ZOO / "adagrad_embeddings.py", "ps", "parallax", 120, 40)]
+
+
+@pytest.mark.parametrize("name,model,first,then,steps,every", RESUMES, ids=[c[0] for c in RESUMES])
+def test_a_stopped_job_resumes_to_where_an_uninterrupted_one_ends(name, model, first, then, steps, every, tmp_path,
+                                                                   cache_dir, lent_localhost):
+    """Stopped after ``every`` steps and resumed under another strategy (in-process, on the module's cluster): the
+    step count, the learning-rate schedule's position and every slot of the optimizer carry over."""
+    import autotune
+
+    ckpt = tmp_path / "ckpt"
+    s1, s2 = _build(model, first, tmp_path, cache_dir), _build(model, then, tmp_path, cache_dir)
+    stopped = autotune.train(model, SPEC, s1, every, checkpoint=ckpt, save_every=every, keep=5)
+    assert stopped.steps == every
+    resumed = autotune.train(model, SPEC, s2, steps, checkpoint=ckpt, save_every=every, keep=5, resume=True)
+    assert (resumed.start_step, resumed.steps, len(resumed.losses)) == (every, steps, steps - every)
+    _ends_where_uninterrupted_training_ends(model, ckpt, steps)
+
+
+def test_checkpoint_slots_are_the_single_device_optimizers(tmp_path, cache_dir, lent_localhost):
     """The checkpoint loads into the Keras model and optimizer: every Adam moment and the step count equal those
     of the Keras optimizer that trained the single-device reference."""
+    import autotune
     from runners.train import keras_optimizer, load_checkpoint
     from runners.transform._optimizer import Optimizer
     from runners.transform._reference import reference_train
@@ -113,9 +135,7 @@ def test_checkpoint_slots_are_the_single_device_optimizers(tmp_path, cache_dir):
 
     model = MODELS / "recommender.py"
     strategy = _build(model, "parallax", tmp_path, cache_dir)
-    job = _train(model, strategy, tmp_path / "ckpt", 4, cache_dir)
-    _, err = job.communicate(timeout=300)
-    assert job.returncode == 0, err
+    assert autotune.train(model, SPEC, strategy, 4, checkpoint=tmp_path / "ckpt").steps == 4
     traced = trace_step(model)
     checkpoint = load_checkpoint(tmp_path / "ckpt")
     restored = keras_optimizer(checkpoint, traced)
@@ -127,14 +147,15 @@ def test_checkpoint_slots_are_the_single_device_optimizers(tmp_path, cache_dir):
             assert rel_err(a.numpy(), b.numpy()) <= EXACT
 
 
-def test_a_loss_that_diverges_stops_the_job_and_keeps_the_last_good_checkpoint(tmp_path, cache_dir):
+def test_a_loss_that_diverges_stops_the_job_and_keeps_the_last_good_checkpoint(tmp_path, cache_dir, run,
+                                                                                 lent_localhost):
     model = tmp_path / "diverging.py"
     model.write_text((TEST_MODELS / "least_squares.py").read_text().replace('"learning_rate": 1.0',
                                                                              '"learning_rate": 40.0'))
     strategy = _build(model, "all_reduce", tmp_path, cache_dir)
-    job = _train(model, strategy, tmp_path / "ckpt", 200, cache_dir, "--save-every", "2")
-    _, err = job.communicate(timeout=300)
-    assert job.returncode == 1, err
+    code, _, err = run("train", "--model", model, "--spec", SPEC, "--strategy", strategy, "--steps", "200",
+                       "--checkpoint", tmp_path / "ckpt", "--save-every", "2")
+    assert code == 1, err
     (line,) = err.strip().splitlines()
     assert line.startswith("error: the loss is ") and "training stopped; the last good checkpoint is" in line
     last = pathlib.Path(line.split("the last good checkpoint is ")[1].split(";")[0])
@@ -143,14 +164,14 @@ def test_a_loss_that_diverges_stops_the_job_and_keeps_the_last_good_checkpoint(t
         last.name
 
 
-def test_tensorboard_gets_loss_step_time_throughput_and_bytes_by_node(tmp_path, cache_dir):
+def test_tensorboard_gets_loss_step_time_throughput_and_bytes_by_node(tmp_path, cache_dir, lent_localhost):
     import tensorflow as tf
+
+    import autotune
 
     model = MODELS / "mlp.py"
     strategy = _build(model, "ps", tmp_path, cache_dir)
-    job = _train(model, strategy, tmp_path / "ckpt", 20, cache_dir, "--log-every", "5")
-    _, err = job.communicate(timeout=300)
-    assert job.returncode == 0, err
+    assert autotune.train(model, SPEC, strategy, 20, checkpoint=tmp_path / "ckpt", log_every=5).steps == 20
     tags: dict[str, list] = {}
     for events in (tmp_path / "ckpt" / "logs").glob("events.out.tfevents.*"):
         for event in tf.compat.v1.train.summary_iterator(str(events)):
@@ -162,7 +183,7 @@ def test_tensorboard_gets_loss_step_time_throughput_and_bytes_by_node(tmp_path, 
     assert all(v > 0 for _, v in tags["step_time_ms"] + tags["bytes_per_step/127.0.0.2"])
 
 
-def test_several_steps_per_call_checkpoint_between_calls_and_train_as_one_step_calls(tmp_path):
+def test_several_steps_per_call_checkpoint_between_calls_and_train_as_one_step_calls(tmp_path, lent_localhost):
     """Steps grouped 4 per call with a checkpoint every 6: checkpoints at steps 6, 12 and 14 (a call never spans
     one), each step's loss reported, and the same variables, state and slots as one step per call."""
     from runners.cluster import start_cluster
@@ -190,7 +211,7 @@ def test_several_steps_per_call_checkpoint_between_calls_and_train_as_one_step_c
             np.testing.assert_array_equal(four.slots[name][slot], value, err_msg=f"{name}/{slot}")
 
 
-def test_evaluation_matches_keras_and_early_stopping_stops_the_job(tmp_path, cache_dir):
+def test_evaluation_matches_keras_and_early_stopping_stops_the_job(tmp_path, cache_dir, lent_localhost):
     """A compiled model trained with an evaluation every 10 steps and Keras' ``EarlyStopping``: the job stops after
     the second evaluation and checkpoints there; its validation loss and accuracy equal ``model.evaluate`` of the
     checkpoint's weights; the evaluations are in ``train.json`` and TensorBoard, beside the learning rate."""

@@ -33,8 +33,10 @@ SPECS = {
                        {"address": "127.0.0.2", "gpus": [0, 1]}]},
 }
 BUILDERS = aliases()
-# (model, spec, classic builders, random strategies of the search space): every builder in at least three cases
-CASES = ([(m, "two_nodes", [BUILDERS[(5 * i + k) % len(BUILDERS)] for k in range(5)], 8 if m == "transformer" else 14)
+# (model, spec, classic builders, random strategies of the search space): every builder in at least two cases. A
+# strategy's graph is built whole (seconds each); the draws of one model repeat its paths, so each model gets a few
+# and the coverage test below holds that they still reach every kind of synchronization.
+CASES = ([(m, "two_nodes", [BUILDERS[(3 * i + k) % len(BUILDERS)] for k in range(3)], 4 if m == "transformer" else 6)
           for i, m in enumerate(["mlp", "cnn", "recommender", "transformer", "dlrm"] + ZOO_MODELS)]
          + [(m, s, ["all_reduce_hierarchical", "ps_proxy", "ps_async"], 4)
             for m in ("recommender", "normalization_dropout") for s in ("racks", "gpus")])
@@ -162,7 +164,7 @@ def test_the_ledger_is_what_the_graph_sends(model, spec_name, builders, n_random
 
 @pytest.mark.slow
 def test_the_draws_cover_every_kind_of_synchronization(traced):
-    """Over all cases: at least 200 strategies, and each kind of synchronization the ledger counts is in them."""
+    """Over all cases: at least 100 strategies, and each kind of synchronization the ledger counts is in them."""
     # (the cases build them: a strategy drawn twice is built twice, so the draw is kept lean)
     total, found = 0, set()
     for model, spec_name, builders, n_random in CASES:
@@ -172,7 +174,7 @@ def test_the_draws_cover_every_kind_of_synchronization(traced):
         total += len(strategies)
         for _, s in strategies:
             found |= kinds(s, inv, spec)
-    assert total >= 200
+    assert total >= 100
     assert found == {"ps_whole", "ps_sharded", "ps_sync", "ps_async", "ps_proxy", "ar", "ar_fp16", "ar_powersgd",
                      "ar_gather", "ar_hierarchical"}
 
