@@ -22,6 +22,7 @@ from autotune.tuner._output import write_measured_parts, write_outputs
 from autotune.tuner import _anchored
 from autotune.tuner._budget import CONTENDERS, SIMULATED_SHARE, Budget, plan
 from autotune.tuner._measurement import confirm_reserve, decide, measurement_of
+from autotune.tuner._record import MEASURED, SIMULATED, StudyKeys, TrialRecord, winner_attrs
 from autotune.tuner._simplify import simplify
 from autotune.tuner._stage import ProfilingStage
 from autotune.tuner._progress import Progress
@@ -233,7 +234,7 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
         sim.check_fits()
 
     bound = setup.bound = lower_bound(setup.inventory, setup.cluster, setup.calibration)
-    setup.study.set_user_attr("lower_bound_s", bound.step_s)
+    setup.study.set_user_attr(StudyKeys.LOWER_BOUND, bound.step_s)
     builders, to_profile = _carried_out(setup, sim)
     if setup.budget.seconds is not None and not cfg.simulate_only and to_profile:
         to_profile = _planned(setup, to_profile)
@@ -248,14 +249,14 @@ def _search(setup: _Setup, claims: Claims, profiler_factory, progress: bool, sta
             claims.wait_for_others("deciding", say=say)
             to_profile = to_profile + _measured_elsewhere(setup, to_profile)
     if interrupted:  # the runs a stop cut short of a round's end are in the study all the same
-        profiled = sum(t.user_attrs.get("stage") in ("profiled", "confirmed") for t in setup.study.trials)
+        profiled = sum(TrialRecord.of(t).stage in MEASURED for t in setup.study.trials)
     if loop is not None:
-        setup.study.set_user_attr("rounds", loop.records())  # a report read from the study alone shows them
+        setup.study.set_user_attr(StudyKeys.ROUNDS, loop.records())  # a report read from the study alone shows them
     winner, kept = _winner(setup, sim, builders, to_profile, interrupted)
     shown = builders + [c for c in to_profile if all(c is not b for b in builders)]
     families = _families.records(shown, setup.families, tiered=setup.space.tiered, lossless=cfg.lossless,
                                  unmeasured=_unmeasured(cfg, interrupted, setup.budget))
-    setup.study.set_user_attr("families", families)
+    setup.study.set_user_attr(StudyKeys.FAMILIES, families)
     result = SearchResult(inventory=setup.inventory, cluster=setup.cluster, winner=winner, candidates=shown,
                           simulated=sim.finished, pruned=sim.pruned, profiled=profiled,
                           lower_bound_s=bound.step_s, calibrated=setup.calibrated, wall_s=time.monotonic() - started,
@@ -326,14 +327,14 @@ def _open(cfg: SearchConfig, say: Callable[[str], None], self_calibrate: bool = 
     multi = cfg.sampler == "nsga2"
     name = cfg.study_name or _study.default_name(cfg.model, cluster)
     url = _study.storage_url(cfg.storage, cfg.output)
-    attrs = {"model_fingerprint": inventory.fingerprint, "cluster_fingerprint": cluster.fingerprint,
-             "model_path": str(cfg.model), "spec_path": str(cfg.spec),
+    attrs = {StudyKeys.MODEL_FINGERPRINT: inventory.fingerprint, StudyKeys.CLUSTER_FINGERPRINT: cluster.fingerprint,
+             StudyKeys.MODEL_PATH: str(cfg.model), StudyKeys.SPEC_PATH: str(cfg.spec),
              # the space's options: a report can rebuild the space and decode the study's parameters
-             "space": {"reduced": space.reduced, "reduce_above": cfg.reduce_above, "compact_above": space.compact_above,
-                       "sparse_ps_only": cfg.sparse_ps_only, "allow_async": cfg.allow_async,
-                       "lossless": cfg.lossless},
+             StudyKeys.SPACE: {"reduced": space.reduced, "reduce_above": cfg.reduce_above,
+                               "compact_above": space.compact_above, "sparse_ps_only": cfg.sparse_ps_only,
+                               "allow_async": cfg.allow_async, "lossless": cfg.lossless},
              # the model as data: a report on the study reads it instead of importing (running) the model file
-             "inventory": inventory.to_dict()}
+             StudyKeys.INVENTORY: inventory.to_dict()}
     study = _study.open_study(url, name, directions=["minimize", "minimize"] if multi else ["minimize"],
                               attrs=attrs, resume=cfg.resume, say=say)
     timing: dict = {}
@@ -371,9 +372,9 @@ def _carried_out(setup: _Setup, sim: SimulatedStage) -> tuple[list[Candidate], l
     for c in builders + [c for c in to_profile if not c.builders]:
         value = [c.predicted_s, sim.wire_mb(c)] if setup.multi else c.predicted_s
         _study.record(setup.study, setup.dists, c.params, value,
-                      {"stage": "simulated", "predicted_s": c.predicted_s, "builders": c.builders,
-                       "sim_trial": c.trial, "simplified": c.simplified, "strategy_hash": c.strategy_hash,
-                       "family": c.family, "lossy": c.lossy})
+                      TrialRecord(stage=SIMULATED, predicted_s=c.predicted_s, builders=c.builders, sim_trial=c.trial,
+                                  simplified=c.simplified, strategy_hash=c.strategy_hash, family=c.family,
+                                  lossy=c.lossy))
     return builders, to_profile
 
 
@@ -416,24 +417,22 @@ def _measured_elsewhere(setup: _Setup, mine: list[Candidate]) -> list[Candidate]
     """The candidates other searchers measured in the shared study (the most pooled measurement of each): every
     searcher decides among everything measured, so all end with the same winner."""
     have = {c.strategy_hash for c in mine}
-    best: dict[str, Any] = {}
+    best: dict[str, tuple[Any, TrialRecord]] = {}
     for t in setup.study.trials:
-        a = t.user_attrs
-        h = a.get("strategy_hash")
-        if a.get("stage") in ("profiled", "confirmed") and h and h not in have and t.params \
-                and "measured_s" in a:
-            if h not in best or a.get("runs", 1) > best[h].user_attrs.get("runs", 1):
-                best[h] = t
+        r = TrialRecord.of(t)
+        h = r.strategy_hash
+        if r.stage in MEASURED and h and h not in have and t.params and r.measured_s is not None:
+            if h not in best or r.pooled_runs > best[h][1].pooled_runs:
+                best[h] = (t, r)
     out = []
-    for h, t in best.items():
-        a = t.user_attrs
+    for t, r in best.values():
         try:
             strategy = setup.space.decode(t.params)
         except Exception:  # noqa: BLE001 - a study shared with another space setting: its strategies do not decode
             continue
-        out.append(Candidate(params=t.params, strategy=strategy, predicted_s=a.get("predicted_s", float("nan")),
-                             builders=list(a.get("builders") or []), trial=a.get("sim_trial", t.number),
-                             measured=measurement_of(a)))
+        out.append(Candidate(params=t.params, strategy=strategy,
+                             predicted_s=float("nan") if r.predicted_s is None else r.predicted_s,
+                             builders=list(r.builders or []), trial=r.number(t), measured=measurement_of(r)))
     return [c for c in out if c.strategy_hash in best]
 
 
@@ -456,8 +455,5 @@ def _winner(setup: _Setup, sim: SimulatedStage, builders: list[Candidate], to_pr
     if kept:
         setup.say(kept)
     # the rule's outcome, for a report read from the study alone and for the dashboard's list of study attributes
-    setup.study.set_user_attr("winner", {"sim_trial": winner.trial, "strategy_hash": winner.strategy_hash,
-                                         "label": winner.label, "family": winner.family, "lossy": winner.lossy,
-                                         "predicted_s": winner.predicted_s,
-                                         "measured_s": winner.measured.median_s if winner.measured else None})
+    setup.study.set_user_attr(StudyKeys.WINNER, winner_attrs(winner))
     return winner, kept
