@@ -33,8 +33,11 @@ PRUNED, COMPLETE = "pruned", "complete"
 SAMPLED = 60
 
 
-@dataclasses.dataclass
-class SimulatedStage:
+@dataclasses.dataclass(frozen=True)
+class Simulated:
+    """What the simulated stage made: its trials' records (resumed ones first), how many finished and were pruned,
+    its wall time, and whether a stop cut it short."""
+
     space: Any
     records: list[dict[str, Any]]
     finished: int
@@ -143,7 +146,7 @@ def _score(space, scorer, strategy, source: str) -> tuple[float, float]:
 
 
 def simulate(space, scorer, dists, journal, cfg, *, multi: bool, progress, round_size: int = 250,
-             history: int = 100) -> SimulatedStage:
+             history: int = 100) -> Simulated:
     """Run the simulated stage to ``cfg.trials`` candidates (counting resumed ones) or the time budget: the
     sampler's first (``sampled_trials``), then the local search's (``cfg.simulated == "local"``)."""
     log = _Log(journal, progress, cfg)
@@ -163,7 +166,7 @@ def simulate(space, scorer, dists, journal, cfg, *, multi: bool, progress, round
     finally:
         progress.close()
         journal.close()
-    return SimulatedStage(space=space, records=log.records, finished=len(log.records), pruned=log.pruned,
+    return Simulated(space=space, records=log.records, finished=len(log.records), pruned=log.pruned,
                           wall_s=time.monotonic() - started, interrupted=interrupted)
 
 
