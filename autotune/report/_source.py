@@ -171,22 +171,7 @@ def load_from_study(storage: str, name: str) -> Run:
         if r.stage != SIMULATED and (num not in profiled or r.pooled_runs > recs[profiled[num].number].pooled_runs):
             profiled[num] = t
     chosen = winner_trial(study.user_attrs)
-    trial_rows, records = [], []
-    for num in sorted(set(simulated) | set(profiled)):
-        t = simulated.get(num) or profiled[num]
-        p = profiled.get(num)
-        a, pa = recs[t.number], (recs[p.number] if p else TrialRecord())
-        builders = list(a.builders or [])
-        measured = _nan(pa.measured_s)
-        trial_rows.append({"trial": num, "state": "complete", "builders": "+".join(builders),
-                           "predicted_s": _nan(a.predicted_s), "measured_s": measured,
-                           "wire_mb": t.values[1] if t.values and len(t.values) > 1 else float("nan"),
-                           "finished_at": t.datetime_complete.timestamp() if t.datetime_complete else float("nan")})
-        records.append({"label": "+".join(builders) or f"trial {num}", "trial": num, "is_builder": bool(builders),
-                        "winner": num == chosen, "predicted_s": _nan(a.predicted_s), "measured_s": measured,
-                        "p10_s": _nan(pa.p10_s), "p90_s": _nan(pa.p90_s), "examples_per_s": _nan(pa.examples_per_s),
-                        "error": "" if p else errors.get(num, ""), "family": a.family or "",
-                        "lossy": bool(a.lossy)})
+    trial_rows, records = _study_rows(simulated, profiled, recs, errors, chosen)
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
     candidates = _finish_candidates(records)
     attrs = dict(study.user_attrs)
@@ -205,6 +190,27 @@ def load_from_study(storage: str, name: str) -> Run:
     run.meta["winner_params"], run.meta["winner_hash"] = won.params, recs[won.number].strategy_hash
     _sibling_summary(run, storage, name)
     return run
+
+
+def _study_rows(simulated: dict, profiled: dict, recs: dict, errors: dict, chosen) -> tuple[list, list]:
+    """(the trials' rows, the candidates' rows) of a study's simulated and profiled records, per simulated trial."""
+    trial_rows, records = [], []
+    for num in sorted(set(simulated) | set(profiled)):
+        t = simulated.get(num) or profiled[num]
+        p = profiled.get(num)
+        a, pa = recs[t.number], (recs[p.number] if p else TrialRecord())
+        builders = list(a.builders or [])
+        measured = _nan(pa.measured_s)
+        trial_rows.append({"trial": num, "state": "complete", "builders": "+".join(builders),
+                           "predicted_s": _nan(a.predicted_s), "measured_s": measured,
+                           "wire_mb": t.values[1] if t.values and len(t.values) > 1 else float("nan"),
+                           "finished_at": t.datetime_complete.timestamp() if t.datetime_complete else float("nan")})
+        records.append({"label": "+".join(builders) or f"trial {num}", "trial": num, "is_builder": bool(builders),
+                        "winner": num == chosen, "predicted_s": _nan(a.predicted_s), "measured_s": measured,
+                        "p10_s": _nan(pa.p10_s), "p90_s": _nan(pa.p90_s), "examples_per_s": _nan(pa.examples_per_s),
+                        "error": "" if p else errors.get(num, ""), "family": a.family or "",
+                        "lossy": bool(a.lossy)})
+    return trial_rows, records
 
 
 def _nan(value) -> float:
