@@ -21,6 +21,7 @@ from autotune.adapt._job import strategy_key
 from autotune.adapt._types import Plan, Ranked
 from autotune.calibration import current_costs, stored_calibration
 from autotune.tuner import make_space, refine
+from autotune.tuner._record import StudyKeys
 from runners.calibrate import Prober
 from simulator import Calibration, Scorer, with_links
 from space.builders import aliases, build_strategy
@@ -129,7 +130,7 @@ def _space_options(search_dir: pathlib.Path | None) -> dict:
         study = optuna.load_study(study_name=summary["study_name"], storage=summary["storage"])
     except (KeyError, ValueError, optuna.exceptions.StorageInternalError):
         return {}
-    opts = study.user_attrs.get("space") or {}
+    opts = study.user_attrs.get(StudyKeys.SPACE) or {}
     return {k: opts[k] for k in ("reduced", "reduce_above", "sparse_ps_only", "allow_async", "lossless") if k in opts}
 
 

@@ -9,8 +9,10 @@ import pathlib
 import re
 from typing import Any, Iterable, Mapping
 
+from autotune.tuner._record import RECORDS, TrialRecord
+
 MAX_ROWS = 40  # a note is kept in the study's attributes, 2 kB a piece: a large model's map is cut, best.pbtxt is whole
-NOTED_STAGES = ("simulated", "profiled", "confirmed", "failed")  # the search's records (``_study.RECORDS``)
+NOTED_STAGES = RECORDS  # the search's records
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 
 
@@ -24,17 +26,17 @@ def _ms(seconds: Any) -> str:
     return f"{seconds * 1e3:.2f} ms" if isinstance(seconds, (int, float)) and math.isfinite(seconds) else "-"
 
 
-def _times(attrs: Mapping[str, Any]) -> list[str]:
-    predicted, measured = attrs.get("predicted_s"), attrs.get("measured_s")
+def _times(rec: TrialRecord) -> list[str]:
+    predicted, measured = rec.predicted_s, rec.measured_s
     line = f"predicted **{_ms(predicted)}**, measured **{_ms(measured)}**"
     if isinstance(predicted, (int, float)) and isinstance(measured, (int, float)) and predicted > 0 \
             and math.isfinite(predicted) and math.isfinite(measured):
         line += f" (measured / predicted {measured / predicted:.2f})"
     lines = [line]
-    if attrs.get("head_to_head_s"):
-        lines.append(f"head to head in the confirmation: {_ms(attrs['head_to_head_s'])}")
-    if attrs.get("error"):
-        lines.append(f"profiling failed: {md(attrs['error'])}")
+    if rec.head_to_head_s:
+        lines.append(f"head to head in the confirmation: {_ms(rec.head_to_head_s)}")
+    if rec.error:
+        lines.append(f"profiling failed: {md(rec.error)}")
     return lines
 
 
@@ -86,11 +88,12 @@ def note_body(label: str, attrs: Mapping[str, Any], strategy=None, inventory=Non
     strategy map. ``breakdown``: part -> predicted seconds, or -> (predicted, measured or None) (:func:`trial_parts`);
     without it the note has the totals only."""
     head = f"### {md(label)}"
-    tags = [f"stage **{md(attrs.get('stage') or '?')}**", f"family **{md(attrs.get('family') or '?')}**",
-            "**lossy** (compresses gradients)" if attrs.get("lossy") else "lossless"]
-    if attrs.get("builders"):
-        tags.append("builder " + ", ".join(md(b) for b in attrs["builders"]))
-    lines = [head, "", " · ".join(tags), "", *_times(attrs)]
+    rec = TrialRecord.from_attrs(attrs)
+    tags = [f"stage **{md(rec.stage or '?')}**", f"family **{md(rec.family or '?')}**",
+            "**lossy** (compresses gradients)" if rec.lossy else "lossless"]
+    if rec.builders:
+        tags.append("builder " + ", ".join(md(b) for b in rec.builders))
+    lines = [head, "", " · ".join(tags), "", *_times(rec)]
     if breakdown:
         lines += _breakdown_table(breakdown)
     if strategy is not None:
@@ -123,8 +126,9 @@ def annotate(study, candidates: Iterable, inventory=None, breakdowns: Mapping[st
     by_hash = {c.strategy_hash: c for c in candidates if c.strategy is not None}
     written = 0
     for t in study.get_trials(deepcopy=False):
-        c = by_hash.get(t.user_attrs.get("strategy_hash"))
-        if c is None or t.user_attrs.get("stage") not in NOTED_STAGES:
+        rec = TrialRecord.of(t)
+        c = by_hash.get(rec.strategy_hash)
+        if c is None or rec.stage not in NOTED_STAGES:
             continue
         body = note_body(c.label, t.user_attrs, c.strategy, inventory,
                          (breakdowns or {}).get(c.strategy_hash))

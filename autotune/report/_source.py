@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from autotune.tuner._record import FAILED, MEASURED, SIMULATED, StudyKeys, TrialRecord, winner_trial
 from space.errors import BadInput
 from space.inventory import Inventory
 from space.strategy import Strategy
@@ -155,56 +156,65 @@ def load_from_study(storage: str, name: str) -> Run:
     except Exception as e:  # SQLAlchemy: bad URL, unreachable database, not an Optuna schema
         raise BadInput(f"cannot open storage: {type(e).__name__}: {str(e).splitlines()[0]}", storage,
                        hint="give a SQLAlchemy URL such as sqlite:///DIR/study.db") from None
-    kept = [t for t in study.trials if t.user_attrs.get("stage") in ("simulated", "profiled", "confirmed")]
-    errors = {t.user_attrs.get("sim_trial", t.number): t.user_attrs.get("error", "")
-              for t in study.trials if t.user_attrs.get("stage") == "failed"}
+    recs = {t.number: TrialRecord.of(t) for t in study.trials}
+    kept = [t for t in study.trials if recs[t.number].stage in (SIMULATED, *MEASURED)]
+    errors = {recs[t.number].number(t): recs[t.number].error or "" for t in study.trials
+              if recs[t.number].stage == FAILED}
     if not kept:
         raise BadInput(f"study {name!r} has no trials of an autotune search", storage,
                        hint="report on the study `autotune search` wrote (see its summary.json)")
-    simulated = {t.user_attrs.get("sim_trial", t.number): t for t in kept if t.user_attrs["stage"] == "simulated"}
+    simulated = {recs[t.number].number(t): t for t in kept if recs[t.number].stage == SIMULATED}
     profiled = {}  # per trial, the measurement that pooled the most runs (a confirmation supersedes its first run)
     for t in kept:
-        num = t.user_attrs.get("sim_trial", t.number)
-        if t.user_attrs["stage"] != "simulated" and (num not in profiled or t.user_attrs.get("runs", 1)
-                                                     > profiled[num].user_attrs.get("runs", 1)):
+        r = recs[t.number]
+        num = r.number(t)
+        if r.stage != SIMULATED and (num not in profiled or r.pooled_runs > recs[profiled[num].number].pooled_runs):
             profiled[num] = t
-    chosen = study.user_attrs.get("winner") or {}
-    trial_rows, records = [], []
-    for num in sorted(set(simulated) | set(profiled)):
-        t = simulated.get(num) or profiled[num]
-        p = profiled.get(num)
-        a, pa = t.user_attrs, (p.user_attrs if p else {})
-        builders = list(a.get("builders") or [])
-        measured = pa.get("measured_s", float("nan"))
-        trial_rows.append({"trial": num, "state": "complete", "builders": "+".join(builders),
-                           "predicted_s": a.get("predicted_s", float("nan")), "measured_s": measured,
-                           "wire_mb": t.values[1] if t.values and len(t.values) > 1 else float("nan"),
-                           "finished_at": t.datetime_complete.timestamp() if t.datetime_complete else float("nan")})
-        records.append({"label": "+".join(builders) or f"trial {num}", "trial": num, "is_builder": bool(builders),
-                        "winner": num == chosen.get("sim_trial"), "predicted_s": a.get("predicted_s", float("nan")),
-                        "measured_s": measured,
-                        "p10_s": pa.get("p10_s", float("nan")), "p90_s": pa.get("p90_s", float("nan")),
-                        "examples_per_s": pa.get("examples_per_s", float("nan")),
-                        "error": "" if p else errors.get(num, ""), "family": a.get("family", ""),
-                        "lossy": bool(a.get("lossy"))})
+    chosen = winner_trial(study.user_attrs)
+    trial_rows, records = _study_rows(simulated, profiled, recs, errors, chosen)
     trials = _clean_trials(pd.DataFrame(trial_rows, columns=TRIAL_COLUMNS))
     candidates = _finish_candidates(records)
     attrs = dict(study.user_attrs)
     inventory = None
-    if isinstance(attrs.get("inventory"), dict):
+    if isinstance(attrs.get(StudyKeys.INVENTORY), dict):
         try:
-            inventory = Inventory.from_dict(attrs.pop("inventory"))
+            inventory = Inventory.from_dict(attrs.pop(StudyKeys.INVENTORY))
         except (ValueError, KeyError, TypeError):
             inventory = None
     run = Run(source=f"study {name!r} in {storage}", trials=trials, candidates=candidates,
-              lower_bound_s=attrs.get("lower_bound_s"),
-              model_path=attrs.get("model_path"), spec_path=attrs.get("spec_path"),
+              lower_bound_s=attrs.get(StudyKeys.LOWER_BOUND),
+              model_path=attrs.get(StudyKeys.MODEL_PATH), spec_path=attrs.get(StudyKeys.SPEC_PATH),
               meta={"study_name": name, "storage": storage, "from_study": True, **attrs}, inventory=inventory)
     win = candidates.loc[candidates["winner"]].iloc[0]
     won = simulated.get(int(win["trial"])) or profiled[int(win["trial"])]
-    run.meta["winner_params"], run.meta["winner_hash"] = won.params, won.user_attrs.get("strategy_hash")
+    run.meta["winner_params"], run.meta["winner_hash"] = won.params, recs[won.number].strategy_hash
     _sibling_summary(run, storage, name)
     return run
+
+
+def _study_rows(simulated: dict, profiled: dict, recs: dict, errors: dict, chosen) -> tuple[list, list]:
+    """(the trials' rows, the candidates' rows) of a study's simulated and profiled records, per simulated trial."""
+    trial_rows, records = [], []
+    for num in sorted(set(simulated) | set(profiled)):
+        t = simulated.get(num) or profiled[num]
+        p = profiled.get(num)
+        a, pa = recs[t.number], (recs[p.number] if p else TrialRecord())
+        builders = list(a.builders or [])
+        measured = _nan(pa.measured_s)
+        trial_rows.append({"trial": num, "state": "complete", "builders": "+".join(builders),
+                           "predicted_s": _nan(a.predicted_s), "measured_s": measured,
+                           "wire_mb": t.values[1] if t.values and len(t.values) > 1 else float("nan"),
+                           "finished_at": t.datetime_complete.timestamp() if t.datetime_complete else float("nan")})
+        records.append({"label": "+".join(builders) or f"trial {num}", "trial": num, "is_builder": bool(builders),
+                        "winner": num == chosen, "predicted_s": _nan(a.predicted_s), "measured_s": measured,
+                        "p10_s": _nan(pa.p10_s), "p90_s": _nan(pa.p90_s), "examples_per_s": _nan(pa.examples_per_s),
+                        "error": "" if p else errors.get(num, ""), "family": a.family or "",
+                        "lossy": bool(a.lossy)})
+    return trial_rows, records
+
+
+def _nan(value) -> float:
+    return float("nan") if value is None else value
 
 
 def _study_names(storage: str) -> list[str]:

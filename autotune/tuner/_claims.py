@@ -12,7 +12,9 @@ unless ``--seed`` is given, so concurrent searchers do not simulate the same tri
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
+import functools
 import os
 import socket
 import threading
@@ -20,12 +22,18 @@ import time
 
 import optuna
 
+from autotune.tuner._record import CLAIM, DONE, SEARCHER, TrialRecord
 from autotune.tuner._study import record
 
 _State = optuna.trial.TrialState
 RUNNING, FAIL, COMPLETE = _State.RUNNING, _State.FAIL, _State.COMPLETE
 PHASES = ("simulating", "profiling", "profiled", "deciding", "done")
-DONE = ("profiled", "confirmed", "failed")  # the records that settle a candidate
+
+
+def _behind(r: TrialRecord, alive_since: float, need: int) -> bool:
+    """Whether ``r`` is a live searcher (a heartbeat since ``alive_since``) short of the phase numbered ``need``."""
+    return (r.stage == SEARCHER and (r.heartbeat_t or 0.0) >= alive_since
+            and PHASES.index(r.phase or PHASES[0]) < need)
 
 
 class Claims:
@@ -40,20 +48,20 @@ class Claims:
         self.held: dict[str, int] = {}  # strategy hash -> trial id of my claim
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._searcher = self._add({"stage": "searcher", "owner": self.owner, "phase": PHASES[0]})
+        self._searcher = self._add(TrialRecord(stage=SEARCHER, owner=self.owner, phase=PHASES[0]))
         self._thread = threading.Thread(target=self._beat, name="autotune-claims", daemon=True)
         self._thread.start()
 
     # ---- registration ----------------------------------------------------------------------------------
     def rank(self) -> int:
         """How many searchers registered on this study before this one (0 for the first)."""
-        return sum(1 for t in self._trials() if t.user_attrs.get("stage") == "searcher"
+        return sum(1 for t in self._trials() if TrialRecord.of(t).stage == SEARCHER
                    and t._trial_id < self._searcher)  # noqa: SLF001 - the storage's order of creation
 
     # ---- phases ----------------------------------------------------------------------------------------
     def set_phase(self, phase: str) -> None:
         """Say where this searcher is (:data:`PHASES`): the others wait for it at :meth:`wait_for_others`."""
-        self.storage.set_trial_user_attr(self._searcher, "phase", phase)
+        TrialRecord(phase=phase).write(functools.partial(self.storage.set_trial_user_attr, self._searcher))
 
     def wait_for_others(self, phase: str, poll_s: float = 1.0, say=None) -> None:
         """Block until every other live searcher has reached ``phase`` (a barrier; a searcher that died lapses)."""
@@ -61,10 +69,9 @@ class Claims:
         told = False
         while True:
             now = time.time()
-            behind = [t for t in self._trials() if t.user_attrs.get("stage") == "searcher" and t.state == RUNNING
+            behind = [t for t in self._trials() if t.state == RUNNING
                       and t._trial_id != self._searcher  # noqa: SLF001
-                      and now - t.user_attrs.get("heartbeat_t", 0.0) <= self.grace_s
-                      and PHASES.index(t.user_attrs.get("phase", PHASES[0])) < need]
+                      and _behind(TrialRecord.of(t), now - self.grace_s, need)]
             if not behind:
                 return
             if say and not told:
@@ -81,7 +88,7 @@ class Claims:
     # ---- claims ----------------------------------------------------------------------------------------
     def claim(self, strategy_hash: str) -> bool:
         """Claim the candidate; False when another live searcher holds it, or one has recorded it meanwhile."""
-        mine = self._add({"stage": "claim", "strategy_hash": strategy_hash, "owner": self.owner})
+        mine = self._add(TrialRecord(stage=CLAIM, strategy_hash=strategy_hash, owner=self.owner))
         holders = sorted(t._trial_id for t in self.live(strategy_hash))  # noqa: SLF001
         if (holders and holders[0] != mine) or self.recorded(strategy_hash):
             self._release(mine, "withdrawn")
@@ -91,8 +98,8 @@ class Claims:
         return True
 
     def finish(self, strategy_hash: str, params: dict, distributions: dict, values: list[float] | None,
-               attrs: dict) -> bool:
-        """Record the candidate in place of my claim: its parameters, ``attrs`` and ``values`` (COMPLETE), or FAIL
+               rec: TrialRecord) -> bool:
+        """Record the candidate in place of my claim: its parameters, ``rec`` and ``values`` (COMPLETE), or FAIL
         when ``values`` is None, then release the claim. False when I hold no claim of it (the caller records it
         another way). The record is one trial written whole, in one transaction (a storage write per parameter
         took seconds a record on SQLite for a model of many variables); a searcher that reads both the record and
@@ -101,14 +108,14 @@ class Claims:
             trial_id = self.held.pop(strategy_hash, None)
         if trial_id is None:
             return False
-        record(self.study, distributions, params, values, {**attrs, "claimed_by": self.owner})
+        record(self.study, distributions, params, values, dataclasses.replace(rec, claimed_by=self.owner))
         self._release(trial_id, "recorded")
         return True
 
     def recorded(self, strategy_hash: str) -> bool:
         """Whether a searcher has recorded the candidate (measured it, or seen it fail)."""
-        return any(t.user_attrs.get("strategy_hash") == strategy_hash and t.user_attrs.get("stage") in DONE
-                   and t.state != RUNNING for t in self._trials())
+        return any(t.state != RUNNING and (r := TrialRecord.of(t)).strategy_hash == strategy_hash and r.stage in DONE
+                   for t in self._trials())
 
     def release(self, strategy_hash: str) -> None:
         with self._lock:
@@ -120,13 +127,13 @@ class Claims:
         """The live claims (of one hash): RUNNING, heartbeat within ``grace_s``; lapsed ones are released here."""
         now, out = time.time(), []
         for t in self._trials():
-            a = t.user_attrs
+            r = TrialRecord.of(t)
             # a claim being turned into its record has its record's stage before it completes: still held
-            if t.state != RUNNING or a.get("stage") not in ("claim", *DONE):
+            if t.state != RUNNING or r.stage not in (CLAIM, *DONE):
                 continue
-            if strategy_hash is not None and a.get("strategy_hash") != strategy_hash:
+            if strategy_hash is not None and r.strategy_hash != strategy_hash:
                 continue
-            if now - a.get("heartbeat_t", 0.0) > self.grace_s:
+            if now - (r.heartbeat_t or 0.0) > self.grace_s:
                 self._release(t._trial_id, "lapsed")  # noqa: SLF001 - its searcher stopped beating
                 continue
             out.append(t)
@@ -136,18 +143,18 @@ class Claims:
     def _trials(self) -> list:
         return self.storage.get_all_trials(self.study_id, deepcopy=False)
 
-    def _add(self, attrs: dict) -> int:
-        """A RUNNING trial with ``attrs``, written in one transaction."""
+    def _add(self, rec: TrialRecord) -> int:
+        """A RUNNING trial of ``rec``, written in one transaction."""
         now = datetime.datetime.now()
         template = optuna.trial.FrozenTrial(
             number=-1, state=RUNNING, value=None, datetime_start=now, datetime_complete=None, params={},
-            distributions={}, user_attrs={**attrs, "heartbeat_t": time.time()}, system_attrs={},
+            distributions={}, user_attrs=dataclasses.replace(rec, heartbeat_t=time.time()).to_attrs(), system_attrs={},
             intermediate_values={}, trial_id=-1)
         return self.storage.create_new_trial(self.study_id, template_trial=template)
 
     def _release(self, trial_id: int, why: str) -> None:
         try:
-            self.storage.set_trial_user_attr(trial_id, "released", why)
+            TrialRecord(released=why).write(functools.partial(self.storage.set_trial_user_attr, trial_id))
             self.storage.set_trial_state_values(trial_id, FAIL)
         except (RuntimeError, optuna.exceptions.UpdateFinishedTrialError):
             pass  # released already (by its owner, or by another searcher that found it lapsed)
@@ -158,7 +165,8 @@ class Claims:
                 ids = [self._searcher, *self.held.values()]
             for trial_id in ids:
                 try:
-                    self.storage.set_trial_user_attr(trial_id, "heartbeat_t", time.time())
+                    TrialRecord(heartbeat_t=time.time()).write(
+                        functools.partial(self.storage.set_trial_user_attr, trial_id))
                 except Exception:  # noqa: BLE001 - a lapsed claim another searcher released; the next beat goes on
                     pass
 

@@ -14,6 +14,8 @@ import dataclasses
 
 import numpy as np
 
+from autotune.tuner._record import MEASURED, TrialRecord
+
 NOISE_Z = 2.0  # a mix displaces the best builder only when faster head to head by this many standard errors
 
 
@@ -59,23 +61,28 @@ def pooled(a: Measurement, b: Measurement) -> Measurement:
                        steps_per_call=a.steps_per_call or b.steps_per_call, phases_s=a.phases_s, source=a.source)
 
 
-def measurement_of(attrs: dict) -> Measurement:
-    m = attrs["measured_s"]
-    return Measurement(m, attrs.get("p10_s", m), attrs.get("p90_s", m), attrs.get("examples_per_s", 0.0),
-                       attrs.get("bytes_per_step", 0.0), tuple(attrs.get("step_times_s") or ()), attrs.get("runs", 1),
-                       attrs.get("head_to_head_s", 0.0), attrs.get("head_to_head_se_s", 0.0),
-                       attrs.get("steps_per_call", 0), dict(attrs.get("phases_s") or {}), attrs.get("source", ""))
+def _or(value, default):
+    return default if value is None else value
+
+
+def measurement_of(r: TrialRecord) -> Measurement:
+    """The measurement a profiled or confirmed record holds (its ``measured_s`` set)."""
+    m = r.measured_s
+    return Measurement(m, _or(r.p10_s, m), _or(r.p90_s, m), _or(r.examples_per_s, 0.0), _or(r.bytes_per_step, 0.0),
+                       tuple(r.step_times_s or ()), r.pooled_runs, _or(r.head_to_head_s, 0.0),
+                       _or(r.head_to_head_se_s, 0.0), _or(r.steps_per_call, 0), dict(r.phases_s or {}),
+                       _or(r.source, ""))
 
 
 def measured_in(study) -> dict[str, Measurement]:
     """Per strategy hash, the measurement that pooled the most runs (a confirmation supersedes its first run)."""
     out: dict[str, Measurement] = {}
     for t in study.trials:
-        a = t.user_attrs
-        if a.get("stage") in ("profiled", "confirmed") and a.get("strategy_hash") and "measured_s" in a:
-            m = measurement_of(a)
-            if a["strategy_hash"] not in out or m.runs > out[a["strategy_hash"]].runs:
-                out[a["strategy_hash"]] = m
+        r = TrialRecord.of(t)
+        if r.stage in MEASURED and r.strategy_hash and r.measured_s is not None:
+            m = measurement_of(r)
+            if r.strategy_hash not in out or m.runs > out[r.strategy_hash].runs:
+                out[r.strategy_hash] = m
     return out
 
 

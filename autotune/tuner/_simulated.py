@@ -20,6 +20,7 @@ import optuna
 from autotune._signals import deferred_interrupts
 from autotune.tuner import _study
 from autotune.tuner._local import LocalSearch
+from autotune.tuner._record import TrialRecord
 from autotune.tuner._types import Candidate
 from space.errors import BadInput
 from space.validate import validate
@@ -32,8 +33,11 @@ PRUNED, COMPLETE = "pruned", "complete"
 SAMPLED = 60
 
 
-@dataclasses.dataclass
-class SimulatedStage:
+@dataclasses.dataclass(frozen=True)
+class Simulated:
+    """What the simulated stage made: its trials' records (resumed ones first), how many finished and were pruned,
+    its wall time, and whether a stop cut it short."""
+
     space: Any
     records: list[dict[str, Any]]
     finished: int
@@ -87,7 +91,7 @@ def _frozen(r: dict[str, Any], dists: dict, multi: bool) -> optuna.trial.FrozenT
     values = None
     if state == optuna.trial.TrialState.COMPLETE:
         values = [r["predicted_s"], r.get("wire_mb", 0.0)] if multi else [r["predicted_s"]]
-    attrs = {"predicted_s": r["predicted_s"], "builders": r.get("builders") or []}
+    attrs = TrialRecord(predicted_s=r["predicted_s"], builders=r.get("builders") or []).to_attrs()
     return optuna.trial.create_trial(state=state, values=values, params=r["params"],
                                      distributions={k: dists[k] for k in r["params"]}, user_attrs=attrs,
                                      system_attrs={"autotune_history": True})
@@ -142,7 +146,7 @@ def _score(space, scorer, strategy, source: str) -> tuple[float, float]:
 
 
 def simulate(space, scorer, dists, journal, cfg, *, multi: bool, progress, round_size: int = 250,
-             history: int = 100) -> SimulatedStage:
+             history: int = 100) -> Simulated:
     """Run the simulated stage to ``cfg.trials`` candidates (counting resumed ones) or the time budget: the
     sampler's first (``sampled_trials``), then the local search's (``cfg.simulated == "local"``)."""
     log = _Log(journal, progress, cfg)
@@ -162,7 +166,7 @@ def simulate(space, scorer, dists, journal, cfg, *, multi: bool, progress, round
     finally:
         progress.close()
         journal.close()
-    return SimulatedStage(space=space, records=log.records, finished=len(log.records), pruned=log.pruned,
+    return Simulated(space=space, records=log.records, finished=len(log.records), pruned=log.pruned,
                           wall_s=time.monotonic() - started, interrupted=interrupted)
 
 
@@ -180,13 +184,11 @@ def _sampled(space, scorer, dists, log: _Log, cfg, held, deadline: float | None,
         strategy = space.suggest(trial)
         short = misfit(space, scorer, strategy)
         if short:
-            trial.set_user_attr("predicted_s", math.inf)
-            trial.set_user_attr("memory", short)
+            TrialRecord(predicted_s=math.inf, memory=short).write(trial.set_user_attr)
             raise optuna.TrialPruned(short["why"])
         t, wire_mb = _score(space, scorer, strategy, f"trial {trial.number}")
-        trial.set_user_attr("predicted_s", t)
-        trial.set_user_attr("wire_mb", wire_mb)
-        if not (trial.user_attrs.get("builders") or []) and t > cfg.prune_ratio * log.best:
+        TrialRecord(predicted_s=t, wire_mb=wire_mb).write(trial.set_user_attr)
+        if not (TrialRecord.of(trial).builders or []) and t > cfg.prune_ratio * log.best:
             raise optuna.TrialPruned(f"predicted {t * 1e3:.2f} ms > {cfg.prune_ratio} x best")
         return (t, wire_mb) if multi else t
 
@@ -195,9 +197,9 @@ def _sampled(space, scorer, dists, log: _Log, cfg, held, deadline: float | None,
             return
         if trial.system_attrs.get("autotune_history"):
             return
+        r = TrialRecord.of(trial)
         log.add(COMPLETE if trial.state == optuna.trial.TrialState.COMPLETE else PRUNED, trial.params,
-                trial.user_attrs["predicted_s"], trial.user_attrs.get("wire_mb", 0.0),
-                trial.user_attrs.get("builders") or [], cfg.sampler, trial.user_attrs.get("memory"))
+                r.predicted_s, 0.0 if r.wire_mb is None else r.wire_mb, r.builders or [], cfg.sampler, r.memory)
 
     records = log.records
     for round_index in range(10**6):

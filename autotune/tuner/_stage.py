@@ -15,10 +15,9 @@ from autotune.tuner._budget import Budget
 from autotune.tuner._families import bounds_hold, ruled_out
 from autotune.tuner._measurement import Measurement, confirm_reserve, contenders, measured_in, median_se, pooled
 from autotune.tuner._profiler import ClusterProfiler, LazyProfiler
+from autotune.tuner._record import CONFIRMED, FAILED, PROFILED, TrialRecord
 from runners.profile import split_line
 from space.errors import failure_line
-
-FAILED = "failed"
 
 
 class ProfilingStage:
@@ -83,7 +82,7 @@ class ProfilingStage:
                 self._settle(c, measured=known[c.strategy_hash])
                 continue
             self._settle(c, measured=m)
-            self._record(c, "profiled")
+            self._record(c, PROFILED)
             if m.phases_s:
                 self.budget.steps_s.append(m.phases_s.get("warmup", 0.0) + m.phases_s.get("timed", 0.0))
         if found:
@@ -154,7 +153,7 @@ class ProfilingStage:
                 self.progress.update(last=f"{c.label} failed")
                 return
             self._settle(c, measured=m)
-            self._record(c, "profiled")
+            self._record(c, PROFILED)
             if m.phases_s:
                 self.budget.steps_s.append(m.phases_s.get("warmup", 0.0) + m.phases_s.get("timed", 0.0))
             if self.cfg.verbose and m.phases_s:
@@ -237,7 +236,7 @@ class ProfilingStage:
             first = c.measured
             self._settle(c, measured=dataclasses.replace(pooled(first, m), head_to_head_s=m.median_s,
                                                          head_to_head_se_s=median_se(m.step_times_s)))
-            self._record(c, "confirmed")
+            self._record(c, CONFIRMED)
             self.progress.update(last=f"{c.label} {first.median_s * 1e3:.1f}->{m.median_s * 1e3:.1f}ms")
 
     # ---- settling and recording ------------------------------------------------------------------------
@@ -255,25 +254,26 @@ class ProfilingStage:
         """Record ``c``'s measurement: my claim of it becomes the record, or (no claim held) a trial of its own."""
         m = c.measured
         value = [m.median_s, self.sim.wire_mb(c)] if self.multi else m.median_s
-        attrs = {"stage": stage, "predicted_s": c.predicted_s, "measured_s": m.median_s, "p10_s": m.p10_s,
-                 "p90_s": m.p90_s, "examples_per_s": m.examples_per_s, "bytes_per_step": m.bytes_per_step,
-                 "step_times_s": [round(t, 7) for t in m.step_times_s], "runs": m.runs,
-                 "head_to_head_s": m.head_to_head_s, "head_to_head_se_s": m.head_to_head_se_s,
-                 "steps_per_call": m.steps_per_call, "phases_s": m.phases_s, "source": m.source,
-                 "builders": c.builders,
-                 "sim_trial": c.trial, "strategy_hash": c.strategy_hash, "family": c.family, "lossy": c.lossy}
+        rec = TrialRecord(stage=stage, predicted_s=c.predicted_s, measured_s=m.median_s, p10_s=m.p10_s,
+                          p90_s=m.p90_s, examples_per_s=m.examples_per_s, bytes_per_step=m.bytes_per_step,
+                          step_times_s=[round(t, 7) for t in m.step_times_s], runs=m.runs,
+                          head_to_head_s=m.head_to_head_s, head_to_head_se_s=m.head_to_head_se_s,
+                          steps_per_call=m.steps_per_call, phases_s=m.phases_s, source=m.source,
+                          builders=c.builders, sim_trial=c.trial, strategy_hash=c.strategy_hash, family=c.family,
+                          lossy=c.lossy)
         values = value if isinstance(value, list) else [value]
-        if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, values, attrs):
-            _study.record(self.study, self.dists, c.params, value, attrs)
+        if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, values, rec):
+            _study.record(self.study, self.dists, c.params, value, rec)
 
     def _record_failure(self, c, node: str) -> None:
-        attrs = {"stage": FAILED, "predicted_s": c.predicted_s, "error": c.error, "node": node,
-                 "builders": c.builders, "sim_trial": c.trial, "strategy_hash": c.strategy_hash}
-        if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, None, attrs):
-            _study.record(self.study, self.dists, c.params, None, attrs)
+        rec = TrialRecord(stage=FAILED, predicted_s=c.predicted_s, error=c.error, node=node, builders=c.builders,
+                          sim_trial=c.trial, strategy_hash=c.strategy_hash)
+        if self.claims is None or not self.claims.finish(c.strategy_hash, c.params, self.dists, None, rec):
+            _study.record(self.study, self.dists, c.params, None, rec)
 
 
 def _failures(study) -> dict[str, str]:
     """Per strategy hash, why its profiling failed (any searcher's FAIL trial)."""
-    return {t.user_attrs["strategy_hash"]: t.user_attrs.get("error", FAILED) for t in study.trials
-            if t.user_attrs.get("stage") == FAILED and t.user_attrs.get("strategy_hash")}
+    records = [TrialRecord.of(t) for t in study.trials]
+    return {r.strategy_hash: FAILED if r.error is None else r.error for r in records
+            if r.stage == FAILED and r.strategy_hash}

@@ -9,6 +9,7 @@ from typing import Any
 
 import optuna
 
+from autotune.tuner._record import RECORDS, StudyKeys, TrialRecord
 from autotune.tuner._types import SAMPLERS
 from space.errors import BadInput
 
@@ -99,9 +100,6 @@ def _holders(path: pathlib.Path) -> str:
     return ", ".join(found) or "another process"
 
 
-RECORDS = ("simulated", "profiled", "confirmed", "failed")  # a search's results (not its searchers' claims)
-
-
 def _create(url: str, name: str, directions: list[str], attempts: int = 8) -> optuna.Study:
     """The study, created or loaded. Searchers started together on a new storage race to create its tables (an
     ``IntegrityError`` on ``alembic_version`` for all but one): the losers try again. SQLite waits up to 60 s for a
@@ -134,11 +132,11 @@ def open_study(url: str, name: str, *, directions: list[str], attrs: dict[str, A
         raise BadInput(f"cannot open storage: {type(e).__name__}: {str(e).splitlines()[0]}", url,
                        hint="give a SQLAlchemy URL such as sqlite:///study.db or postgresql://user@host/db") from None
     old = study.user_attrs
-    for key in ("model_fingerprint", "cluster_fingerprint"):
+    for key in StudyKeys.OWNED:
         if key in old and old[key] != attrs[key]:
             raise BadInput(f"study {name!r} belongs to another {key.split('_')[0]} ({key} {old[key]} != {attrs[key]})",
                            url, hint="use another --study-name or --output")
-    kept = any(t.user_attrs.get("stage") in RECORDS for t in study.trials)
+    kept = any(TrialRecord.of(t).stage in RECORDS for t in study.trials)
     if old and not resume and kept:
         raise BadInput(f"study {name!r} already has trials", url,
                        hint="pass --resume to continue it, or another --study-name / --output")
@@ -154,9 +152,11 @@ def distributions(space) -> dict[str, optuna.distributions.BaseDistribution]:
             for name, choices in space.distributions().items()}
 
 
-def record(study: optuna.Study, dists: dict, params: dict, value: float | list[float] | None, attrs: dict) -> None:
+def record(study: optuna.Study, dists: dict, params: dict, value: float | list[float] | None,
+           rec: TrialRecord) -> None:
     """Add one finished trial (a simulated candidate or a profiled measurement) to the persistent study; with
-    ``value`` None, a FAIL trial (a candidate whose profiling failed, ``attrs["error"]`` saying why)."""
+    ``value`` None, a FAIL trial (a candidate whose profiling failed, the record's ``error`` saying why)."""
+    attrs = rec.to_attrs()
     if value is None:
         trial = optuna.trial.create_trial(state=optuna.trial.TrialState.FAIL, params=params,
                                           distributions={k: dists[k] for k in params}, user_attrs=attrs)

@@ -410,7 +410,8 @@ def test_builders_close_to_the_best_are_profiled(tmp_path, cache_dir):
 
 
 def test_first_round_takes_trials_and_builders_in_turn_and_leaves_room_to_confirm():
-    from autotune.tuner._pipeline import confirm_reserve, first_round
+    from autotune.tuner._carried import first_round
+    from autotune.tuner._measurement import confirm_reserve
     from autotune.tuner._types import Candidate
 
     def cand(trial, predicted, builders=()):
