@@ -32,6 +32,27 @@ _REPLAYS = 64  # parents' replays kept (a local search's pool and best)
 _LAYOUT_FIELDS = ("shards", "axis")  # a variable's (a class's) layout; every other field is a synchronizer slot's
 
 
+class _OldLayout:
+    """What a parameter set held before a change: the synchronizer slots it set (``v3``, ``v3.p1``, a class), and
+    each field's values with the shard or count left out of its name, in asked order (``SearchSpace.neighbour``)."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.slots = {n.rpartition(".")[0] for n in params if n.rpartition(".")[2] not in _LAYOUT_FIELDS}
+        self.layout: dict[str, list] = {}
+        for name, value in params.items():
+            self.layout.setdefault(_LAYOUT.sub("", name), []).append(value)
+
+    def value(self, name: str, options: Sequence[Any], rng) -> Any:
+        """A new shard's setting from the old layout's shard or whole variable; else one drawn by ``rng``."""
+        slot, _, field = name.rpartition(".")
+        old = self.layout.get(_LAYOUT.sub("", name), []) if field in _LAYOUT_FIELDS or slot not in self.slots else []
+        old = [v for v in old if any(_same(v, c) for c in options)]
+        if old:
+            shard = _SHARD.search(name)
+            return old[int(shard.group(1)) % len(old) if shard else 0]
+        return options[int(rng.integers(len(options)))]
+
+
 def _same(a: Any, b: Any) -> bool:
     """Equal and of one type: choice ``False`` is not choice ``0``."""
     return a == b and type(a) is type(b)
@@ -207,12 +228,7 @@ class SearchSpace:
         values: dict[str, Any] = {}
         choices: dict[str, tuple] = {}
         known = dict_ask(params)
-        # the synchronizer slots ``params`` set (``v3``, ``v3.p1``, a class), and each field's values with the
-        # shard or count left out of its name, in asked order
-        slots = {n.rpartition(".")[0] for n in params if n.rpartition(".")[2] not in _LAYOUT_FIELDS}
-        layout: dict[str, list] = {}
-        for name, value in params.items():
-            layout.setdefault(_LAYOUT.sub("", name), []).append(value)
+        olds: list = []  # the old layout of ``params`` (``_OldLayout``), read only where a name is not in them
 
         def ask(name: str, options: Sequence[Any]) -> Any:
             if changed and name in changed:
@@ -220,14 +236,9 @@ class SearchSpace:
             elif name in params:
                 value = known(name, options)
             else:
-                slot, _, field = name.rpartition(".")
-                old = layout.get(_LAYOUT.sub("", name), []) if field in _LAYOUT_FIELDS or slot not in slots else []
-                old = [v for v in old if any(_same(v, c) for c in options)]
-                if old:
-                    shard = _SHARD.search(name)
-                    value = old[int(shard.group(1)) % len(old) if shard else 0]
-                else:
-                    value = options[int(rng.integers(len(options)))]
+                if not olds:
+                    olds.append(_OldLayout(params))
+                value = olds[0].value(name, options, rng)
             values[name], choices[name] = value, tuple(options)
             return value
 
