@@ -28,7 +28,29 @@ CLASSIC_CHUNK = inspect.signature(AllReduce.__init__).parameters["chunk_size"].d
 # setting of the variable in another layout
 _LAYOUT = re.compile(r"\.[ps]\d+(?=\.)")
 _SHARD = re.compile(r"\.p(\d+)\.")
+_REPLAYS = 64  # parents' replays kept (a local search's pool and best)
 _LAYOUT_FIELDS = ("shards", "axis")  # a variable's (a class's) layout; every other field is a synchronizer slot's
+
+
+class _OldLayout:
+    """What a parameter set held before a change: the synchronizer slots it set (``v3``, ``v3.p1``, a class), and
+    each field's values with the shard or count left out of its name, in asked order (``SearchSpace.neighbour``)."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.slots = {n.rpartition(".")[0] for n in params if n.rpartition(".")[2] not in _LAYOUT_FIELDS}
+        self.layout: dict[str, list] = {}
+        for name, value in params.items():
+            self.layout.setdefault(_LAYOUT.sub("", name), []).append(value)
+
+    def value(self, name: str, options: Sequence[Any], rng) -> Any:
+        """A new shard's setting from the old layout's shard or whole variable; else one drawn by ``rng``."""
+        slot, _, field = name.rpartition(".")
+        old = self.layout.get(_LAYOUT.sub("", name), []) if field in _LAYOUT_FIELDS or slot not in self.slots else []
+        old = [v for v in old if any(_same(v, c) for c in options)]
+        if old:
+            shard = _SHARD.search(name)
+            return old[int(shard.group(1)) % len(old) if shard else 0]
+        return options[int(rng.integers(len(options)))]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -72,6 +94,9 @@ class SearchSpace:
             raise ValueError(f"`max_groups >= 1`, `chunk_size >= 1` and `compact_above >= 1` must hold, but got "
                              f"({max_groups=}, {chunk_size=}, {compact_above=}).")
         self.inventory, self.cluster, self.chunk_size = inventory, cluster, chunk_size
+        # ``neighbour``'s replays of its parents, and the plans of the neighbour it returned last (``plans``)
+        self._replays: dict[int, tuple[dict, dict, dict]] = {}
+        self._decoded: tuple[dict, list[VarPlan]] | None = None
         self.sparse_ps_only, self.compact_above, self.lossless = sparse_ps_only, compact_above, lossless
         compressors = ("none",) if lossless else tuple(COMPRESSORS)
         self.reduced = len(inventory.variables) > reduce_above if reduced is None else bool(reduced)
@@ -146,6 +171,9 @@ class SearchSpace:
     def plans(self, params: dict[str, Any]) -> list[VarPlan]:
         """The per-variable plans of a trial's parameters (what ``decode`` realizes); a trial without
         ``hierarchical`` (a study from before the cluster had units) is flat."""
+        decoded, self._decoded = self._decoded, None
+        if decoded is not None and decoded[0] is params:  # the neighbour just proposed: its replay's plans
+            return decoded[1]
         plans = self._impl.ask(dict_ask(params))
         if self.tiered and "hierarchical" in params:
             plans = with_hier(plans, dict_ask(params)("hierarchical", (False, True)))
@@ -163,8 +191,8 @@ class SearchSpace:
         what a trial suggesting that strategy would hold (``hierarchical`` asked as ``suggest`` asks it), so it
         decodes, encodes and enqueues like one; a value outside its choices raises StrategyError.
         """
-        current, choices = self._replay(params, rng)
-        first = None
+        current, choices = self._parent_replay(params, rng)
+        first, plans = None, None
         for _ in range(moves):
             names = [name for name, options in choices.items() if len(options) > 1]
             if not names:  # a space of one point
@@ -174,42 +202,50 @@ class SearchSpace:
             name = pick[int(rng.integers(len(pick)))]
             first = name.split(".")[0] if first is None else first
             others = [c for c in choices[name] if not _same(c, current[name])]
-            current, choices = self._replay(current, rng, {name: others[int(rng.integers(len(others)))]})
+            current, choices, plans = self._replay(current, rng, {name: others[int(rng.integers(len(others)))]})
+        if plans is None:  # nothing changed: a copy, so the caller's dict is not the one replayed from
+            return dict(current)
+        self._decoded = (current, plans)
         return current
 
-    def _replay(self, params: dict[str, Any], rng, changed: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        """(values, choices) of every parameter asked when answering from ``changed``, then ``params``, then the
-        old layout of a new shard's slot (``neighbour``), then ``rng``: a define-by-run pass, as ``suggest``'s."""
+    def _parent_replay(self, params: dict[str, Any], rng) -> tuple[dict, dict]:
+        """``_replay(params)`` once per parent dict: a local search draws many neighbours of the same few parents.
+        Kept only where every asked name was in ``params`` (no draw from ``rng``, so a repeat gives the same)."""
+        hit = self._replays.get(id(params))
+        if hit is not None and hit[0] is params:
+            return hit[1], hit[2]
+        values, choices, _ = self._replay(params, rng)
+        if all(name in params for name in values):
+            if len(self._replays) >= _REPLAYS:
+                self._replays.clear()
+            self._replays[id(params)] = (params, values, choices)
+        return values, choices
+
+    def _replay(self, params: dict[str, Any], rng, changed: dict[str, Any] | None = None) -> tuple[dict, dict, list]:
+        """(values, choices, plans) of every parameter asked when answering from ``changed``, then ``params``, then
+        the old layout of a new shard's slot (``neighbour``), then ``rng``: a define-by-run pass, as ``suggest``'s;
+        ``plans`` are what ``plans(values)`` returns."""
         values: dict[str, Any] = {}
         choices: dict[str, tuple] = {}
         known = dict_ask(params)
-        # the synchronizer slots ``params`` set (``v3``, ``v3.p1``, a class), and each field's values with the
-        # shard or count left out of its name, in asked order
-        slots = {n.rpartition(".")[0] for n in params if n.rpartition(".")[2] not in _LAYOUT_FIELDS}
-        layout: dict[str, list] = {}
-        for name, value in params.items():
-            layout.setdefault(_LAYOUT.sub("", name), []).append(value)
+        olds: list = []  # the old layout of ``params`` (``_OldLayout``), read only where a name is not in them
 
         def ask(name: str, options: Sequence[Any]) -> Any:
-            slot, _, field = name.rpartition(".")
-            old = layout.get(_LAYOUT.sub("", name), []) if field in _LAYOUT_FIELDS or slot not in slots else []
-            old = [v for v in old if any(_same(v, c) for c in options)]
             if changed and name in changed:
                 value = changed[name]
             elif name in params:
                 value = known(name, options)
-            elif old:
-                shard = _SHARD.search(name)
-                value = old[int(shard.group(1)) % len(old) if shard else 0]
             else:
-                value = options[int(rng.integers(len(options)))]
+                if not olds:
+                    olds.append(_OldLayout(params))
+                value = olds[0].value(name, options, rng)
             values[name], choices[name] = value, tuple(options)
             return value
 
-        self._impl.ask(ask)
+        plans = self._impl.ask(ask)
         if self.tiered:
-            ask("hierarchical", (False, True))
-        return values, choices
+            plans = with_hier(plans, ask("hierarchical", (False, True)))
+        return values, choices, plans
 
     @property
     def tied_shards(self) -> bool:
