@@ -200,11 +200,46 @@ class Scorer:
         V = len(starts) if not layout else len(col_var)
         KV = K * V
         b = empty_batch(K, V, M, dense=not entries)
+        ps_at, ar_at, ps_flags, ar_flags = self._gather_synchronizers(strategies, V, starts.tolist())
+        covered = np.zeros(K * V, bool)
+        if entries:  # one entry per PS column (a shard of its own is a column of its own)
+            at = np.asarray(ps_at, np.int64)
+            order = np.argsort(at % KV, kind="stable")
+            srv, kv = np.divmod(at[order], KV)
+            b.entries = Entries(k=kv // V, col=kv % V, srv=srv, frac=np.ones(len(at)), tensors=np.ones(len(at)),
+                                K=K, V=V, M=M)
+        elif ps_at:
+            b.ps_frac.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
+            b.ps_tensors.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
+        if ps_at:
+            at = np.fromiter(ps_flags, np.int64, len(ps_flags))
+            flags = np.array(list(ps_flags.values()), bool).reshape(-1, 3)
+            b.sync.ravel()[at], b.stale.ravel()[at], b.proxy.ravel()[at] = flags.T
+            covered[at] = True
+        if ar_at:
+            b.ar_frac.ravel()[:] = np.bincount(ar_at, minlength=K * V)
+            at = np.fromiter(ar_flags, np.int64, len(ar_flags))
+            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 6)
+            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags[:, :4].T
+            b.gather.ravel()[at] = flags[:, 4].astype(bool)
+            b.hier.ravel()[at] = flags[:, 5].astype(bool)
+            covered[at] = True
+        if not covered.all():
+            k, c = divmod(int(np.argmin(covered)), V)
+            v = int(col_var[c]) if layout else c
+            raise StrategyError(f"variable {self.inventory.variables[v].name!r} has no node_config "
+                                "(or is configured twice)", f"strategy {strategies[k].proto.id}")
+        return b
+
+    def _gather_synchronizers(self, strategies: Sequence[Strategy], V: int,
+                              starts_at: list[int]) -> tuple[list, list, dict, dict]:
+        """Each strategy's synchronizers by flat index (strategy x column): the PS ones' flat indices times their
+        server, the all-reduce ones', and each column's flags (the first piece's, as a column has one setting)."""
+        KV = len(strategies) * V
         ps_at, ar_at = [], []
         ps_flags: dict[int, tuple] = {}
         ar_flags: dict[int, tuple] = {}
         var_ix, device_node, device_ix = self._var_ix, self._device_node, self._device_ix
-        starts_at = starts.tolist()
         for k, s in enumerate(strategies):
             seen = 0
             for node in s.proto.node_config:
@@ -243,35 +278,7 @@ class Scorer:
             if seen != len(var_ix):
                 raise StrategyError(f"strategy configures {seen} variables, the model has {len(var_ix)}",
                                     f"strategy {s.proto.id}", hint="every variable needs exactly one node_config")
-        covered = np.zeros(K * V, bool)
-        if entries:  # one entry per PS column (a shard of its own is a column of its own)
-            at = np.asarray(ps_at, np.int64)
-            order = np.argsort(at % KV, kind="stable")
-            srv, kv = np.divmod(at[order], KV)
-            b.entries = Entries(k=kv // V, col=kv % V, srv=srv, frac=np.ones(len(at)), tensors=np.ones(len(at)),
-                                K=K, V=V, M=M)
-        elif ps_at:
-            b.ps_frac.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
-            b.ps_tensors.ravel()[:] = np.bincount(ps_at, minlength=K * V * M)
-        if ps_at:
-            at = np.fromiter(ps_flags, np.int64, len(ps_flags))
-            flags = np.array(list(ps_flags.values()), bool).reshape(-1, 3)
-            b.sync.ravel()[at], b.stale.ravel()[at], b.proxy.ravel()[at] = flags.T
-            covered[at] = True
-        if ar_at:
-            b.ar_frac.ravel()[:] = np.bincount(ar_at, minlength=K * V)
-            at = np.fromiter(ar_flags, np.int64, len(ar_flags))
-            flags = np.array(list(ar_flags.values()), np.int64).reshape(-1, 6)
-            b.group.ravel()[at], b.comp.ravel()[at], b.rank.ravel()[at], b.spec.ravel()[at] = flags[:, :4].T
-            b.gather.ravel()[at] = flags[:, 4].astype(bool)
-            b.hier.ravel()[at] = flags[:, 5].astype(bool)
-            covered[at] = True
-        if not covered.all():
-            k, c = divmod(int(np.argmin(covered)), V)
-            v = int(col_var[c]) if layout else c
-            raise StrategyError(f"variable {self.inventory.variables[v].name!r} has no node_config "
-                                "(or is configured twice)", f"strategy {strategies[k].proto.id}")
-        return b
+        return ps_at, ar_at, ps_flags, ar_flags
 
     def _shard_fracs(self, partitioner: str, v: int) -> list[float]:
         key = (partitioner, v)
