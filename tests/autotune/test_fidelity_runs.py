@@ -26,19 +26,38 @@ def test_there_are_archived_runs():
     assert ARCHIVES, f"no fidelity runs in {RUNS}"
 
 
-@pytest.mark.parametrize("archive", ARCHIVES, ids=[d.name for d in ARCHIVES])
-def test_archived_run_is_predicted_again_within_the_guard(archive, tmp_path):
-    model = archive.name.rsplit("-s", 1)[0]
-    rows = (archive / model / "rows.csv").read_text().splitlines()
-    blocker = tmp_path / "no-tf" / "tensorflow"  # the archive holds the inventory: TensorFlow must not be needed
+def _no_tf(tmp: pathlib.Path) -> dict:
+    """An environment whose ``import tensorflow`` fails: an archive holds the inventory, so none is needed."""
+    blocker = tmp / "no-tf" / "tensorflow"
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('re-predicting an archived run imported TensorFlow')\n")
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--reuse",
-                           str(archive), "--models", model, "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
-                          env={**os.environ, "PYTHONPATH": str(blocker.parent)})
+    return {**os.environ, "PYTHONPATH": str(blocker.parent)}
+
+
+def _bench_run(*args: str, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600, check=False, env=env)
+
+
+@pytest.fixture(scope="module")
+def kept_run(tmp_path_factory):
+    """``--kept`` over a copy of every archived run, once for the module (without TensorFlow): its output holds
+    each run predicted again as ``--reuse`` writes it (``out/<model>-s<seed>/<model>/``)."""
+    tmp = tmp_path_factory.mktemp("kept")
+    kept, out = tmp / "kept", tmp / "out"
+    shutil.copytree(RUNS, kept)
+    (kept / "notes").mkdir()  # not a run: ignored
+    proc = _bench_run("--kept", str(kept), "--out", str(out), env=_no_tf(tmp))
     assert proc.returncode == 0, proc.stderr[-2000:]
-    summary = json.loads((tmp_path / "out" / model / "summary.json").read_text())
+    return proc, out
+
+
+@pytest.mark.parametrize("archive", ARCHIVES, ids=[d.name for d in ARCHIVES])
+def test_archived_run_is_predicted_again_within_the_guard(archive, kept_run):
+    model = archive.name.rsplit("-s", 1)[0]
+    rows = (archive / model / "rows.csv").read_text().splitlines()
+    out = kept_run[1] / archive.name
+    summary = json.loads((out / model / "summary.json").read_text())
     metrics = summary["raw_metrics"] or summary["metrics"]
     # the MAPE with the machine's drift since calibrate divided out, where the run measured it: a machine that ran
     # 16% faster than at calibrate (transformer seed 111) makes every prediction ~19% slow, which no model can know.
@@ -50,35 +69,23 @@ def test_archived_run_is_predicted_again_within_the_guard(archive, tmp_path):
     assert metrics["n"] >= 0.9 * len(measured) >= 27  # every strategy with a measurement was predicted again
     assert metrics["kendall_tau"] >= TAU_FLOOR, metrics
     assert min(drift_free["mape"], metrics["mape"]) <= MAPE_CEILING, (metrics, drift_free)
-    again = (tmp_path / "out" / model / "rows.csv").read_text().splitlines()
+    again = (out / model / "rows.csv").read_text().splitlines()
     assert len(again) == len(rows)
 
 
-def test_archive_copies_what_reuse_needs_and_nothing_else(tmp_path):
-    """``--archive`` lays a run out as ``--reuse`` reads it: rebuilt from a kept run's files (as a run leaves them,
-    beside its summary and journal, a testbed's directory and the plot), the archive holds the same files, byte for
-    byte, the summary and the journal included."""
-    bench = _bench()
-    kept = RUNS / "mlp-s111"
-    out = tmp_path / "out"
-    shutil.copytree(kept / "mlp", out / "mlp")
-    shutil.copytree(kept / "cache", out / "cache")
-    (out / "mlp" / "summary.json").write_text('{"metrics": {}}\n')
-    (out / "mlp" / "measurements.jsonl").write_text('{"seed": 111}\n')
-    (out / "mlp" / "predicted_vs_measured.png").write_bytes(b"not kept")
-    (out / "testbed-calfid").mkdir()
-    model_hash = next((kept / "cache").glob("inventory-*.json")).stem.split("-", 1)[1]
-    (out / "mlp-calibration.json").write_text(json.dumps({"model_hash": model_hash}))
-    bench._archive(out, "mlp", out / "cache", tmp_path / "archive")
-
-    def files(d):
-        return {p.relative_to(d): p.read_bytes() for p in d.rglob("*") if p.is_file()}
-
-    expected = files(kept) | {pathlib.Path("mlp", name): (out / "mlp" / name).read_bytes()
-                              for name in ("summary.json", "measurements.jsonl")}
-    assert files(tmp_path / "archive") == expected
-    bench._archive(out, "cnn", out / "cache", tmp_path / "none")  # no run of that model: nothing written
-    assert not (tmp_path / "none").exists()
+def test_reuse_of_one_archive_predicts_as_kept_does(kept_run, tmp_path):
+    """``--reuse DIR --models M`` (without TensorFlow) writes what ``--kept`` wrote for that run, given the seed
+    ``--kept`` takes from the run's name (it draws the train/holdout split the residual is fitted on)."""
+    archive = RUNS / "mlp-s144"  # with a fresh run: both of its runs are compared
+    proc = _bench_run("--reuse", str(archive), "--models", "mlp", "--seed", "144", "--out", str(tmp_path / "out"),
+                      env=_no_tf(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for run in ("mlp", "mlp-fresh"):
+        mine, kept = (json.loads((d / run / "summary.json").read_text())
+                      for d in (tmp_path / "out", kept_run[1] / archive.name))
+        assert mine["metrics"] == kept["metrics"] and mine["raw_metrics"] == kept["raw_metrics"]
+        assert (tmp_path / "out" / run / "rows.csv").read_text() == (kept_run[1] / archive.name / run / "rows.csv"
+                                                                      ).read_text()
 
 
 def _bench():
@@ -112,19 +119,13 @@ def test_kept_row_says_whether_a_run_meets_the_targets(summary, meets):
                                                                     summary["metrics"]["mape"])
 
 
-def test_kept_repredicts_every_run_and_reports_it(tmp_path):
+def test_kept_repredicts_every_run_and_reports_it(kept_run):
     """``--kept DIR``: one row per run, each what ``--reuse`` of that run gives, with its verdict on the targets; a
     run kept with its fresh strategies (seed + 1: mlp seed 144, transformer seed 142) adds a row for them, the raw
     model's."""
-    kept = tmp_path / "kept"
-    shutil.copytree(RUNS, kept)
-    (kept / "notes").mkdir()  # not a run: ignored
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "simulator_fidelity.py"), "--kept", str(kept),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    proc, out = kept_run
     bench = _bench()
-    rows = json.loads((tmp_path / "out" / "kept.json").read_text())
+    rows = json.loads((out / "kept.json").read_text())
     assert [(r["model"], r["seed"], r.get("fresh", False)) for r in rows] == [
         ("cnn", 122, False), ("dlrm", 122, False), ("mlp", 111, False), ("mlp", 144, False), ("mlp", 145, True),
         ("recommender", 117, False), ("transformer", 142, False), ("transformer", 143, True)]
@@ -144,7 +145,7 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
     assert after.startswith(f"  anchor steps the cost model misses by more than 5%: ar_groups {worst:+.0%}..")
     for row in rows:
         seed, run = (row["seed"] - 1, f"{row['model']}-fresh") if row.get("fresh") else (row["seed"], row["model"])
-        summary = json.loads((tmp_path / "out" / f"{row['model']}-s{seed}" / run / "summary.json").read_text())
+        summary = json.loads((out / f"{row['model']}-s{seed}" / run / "summary.json").read_text())
         metrics = summary["raw_metrics"] or summary["metrics"]
         assert row["tau"] == pytest.approx(metrics["kendall_tau"]) and row["mape"] == pytest.approx(metrics["mape"])
         if not row.get("fresh"):
@@ -156,7 +157,7 @@ def test_kept_repredicts_every_run_and_reports_it(tmp_path):
                 (summary["metrics"]["kendall_tau"], summary["metrics"]["mape"]))
             assert row["fitted_meets"] == (row["fitted_tau"] >= 0.85 and row["fitted_mape"] <= 0.10)
         assert f"{row['model']} s{row['seed']}" in proc.stdout
-    table = (tmp_path / "out" / "kept.md").read_text().splitlines()  # the same rows as a markdown table
+    table = (out / "kept.md").read_text().splitlines()  # the same rows as a markdown table
     assert len(table) == 2 + len(rows)
     label = bench._label
     assert all(line.startswith(f"| {label(r)} |") and line.endswith(f"| {r['meets']} | {bench._fitted(r)} |")

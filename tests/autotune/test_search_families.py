@@ -66,7 +66,7 @@ def test_a_model_wrong_by_2x_on_one_family_still_finds_its_winner(model, family,
                                                                    tmp_path):
     inventory, cluster = load_inventory(MODELS / f"{model}.py", cache_dir=str(cache_dir)), load_cluster(spec_path)
     _OneFamilyWrong.family, _OneFamilyWrong.calls = family, []
-    cfg = SearchConfig(model=str(MODELS / f"{model}.py"), spec=str(spec_path), output=tmp_path / "o", trials=60,
+    cfg = SearchConfig(model=str(MODELS / f"{model}.py"), spec=str(spec_path), output=tmp_path / "o", trials=20,
                        cache_dir=str(cache_dir), seed=0, calibrate=False, lossless=lossless)
     result = run_search(cfg, profiler_factory=_OneFamilyWrong, progress=False)
     by_family = {r["family"]: r for r in result.families}

@@ -25,7 +25,7 @@ from testsupport import wait_gone
 pytestmark = pytest.mark.slow
 
 MODEL, SPEC = str(MODELS / "mlp.py"), str(CLUSTERS / "localhost.yml")
-PROFILE = ["--trials", "60", "--top-k", "3", "--profile-builders", "2", "--max-profiles", "4", "--confirm", "0",
+PROFILE = ["--trials", "30", "--top-k", "3", "--profile-builders", "2", "--max-profiles", "4", "--confirm", "0",
            "--steps", "4", "--warmup", "1", "--quiet", "--no-calibrate"]
 
 
