@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
+import time
 
 STATUS, CLEAR_REFS = "/proc/self/status", "/proc/self/clear_refs"
 _KB = re.compile(rb"^(VmHWM|VmRSS):\s+(\d+)\s+kB", re.M)
@@ -49,7 +51,7 @@ def parse_status(text: bytes) -> tuple[int, int]:
 class PeakWatch:
     """Watch every server of a running cluster from :meth:`begin` to :meth:`read` (each a call of its own)."""
 
-    def __init__(self, cluster, timeout_s: float = 30.0) -> None:
+    def __init__(self, cluster, timeout_s: float = 10.0) -> None:
         import tensorflow as tf
 
         self.cluster, self.timeout_s = cluster, timeout_s
@@ -73,7 +75,29 @@ class PeakWatch:
         return watch
 
     def _run(self, *calls) -> list:
-        """Each call's fetches' values in one session, None from the first call that failed on."""
+        """Each call's fetches' values in one session, None from the first call that failed on. A watch never holds
+        a job up: nothing is run where a server has exited, and a session that waits on one that exits meanwhile
+        (gRPC retries for minutes) or takes longer than its time is left to end on its own thread, its calls None;
+        the job that follows names the dead server itself."""
+        if self.cluster.dead_servers():
+            return [None] * len(calls)
+        out: list = []
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                out.extend(self._session_run(calls))
+            finally:
+                done.set()
+
+        threading.Thread(target=work, daemon=True, name="autotune-peak-memory").start()
+        deadline = time.monotonic() + self.timeout_s * len(calls)
+        while not done.wait(0.2):
+            if self.cluster.dead_servers() or time.monotonic() > deadline:
+                return [None] * len(calls)
+        return out if len(out) == len(calls) else [None] * len(calls)
+
+    def _session_run(self, calls) -> list:
         import tensorflow as tf
 
         out = []

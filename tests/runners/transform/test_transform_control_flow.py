@@ -66,9 +66,14 @@ def wire(cluster, spec, traced):
             with TrainingJob(t, build_strategy("ps", inv, spec), cluster, step_timeout_s=60) as job:
                 job.run(2)
                 options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
-                meta = tf.compat.v1.RunMetadata()
-                job.session.run(job.graph.train_op, feed_dict=job.graph.feed(), options=options, run_metadata=meta)
-                cache[model] = (*_received_across(tf, meta), job.graph.bytes_per_step)
+                traced_steps = []
+                for _ in range(3):  # a step's trace can miss a transfer's record (seen once in a full suite run,
+                    # never alone): every step sends the same tensors, so the fullest trace of three is the step's
+                    meta = tf.compat.v1.RunMetadata()
+                    job.session.run(job.graph.train_op, feed_dict=job.graph.feed(), options=options,
+                                    run_metadata=meta)
+                    traced_steps.append(_received_across(tf, meta))
+                cache[model] = (*max(traced_steps, key=lambda r: r[1]), job.graph.bytes_per_step)
         return cache[model]
 
     return get
