@@ -161,6 +161,9 @@ def confidence(measured: list, winner, run_noise: float = 0.0) -> str:
     noise = NOISE_Z * float(np.hypot(np.hypot(sw, run_noise * tw), np.hypot(sr, run_noise * tr))) / tw
     if gap > noise:
         return f"winner faster than the runner-up ({runner.label}) by {gap:.1%} (noise +-{noise:.1%})"
+    if -gap > noise:  # a faster one the head-to-head did not hold: its single run is all that says so
+        return (f"not sure: {runner.label} measured {-gap:.1%} faster than the winner (noise +-{noise:.1%}) in a run "
+                f"the head-to-head did not repeat; compare them (`autotune compare`) or search with a larger budget")
     simpler = bool(winner.builders) and not runner.builders
     return (f"a tie within noise: {winner.label} and {runner.label} differ by {abs(gap):.1%} (noise +-{noise:.1%}); "
             + ("kept the simpler" if simpler else "kept the faster measured"))

@@ -458,6 +458,7 @@ def test_report_from_the_study_follows_the_confirmation(tmp_path, cache_dir):
 @pytest.mark.parametrize("runner_s, spread, expected", [
     (0.012, 1e-5, "winner faster than the runner-up (trial 1) by 20.0%"),
     (0.0101, 2e-3, "a tie within noise: ps and trial 1 differ by 1.0%"),
+    (0.008, 1e-5, "not sure: trial 1 measured 20.0% faster than the winner"),
 ])
 def test_the_confidence_line_weighs_the_gap_to_the_runner_up_against_its_noise(runner_s, spread, expected):
     from autotune.tuner._measurement import confidence
@@ -477,3 +478,4 @@ def test_the_confidence_line_weighs_the_gap_to_the_runner_up_against_its_noise(r
     line = confidence([winner, runner], winner, run_noise=0.0)
     assert line.startswith(expected), line
     assert ("kept the simpler" in line) == line.startswith("a tie")  # a builder kept over a mix as fast
+    assert ("autotune compare" in line) == line.startswith("not sure")
