@@ -48,7 +48,7 @@ def test_a_watch_never_waits_on_a_dead_server(dead_after):
     from runners._peak_memory import PeakWatch
 
     watch = PeakWatch.__new__(PeakWatch)
-    watch.cluster, watch.timeout_s = _Cluster(dead_after), 60.0
+    watch.cluster, watch.timeout_s, watch.graph = _Cluster(dead_after), 60.0, None
     assert watch._run("a", "b") == [None, None]
     assert watch.cluster.polls == dead_after + 1
     if dead_after == 0:
